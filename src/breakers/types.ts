@@ -1,0 +1,55 @@
+// Breakers: pure rules that end a goal before it burns more time or tokens.
+
+import type { BreakerName } from '../../machines/goal.machine.js';
+export type { BreakerName } from '../../machines/goal.machine.js';
+
+/** What one finished turn contributes to the breakers. */
+export interface TurnFacts {
+  turn: number;
+  /** Agent tokens + evaluator tokens of this turn. */
+  tokens: number;
+  /** USD of this turn (agent + evaluator) when known, else 0. */
+  costUsd: number;
+  /** Snapshot tree after the turn. */
+  tree: string;
+  /** Patch id of this turn's delta; null when the delta is empty. */
+  patchId: string | null;
+  /** Paths changed by this turn. */
+  changedPaths: string[];
+  /** A stable signature of the check results (names + pass/fail), to tell "checks changed". */
+  checksSignature: string;
+  agentFailed: boolean;
+  /** The evaluator returned an error (not a skip). */
+  evaluatorFailed: boolean;
+  /** The turn was killed for passing the per-turn token limit. */
+  turnTokenLimitHit: boolean;
+  /** Wall time spent active in this turn (paused time excluded). */
+  activeMs: number;
+}
+
+/** Plain JSON; persisted in the machine context and in every turn record. */
+export interface BreakerState {
+  turns: number;
+  tokens: number;
+  costUsd: number;
+  activeMs: number;
+  consecutiveAgentFailures: number;
+  consecutiveEvaluatorFailures: number;
+  consecutiveStagnantTurns: number;
+  /** Patch ids of the most recent turns (null for empty deltas), newest last, bounded by the window. */
+  recentPatchIds: (string | null)[];
+  /** Every snapshot tree seen, oldest first, starting with the pre-turn snapshot. */
+  treeHistory: string[];
+  oscillations: number;
+  lastChecksSignature: string | null;
+  lastTurnTokenLimitHit: boolean;
+}
+
+export interface Trip {
+  breaker: BreakerName;
+  /** One line: what tripped and the numbers ("5 turns without meaningful change (limit 5)"). */
+  message: string;
+  /** The numbers that tripped it. */
+  value: number;
+  limit: number;
+}

@@ -1,0 +1,84 @@
+// The resolved settings of one goal: what every other module reads. Produced by loadGoalSettings from
+// flags > environment > workspace goal.config.json > user config > defaults. Never holds secrets: API keys
+// are read from the environment at the moment a client is built.
+
+export interface CheckSpec {
+  /** Short label shown in progress lines and the final box. */
+  name: string;
+  /** Shell command run with `sh -c` in the workspace; exit 0 means pass. */
+  run: string;
+  timeoutMs: number;
+}
+
+export type AdapterName = 'command' | 'claude-code' | 'codex' | 'gemini' | 'aider';
+
+export interface AgentSpec {
+  adapter: AdapterName;
+  /** For `command`: the shell command. For structured adapters: the executable (default: its usual name). */
+  command: string;
+  /** Extra arguments for structured adapters. */
+  args: string[];
+  /** `fresh` starts a new session each turn (the recitation carries the state); `resume` reuses one id. */
+  session: 'fresh' | 'resume';
+  /** The agent's model, when known; used for the same-model refusal. */
+  model: string | null;
+}
+
+export type EvaluatorProvider = 'openai' | 'anthropic' | 'none';
+
+export interface EvaluatorSpec {
+  provider: EvaluatorProvider;
+  /** Required unless provider is `none`. */
+  model: string | null;
+  /** Overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL. */
+  baseURL: string | null;
+  /** Upper bound on the characters of evidence sent per call. */
+  maxInputChars: number;
+  /** When a check failed, the verdict cannot change the outcome: skip the call to save its tokens. */
+  skipWhenChecksFail: boolean;
+  timeoutMs: number;
+  /** Retries after the first try for HTTP errors (honouring retry-after). */
+  retries: number;
+}
+
+export interface Limits {
+  maxTurns: number;
+  tokenBudget: number;
+  turnTokenLimit: number;
+  turnTimeoutMs: number;
+  costBudgetUsd: number | null;
+  wallClockMs: number | null;
+  cooldownMs: number;
+  /** Same non-empty patch id `count` times among the last `window` turns. */
+  repeatedDiff: { count: number; window: number };
+  /** Times the tree returns to a state it had 2+ turns ago. */
+  oscillation: number;
+  /** Consecutive turns without meaningful change. */
+  stagnation: number;
+  evaluatorFailures: number;
+  agentFailures: number;
+  /** Consecutive `blocked` verdicts that pause the goal. */
+  blockedVerdicts: number;
+}
+
+/** Where the goal comes from; one line each in the prompt's "# Why you're here" block. */
+export interface Ancestry {
+  mission?: string;
+  project?: string;
+  goal?: string;
+  loop?: string;
+}
+
+export interface GoalSettings {
+  condition: string;
+  /** Absolute path of the git work tree's top level. */
+  workspace: string;
+  checks: CheckSpec[];
+  agent: AgentSpec;
+  evaluator: EvaluatorSpec;
+  limits: Limits;
+  ancestry: Ancestry;
+  /** Glob-ish path patterns whose changes alone are not "meaningful" (lockfiles, logs). */
+  noisePaths: string[];
+  allowSameModel: boolean;
+}

@@ -1,0 +1,44 @@
+// The evaluator contract: a separate model judges whether the goal is met from bounded evidence.
+
+import type { CheckResult, FileChange } from '../workspace/types.js';
+
+export interface Verdict {
+  achieved: boolean;
+  /** The goal cannot progress without a human (missing credentials, an impossible condition). */
+  blocked: boolean;
+  reason: string;
+  remaining: string[];
+  nextStep?: string;
+  confidence?: number;
+}
+
+export interface EvaluationInput {
+  condition: string;
+  turn: number;
+  maxTurns: number;
+  checks: CheckResult[];
+  /** Files changed by this turn with numstat. */
+  files: FileChange[];
+  /** Unified patch of this turn (already bounded by the caller or cut by the evaluator). */
+  patch: string;
+  agentFinalMessage: string;
+  agentOutputTail: string;
+  previousVerdict: Verdict | null;
+}
+
+export interface EvaluatorUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type EvaluationResult =
+  | { kind: 'verdict'; verdict: Verdict; usage: EvaluatorUsage; model: string }
+  | { kind: 'error'; message: string; usage: EvaluatorUsage; attempts: number }
+  | { kind: 'skipped'; reason: string };
+
+export interface Evaluator {
+  readonly provider: 'openai' | 'anthropic' | 'none';
+  readonly model: string | null;
+  /** Never rejects for HTTP or model errors: they come back as `{ kind: 'error' }` after retries. */
+  evaluate(input: EvaluationInput, signal?: AbortSignal): Promise<EvaluationResult>;
+}

@@ -1,0 +1,46 @@
+// The workspace contract: snapshots of the working tree and the checks that are ground truth.
+
+export interface FileChange {
+  path: string;
+  /** git's status letter: A added, M modified, D deleted, T type change (renames are off: add + delete). */
+  status: 'A' | 'M' | 'D' | 'T';
+  /** Lines added/deleted; null for binary files. */
+  added: number | null;
+  deleted: number | null;
+}
+
+export interface TurnDelta {
+  fromTree: string;
+  toTree: string;
+  files: FileChange[];
+  /** `git patch-id --stable` of the diff; null when the diff is empty or binary-only. */
+  patchId: string | null;
+  /** True when fromTree === toTree. */
+  empty: boolean;
+}
+
+/** Takes whole-tree snapshots without touching the user's index, HEAD, refs or object store. */
+export interface Snapshotter {
+  /** Hash of a tree object for the whole working tree (tracked + untracked, .gitignore honoured). */
+  snapshot(signal?: AbortSignal): Promise<string>;
+  /** Files, numstat and patch id between two snapshot trees. */
+  diff(fromTree: string, toTree: string, signal?: AbortSignal): Promise<TurnDelta>;
+  /** The unified patch between two trees, cut to at most maxChars. */
+  patch(fromTree: string, toTree: string, maxChars: number, signal?: AbortSignal): Promise<string>;
+}
+
+export interface CheckResult {
+  name: string;
+  command: string;
+  exitCode: number | null;
+  passed: boolean;
+  timedOut: boolean;
+  durationMs: number;
+  /** The last few KiB of combined stdout+stderr. */
+  outputTail: string;
+}
+
+export interface CheckRunner {
+  /** Runs every check in order in the workspace; never throws for a failing check. */
+  run(signal?: AbortSignal): Promise<CheckResult[]>;
+}

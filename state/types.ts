@@ -1,0 +1,93 @@
+// The persisted shapes. state.json stays small (goals, loops, machine snapshots); per-turn detail lives
+// in each goal's append-only turns.jsonl. Nothing here may hold a secret.
+
+import type { GoalStatus, FailureReason, PauseReason } from '../machines/goal.machine.js';
+
+/** JSON value (what a persisted XState snapshot is). */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Totals shown in status, history and the final box. */
+export interface GoalSummary {
+  turns: number;
+  tokens: number;
+  costUsd: number;
+  /** Cumulative files changed since the goal started, with line counts. */
+  files: { path: string; added: number | null; deleted: number | null }[];
+  lastVerdictReason: string | null;
+  remaining: string[];
+  checksPassing: number;
+  checksFailing: number;
+  activeMs: number;
+}
+
+/** The agent process group of the turn in flight, so a restarted daemon can kill leftovers. */
+export interface RunningAgent {
+  pid: number;
+  /** Process start time as the OS reports it (guards against pid reuse). */
+  startTime: string | null;
+  turn: number;
+}
+
+export interface GoalRecord {
+  id: string;
+  condition: string;
+  workspace: string;
+  status: GoalStatus;
+  /** Substate for display (`running`, `checking`, `queued`, ...). */
+  phase: string;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  /** The failure reason, or `breaker` name, when status is failed. */
+  reason: FailureReason | null;
+  reasonMessage: string | null;
+  pauseReason: PauseReason | null;
+  loopId: string | null;
+  /** The resolved settings (no secrets), as plain JSON. */
+  settings: Json;
+  /** The XState persisted snapshot. */
+  machine: Json | null;
+  summary: GoalSummary;
+  /** Which process runs it: `daemon` or `foreground`, and its pid. */
+  owner: { kind: 'daemon' | 'foreground'; pid: number } | null;
+  runningAgent: RunningAgent | null;
+}
+
+export interface LoopRecord {
+  id: string;
+  workspace: string;
+  /** The schedule as typed: a duration (`30m`) or a 5-field cron expression. */
+  every: string;
+  condition: string | null;
+  /** Start options (flags) as plain JSON. */
+  options: Json;
+  source: 'cli' | 'config';
+  createdAt: string;
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  lastGoalId: string | null;
+  lastOutcome: GoalStatus | null;
+  runs: number;
+  skipped: number;
+  waiting: boolean;
+  catchUp: 'once' | 'skip';
+  stopped: boolean;
+}
+
+export interface StateFile {
+  version: 1;
+  goals: GoalRecord[];
+  loops: LoopRecord[];
+}
+
+/** Locked, atomic access to state.json. */
+export interface Store {
+  readonly home: string;
+  /** A fresh read of the whole file (no lock). */
+  read(): Promise<StateFile>;
+  /** Read-modify-write under the cross-process lock; re-reads first, fsyncs after. */
+  update<T>(mutate: (state: StateFile) => T): Promise<T>;
+  /** The directory for one goal's own files (turns.jsonl, transcripts, snapshot index/objects). */
+  goalDir(goalId: string): string;
+}
