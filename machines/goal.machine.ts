@@ -128,14 +128,16 @@ export const goalMachine = setup({
       pauseReason: event.type === 'goal.pause' ? (event.reason ?? 'requested') : ('requested' as const),
       resumeTo: 'coolingDown' as const,
     })),
+    // Keeps pausePending: a pause asked for before the limit hit is taken when the usage timer fires.
     pauseForUsage: assign(({ event }) => ({
-      pausePending: false,
       pauseReason: 'usage-limited' as const,
       resumeTo: 'coolingDown' as const,
       resumeAt: event.type === 'usage.limited' ? event.resumeAt : null,
       turnDeadline: null,
     })),
-    clearPause: assign(({ event }) => ({
+    clearPause: assign(({ context, event }) => ({
+      // Only the user's resume cancels a pending pause; the usage timer leaves it to be taken on arrival.
+      pausePending: event.type === 'timer.fired' ? context.pausePending : false,
       pauseReason: null,
       resumeAt: null,
       blockedStreak: 0,
@@ -157,6 +159,8 @@ export const goalMachine = setup({
     recordRecovery: assign(({ event }) =>
       event.type === 'daemon.recovered' ? { nextTurnAt: event.at, turnDeadline: null } : {},
     ),
+    // After a crash the SIGSTOPped agent of a `pause --now` is gone: resume must start a new turn.
+    recordRecoveryWhilePaused: assign({ resumeTo: 'coolingDown' as const, turnDeadline: null }),
     firstTurnNow: assign(({ event }) => (event.type === 'precheck.finished' ? { nextTurnAt: event.at } : {})),
   },
 }).createMachine({
@@ -175,15 +179,16 @@ export const goalMachine = setup({
     failure: null,
   }),
   initial: 'active',
-  on: {
-    'goal.stop': { target: '.failed', actions: 'recordStop' },
-    'goal.fail': { target: '.failed', actions: 'recordFailure' },
-  },
   states: {
+    // goal.stop and goal.fail live on `active` and `paused`, not on the root: root handlers also apply in
+    // the final states under the pure `transition()`/`getNextSnapshot()` (only a running actor ignores
+    // events once done), which would let a late stop turn `achieved` into `failed`.
     active: {
       initial: 'preparing',
       on: {
         'usage.limited': { target: 'paused', actions: 'pauseForUsage' },
+        'goal.stop': { target: 'failed', actions: 'recordStop' },
+        'goal.fail': { target: 'failed', actions: 'recordFailure' },
       },
       states: {
         // Turn 0: snapshot + checks (+ verdict) before any agent token is spent.
@@ -199,6 +204,9 @@ export const goalMachine = setup({
           },
         },
         coolingDown: {
+          // A pause still pending on arrival (after daemon.recovered or a usage reset) is taken here,
+          // at the boundary, before another turn starts.
+          always: { guard: 'isPausePending', target: '#goal.paused', actions: 'pauseAtBoundary' },
           on: {
             'turn.started': { target: 'running', actions: 'startTurn' },
             'turn.refused': { target: '#goal.failed', actions: 'recordFailure' },
@@ -245,6 +253,11 @@ export const goalMachine = setup({
           { target: 'active.coolingDown', actions: 'clearPause' },
         ],
         'timer.fired': { guard: 'isUsageLimited', target: 'active.coolingDown', actions: 'clearPause' },
+        // Taken when the usage timer fires (see coolingDown); any other pause needs goal.resume anyway.
+        'goal.pause': { guard: 'isUsageLimited', actions: 'markPausePending' },
+        'daemon.recovered': { actions: 'recordRecoveryWhilePaused' },
+        'goal.stop': { target: 'failed', actions: 'recordStop' },
+        'goal.fail': { target: 'failed', actions: 'recordFailure' },
       },
     },
     achieved: { type: 'final' },
