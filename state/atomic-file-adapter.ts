@@ -1,0 +1,140 @@
+// A lowdb adapter for state.json that never leaves a half-written or corrupt file behind: each write
+// goes to a unique temp file that is fsynced and renamed over the target, after the previous good
+// content was copied to state.json.bak. A file that fails to parse or to match the schema is reported
+// with its path and never overwritten; `restoreFromBackup` is the only way back, and only when asked.
+
+import type { Adapter } from 'lowdb';
+import { readFile } from 'node:fs/promises';
+import { GoaldError } from '../src/errors.js';
+import { isErrnoCode, writeFileDurable } from './durable-file.js';
+import { stateFilePath } from './paths.js';
+import { findSecretInState } from './secret-guard.js';
+import { withStateLock, type StateLockOptions } from './state-lock.js';
+import { parseStateText } from './state-schema.js';
+import type { StateFile } from './types.js';
+
+/** The backup of a state file: its previous good content. */
+export function backupPathFor(path: string): string {
+  return `${path}.bak`;
+}
+
+/** The error for a state file that cannot be read as goald state; the file is left as it is. */
+export function stateCorruptError(path: string, problem: string): GoaldError {
+  return new GoaldError(
+    'state-corrupt',
+    `${path} is not valid goald state (${problem})`,
+    `inspect it, or run \`goald state restore\` to restore ${backupPathFor(path)}`,
+  );
+}
+
+/** Reads a file's text, or null when it does not exist. */
+async function readTextIfExists(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return null;
+    throw error;
+  }
+}
+
+/** Serializes state the way it is stored: pretty JSON with a final newline (diffable, greppable). */
+export function serializeState(state: StateFile): string {
+  return `${JSON.stringify(state, null, 2)}\n`;
+}
+
+export interface AtomicFileAdapterOptions {
+  /** Scanned for `*_API_KEY` values that must never be written (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export class AtomicFileAdapter implements Adapter<StateFile> {
+  readonly path: string;
+  readonly #env: NodeJS.ProcessEnv;
+
+  constructor(path: string, options: AtomicFileAdapterOptions = {}) {
+    this.path = path;
+    this.#env = options.env ?? process.env;
+  }
+
+  /** The validated state, or null when the file does not exist yet; throws `state-corrupt` otherwise. */
+  async read(): Promise<StateFile | null> {
+    const text = await readTextIfExists(this.path);
+    if (text === null) return null;
+    const parsed = parseStateText(text);
+    if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
+    return parsed.state;
+  }
+
+  /** Replaces the file atomically, keeping the previous good content as `.bak`. */
+  async write(data: StateFile): Promise<void> {
+    const text = serializeState(data);
+    // Round-trip what would land on disk, so the file always passes the schema that read() applies
+    // (JSON turns NaN into null and drops undefined; a bug there must not corrupt the store).
+    const check = parseStateText(text);
+    if (!check.ok) {
+      throw new GoaldError(
+        'internal',
+        `refusing to write invalid goald state to ${this.path} (${check.problem})`,
+        'this is a goald bug; the file was left unchanged',
+      );
+    }
+    const secret = findSecretInState(data, text, this.#env);
+    if (secret !== null) {
+      throw new GoaldError(
+        'internal',
+        `refusing to write ${this.path}: ${secret}`,
+        'this is a goald bug (secrets must never reach state files); the file was left unchanged',
+      );
+    }
+    const previous = await readTextIfExists(this.path);
+    if (previous !== null) {
+      if (previous === text) return;
+      const current = parseStateText(previous);
+      if (!current.ok) throw stateCorruptError(this.path, current.problem);
+      await writeFileDurable(backupPathFor(this.path), previous);
+    }
+    await writeFileDurable(this.path, text);
+  }
+}
+
+export interface RestoreResult {
+  /** The state file that was restored. */
+  path: string;
+  /** The backup it was restored from. */
+  backupPath: string;
+  /** Where the replaced (corrupt) content was kept, or null when there was no state file. */
+  replacedCopyPath: string | null;
+}
+
+/** Restores `<home>/state.json` from `state.json.bak`, keeping the replaced file beside it. Only on request. */
+export async function restoreFromBackup(home: string, lockOptions: StateLockOptions = {}): Promise<RestoreResult> {
+  const path = stateFilePath(home);
+  const backupPath = backupPathFor(path);
+  return withStateLock(
+    home,
+    async () => {
+      const backup = await readTextIfExists(backupPath);
+      if (backup === null) {
+        throw new GoaldError('not-found', `${backupPath} does not exist`, `inspect ${path} and repair it by hand`);
+      }
+      const parsed = parseStateText(backup);
+      if (!parsed.ok) {
+        throw new GoaldError(
+          'state-corrupt',
+          `${backupPath} is not valid goald state either (${parsed.problem})`,
+          `inspect both files; moving ${path} aside makes goald start with an empty state`,
+        );
+      }
+      const current = await readTextIfExists(path);
+      let replacedCopyPath: string | null = null;
+      if (current !== null && current !== backup) {
+        // Keep the evidence: the replaced file may hold goals the backup predates.
+        replacedCopyPath = `${path}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+        await writeFileDurable(replacedCopyPath, current);
+      }
+      await writeFileDurable(path, backup);
+      return { path, backupPath, replacedCopyPath };
+    },
+    lockOptions,
+  );
+}

@@ -1,0 +1,73 @@
+// Writes that survive a crash or power loss: a unique temp file in the same directory, fsync, rename
+// over the target, fsync the directory (the rename itself lives in the directory's metadata).
+
+import { randomBytes } from 'node:crypto';
+import { open, readdir, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+const FILE_MODE = 0o600;
+
+/** A temp path beside `path`, unique across processes and concurrent writers. */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Flushes a directory entry change (create, rename) to disk. */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } catch (error) {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic, only less durable.
+    if (!isErrnoCode(error, 'EINVAL') && !isErrnoCode(error, 'EISDIR')) throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Atomically replaces `path` with `content` (mode 0600), durable once it resolves. */
+export async function writeFileDurable(path: string, content: string | Uint8Array): Promise<void> {
+  const temp = tempPathFor(path);
+  try {
+    const handle = await open(temp, 'wx', FILE_MODE);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await fsyncDirectory(dirname(path));
+}
+
+/** Whether `error` is a Node system error with the given code (ENOENT, EEXIST, ...). */
+export function isErrnoCode(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}
+
+/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return isErrnoCode(error, 'EPERM');
+  }
+}
+
+/** Removes temp files of `path` left by writers that died mid-write; returns how many were removed. */
+export async function removeOrphanTempFiles(path: string): Promise<number> {
+  const prefix = `.${basename(path)}.`;
+  let removed = 0;
+  for (const name of await readdir(dirname(path))) {
+    const match = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length)) : null;
+    if (match === null || isProcessAlive(Number(match[1]))) continue;
+    await unlink(join(dirname(path), name)).catch(() => undefined);
+    removed += 1;
+  }
+  return removed;
+}

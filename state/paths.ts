@@ -1,0 +1,78 @@
+// Where goald keeps its files, and the ids it names them by.
+
+import { randomInt } from 'node:crypto';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export const STATE_FILE_NAME = 'state.json';
+export const SOCKET_FILE_NAME = 'goald.sock';
+
+/** Returns an env value, treating the empty string as unset (as shells and XDG do). */
+function readEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Resolves GOALD_HOME: `GOALD_HOME`, else `$XDG_STATE_HOME/goald`, else `~/.local/state/goald`. */
+export function resolveGoaldHome(env: NodeJS.ProcessEnv): string {
+  const explicit = readEnv(env, 'GOALD_HOME');
+  if (explicit !== undefined) return resolve(explicit);
+  // The XDG spec says a relative XDG_* path is invalid and must be ignored.
+  const xdg = readEnv(env, 'XDG_STATE_HOME');
+  if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'goald');
+  return join(readEnv(env, 'HOME') ?? homedir(), '.local', 'state', 'goald');
+}
+
+/** Resolves the daemon's socket: `GOALD_SOCKET`, else `<home>/goald.sock`. */
+export function resolveSocketPath(env: NodeJS.ProcessEnv, home: string): string {
+  const explicit = readEnv(env, 'GOALD_SOCKET');
+  return explicit !== undefined ? resolve(explicit) : join(home, SOCKET_FILE_NAME);
+}
+
+/** The path of state.json in a goald home. */
+export function stateFilePath(home: string): string {
+  return join(home, STATE_FILE_NAME);
+}
+
+// base36 Date.now() is 8 characters from 1973 until 2059, so ids sort by creation time as strings.
+const TIME_WIDTH = 8;
+const SEQ_WIDTH = 3;
+const SEQ_SPACE = 36 ** SEQ_WIDTH;
+let lastTime = 0;
+let lastSeq = 0;
+
+/** Returns `<prefix><time><seq>`: lowercase, sortable by creation, unique (monotonic within a process). */
+function newId(prefix: string): string {
+  let time = Date.now();
+  let seq: number;
+  if (time <= lastTime) {
+    // Same millisecond (or the clock stepped back): count up from the last id so order and uniqueness hold.
+    time = lastTime;
+    seq = lastSeq + 1;
+    if (seq >= SEQ_SPACE) {
+      time += 1;
+      seq = randomInt(SEQ_SPACE / 2);
+    }
+  } else {
+    // Start in the lower half so same-millisecond ids have room to count up; random across processes.
+    seq = randomInt(SEQ_SPACE / 2);
+  }
+  lastTime = time;
+  lastSeq = seq;
+  return prefix + time.toString(36).padStart(TIME_WIDTH, '0') + seq.toString(36).padStart(SEQ_WIDTH, '0');
+}
+
+/** A new goal id, e.g. `gmhx2k9q1a3f` (12 characters). */
+export function newGoalId(): string {
+  return newId('g');
+}
+
+/** A new loop id, e.g. `lmhx2k9q1a3f` (12 characters). */
+export function newLoopId(): string {
+  return newId('l');
+}
+
+/** Whether `id` is shaped like a goald id (safe to use as a directory name). */
+export function isSafeId(id: string): boolean {
+  return /^[a-z0-9][a-z0-9_-]{0,63}$/i.test(id);
+}

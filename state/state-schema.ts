@@ -1,0 +1,104 @@
+// The zod schema of state.json: every read is checked against it, and so is every write, so the file on
+// disk always has the shape of StateFile. Objects are loose (unknown keys kept) so a newer goald's extra
+// fields survive a write by an older one.
+
+import { z } from 'zod';
+import { FAILURE_REASONS } from '../machines/goal.machine.js';
+import type { GoalRecord, Json, LoopRecord, StateFile } from './types.js';
+
+const jsonSchema: z.ZodType<Json> = z.lazy(() =>
+  z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(jsonSchema), z.record(z.string(), jsonSchema)]),
+);
+
+const goalStatusSchema = z.enum(['active', 'paused', 'achieved', 'failed']);
+const pauseReasonSchema = z.enum(['requested', 'blocked', 'usage-limited', 'drift']);
+
+const summarySchema = z.looseObject({
+  turns: z.number(),
+  tokens: z.number(),
+  costUsd: z.number(),
+  files: z.array(
+    z.looseObject({ path: z.string(), added: z.number().nullable(), deleted: z.number().nullable() }),
+  ),
+  lastVerdictReason: z.string().nullable(),
+  remaining: z.array(z.string()),
+  checksPassing: z.number(),
+  checksFailing: z.number(),
+  activeMs: z.number(),
+});
+
+const goalRecordSchema = z.looseObject({
+  id: z.string(),
+  condition: z.string(),
+  workspace: z.string(),
+  status: goalStatusSchema,
+  phase: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  reason: z.enum(FAILURE_REASONS).nullable(),
+  reasonMessage: z.string().nullable(),
+  pauseReason: pauseReasonSchema.nullable(),
+  loopId: z.string().nullable(),
+  settings: jsonSchema,
+  machine: jsonSchema.nullable(),
+  summary: summarySchema,
+  owner: z.looseObject({ kind: z.enum(['daemon', 'foreground']), pid: z.number() }).nullable(),
+  runningAgent: z
+    .looseObject({ pid: z.number(), startTime: z.string().nullable(), turn: z.number() })
+    .nullable(),
+}) satisfies z.ZodType<GoalRecord>;
+
+const loopRecordSchema = z.looseObject({
+  id: z.string(),
+  workspace: z.string(),
+  every: z.string(),
+  condition: z.string().nullable(),
+  options: jsonSchema,
+  source: z.enum(['cli', 'config']),
+  createdAt: z.string(),
+  nextRunAt: z.string().nullable(),
+  lastRunAt: z.string().nullable(),
+  lastGoalId: z.string().nullable(),
+  lastOutcome: goalStatusSchema.nullable(),
+  runs: z.number(),
+  skipped: z.number(),
+  waiting: z.boolean(),
+  catchUp: z.enum(['once', 'skip']),
+  stopped: z.boolean(),
+}) satisfies z.ZodType<LoopRecord>;
+
+export const stateFileSchema = z.looseObject({
+  version: z.literal(1),
+  goals: z.array(goalRecordSchema),
+  loops: z.array(loopRecordSchema),
+}) satisfies z.ZodType<StateFile>;
+
+/** The state of a home that has never been written. */
+export function createEmptyState(): StateFile {
+  return { version: 1, goals: [], loops: [] };
+}
+
+/** Describes the first problem of a failed parse in one line: `goals.0.status: Invalid option ...`. */
+export function describeSchemaProblem(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'unknown schema error';
+  const where = issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.');
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : '';
+  return `${where}: ${issue.message}${more}`.replace(/\s+/g, ' ');
+}
+
+/** Parses raw state.json text: the state, or a one-line description of what is wrong with it. */
+export function parseStateText(text: string): { ok: true; state: StateFile } | { ok: false; problem: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, problem: `invalid JSON: ${message}`.replace(/\s+/g, ' ') };
+  }
+  const parsed = stateFileSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, problem: describeSchemaProblem(parsed.error) };
+  return { ok: true, state: parsed.data };
+}

@@ -1,0 +1,79 @@
+// The Store: locked, atomic access to `<home>/state.json` through lowdb and AtomicFileAdapter.
+
+import { Low } from 'lowdb';
+import { mkdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GoaldError } from '../src/errors.js';
+import { AtomicFileAdapter, backupPathFor } from './atomic-file-adapter.js';
+import { removeOrphanTempFiles } from './durable-file.js';
+import { isSafeId, stateFilePath } from './paths.js';
+import { withStateLock, type StateLockOptions } from './state-lock.js';
+import { createEmptyState } from './state-schema.js';
+import type { StateFile, Store } from './types.js';
+
+// The home holds the control socket and every goal's transcripts: owner only.
+const DIR_MODE = 0o700;
+
+export interface StoreOptions extends StateLockOptions {
+  /** Scanned for `*_API_KEY` values that must never be written (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Opens the store of a goald home, creating the home (mode 0700) if it is missing. */
+export async function openStore(home: string, options: StoreOptions = {}): Promise<Store> {
+  await mkdir(home, { recursive: true, mode: DIR_MODE });
+  await removeOrphanTempFiles(stateFilePath(home));
+  await removeOrphanTempFiles(backupPathFor(stateFilePath(home)));
+  const adapter = new AtomicFileAdapter(stateFilePath(home), options.env === undefined ? {} : { env: options.env });
+  const lockOptions: StateLockOptions = {};
+  if (options.retries !== undefined) lockOptions.retries = options.retries;
+  if (options.staleMs !== undefined) lockOptions.staleMs = options.staleMs;
+  // Updates from this instance queue here first, so they do not spin against each other on the file lock.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  /** A fresh lowdb instance: Low keeps its data when the adapter returns null, so one is never reused. */
+  async function readFresh(): Promise<Low<StateFile>> {
+    const db = new Low<StateFile>(adapter, createEmptyState());
+    await db.read();
+    return db;
+  }
+
+  async function updateLocked<T>(mutate: (state: StateFile) => T): Promise<T> {
+    return withStateLock(
+      home,
+      async (isCompromised) => {
+        const db = await readFresh();
+        const result = mutate(db.data);
+        if (isCompromised()) {
+          throw new GoaldError(
+            'state-locked',
+            `lost the lock on ${adapter.path} while updating it; the update was not written`,
+            'retry; this happens when goald is stalled for more than 10 s',
+          );
+        }
+        await db.write();
+        return result;
+      },
+      lockOptions,
+    );
+  }
+
+  return {
+    home,
+    read: async () => (await readFresh()).data,
+    update: <T>(mutate: (state: StateFile) => T): Promise<T> => {
+      const run = queue.then(() => updateLocked(mutate));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    goalDir: (goalId: string): string => {
+      if (!isSafeId(goalId)) {
+        throw new GoaldError('usage', `"${goalId}" is not a goal id`, 'goal ids are letters, digits, - and _');
+      }
+      const dir = join(home, 'goals', goalId);
+      mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+      return dir;
+    },
+  };
+}

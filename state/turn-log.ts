@@ -1,0 +1,95 @@
+// Each goal's append-only turn log, `goals/<id>/turns.jsonl`: one JSON record per line, fsynced per
+// append. Only the process running the goal writes it. A crash mid-append can leave a torn last line;
+// readers skip it (and say so) instead of failing, and the next append starts on a fresh line.
+
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isErrnoCode } from './durable-file.js';
+
+export const TURN_LOG_FILE_NAME = 'turns.jsonl';
+
+/** The path of a goal's turn log. */
+export function turnLogPath(goalDir: string): string {
+  return join(goalDir, TURN_LOG_FILE_NAME);
+}
+
+/** Appends one record as a JSON line and fsyncs it before resolving. */
+export async function appendTurnRecord(goalDir: string, record: object): Promise<void> {
+  const line = JSON.stringify(record);
+  if (line === undefined) throw new TypeError('appendTurnRecord: the record is not JSON-serializable');
+  await mkdir(goalDir, { recursive: true, mode: 0o700 });
+  const handle = await open(turnLogPath(goalDir), 'a+', 0o600);
+  try {
+    // After a torn append the file does not end in a newline; start on a fresh line so the new record
+    // is not glued onto the broken one.
+    const { size } = await handle.stat();
+    let prefix = '';
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) prefix = '\n';
+    }
+    await handle.write(`${prefix}${line}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A line of turns.jsonl that could not be read back. */
+export interface SkippedLine {
+  /** 1-based line number. */
+  line: number;
+  /** `torn` for an unterminated last line (crash mid-append), `invalid` for a bad line elsewhere. */
+  kind: 'torn' | 'invalid';
+  /** One-line description. */
+  message: string;
+}
+
+export interface TurnLog {
+  records: unknown[];
+  skipped: SkippedLine[];
+}
+
+/** Reads every record of a goal's turn log, reporting lines it had to skip; a missing log is empty. */
+export async function readTurnLog(goalDir: string): Promise<TurnLog> {
+  const path = turnLogPath(goalDir);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return { records: [], skipped: [] };
+    throw error;
+  }
+  const lines = text.split('\n');
+  const records: unknown[] = [];
+  const skipped: SkippedLine[] = [];
+  for (const [index, raw] of lines.entries()) {
+    if (raw.trim() === '') continue;
+    // Only the final piece can lack its newline: that is an append cut short by a crash.
+    const torn = index === lines.length - 1;
+    try {
+      records.push(JSON.parse(raw));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      skipped.push({
+        line: index + 1,
+        kind: torn ? 'torn' : 'invalid',
+        message: torn
+          ? `${path}:${index + 1}: incomplete last line (an append interrupted by a crash); ignored`
+          : `${path}:${index + 1}: not a JSON record (${reason.replace(/\s+/g, ' ')}); ignored`,
+      });
+    }
+  }
+  return { records, skipped };
+}
+
+/** Reads every record of a goal's turn log; `onSkipped` hears about torn or invalid lines. */
+export async function readTurnRecords(
+  goalDir: string,
+  onSkipped?: (skipped: SkippedLine) => void,
+): Promise<unknown[]> {
+  const log = await readTurnLog(goalDir);
+  if (onSkipped !== undefined) for (const skipped of log.skipped) onSkipped(skipped);
+  return log.records;
+}
