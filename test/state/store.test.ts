@@ -1,0 +1,259 @@
+import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GoaldError } from '../../src/errors.js';
+import { restoreFromBackup } from '../../state/atomic-file-adapter.js';
+import { withStateLock } from '../../state/state-lock.js';
+import { openStore } from '../../state/store.js';
+import { makeGoal } from './fixtures.js';
+import { makeTempDir } from './helpers.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let home: string;
+
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeTempDir());
+  home = join(dir, 'nested', 'home');
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+/** Catches the GoaldError a promise rejects with. */
+async function rejectionOf(promise: Promise<unknown>): Promise<GoaldError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof GoaldError)) throw new Error(`expected a GoaldError, got ${String(error)}`);
+  return error;
+}
+
+describe('openStore', () => {
+  it('creates a missing home with mode 0700 and reads an empty state without writing', async () => {
+    const store = await openStore(home, { env: {} });
+    expect((await stat(home)).mode & 0o777).toBe(0o700);
+    expect(await store.read()).toEqual({ version: 1, goals: [], loops: [] });
+    expect(await readdir(home)).toEqual([]);
+  });
+
+  it('creates goal directories 0700 on demand and refuses ids that are not ids', async () => {
+    const store = await openStore(home, { env: {} });
+    const goalDir = store.goalDir('gabc123');
+    expect(goalDir).toBe(join(home, 'goals', 'gabc123'));
+    expect((await stat(goalDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(home, 'goals'))).mode & 0o777).toBe(0o700);
+    for (const bad of ['../etc', 'a/b', '', '.hidden']) {
+      expect(() => store.goalDir(bad)).toThrow(GoaldError);
+    }
+  });
+
+  it('removes temp files left by a writer that died, and keeps those of live writers', async () => {
+    await mkdir(home, { recursive: true });
+    // pid 2^22 + 1 is above Linux's pid_max default ceiling, so no such process exists.
+    const orphan = join(home, '.state.json.4194305.abcdef.tmp');
+    const live = join(home, `.state.json.${process.pid}.abcdef.tmp`);
+    const orphanBak = join(home, '.state.json.bak.4194305.abcdef.tmp');
+    await Promise.all([writeFile(orphan, '{'), writeFile(live, '{'), writeFile(orphanBak, '{')]);
+    await openStore(home, { env: {} });
+    expect((await readdir(home)).sort()).toEqual([`.state.json.${process.pid}.abcdef.tmp`]);
+  });
+});
+
+describe('Store.update', () => {
+  it('writes atomically, leaves no temp or lock files, and keeps the previous content as .bak', async () => {
+    const store = await openStore(home, { env: {} });
+    const returned = await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+      return state.goals.length;
+    });
+    expect(returned).toBe(1);
+    expect(await readdir(home)).toEqual(['state.json']);
+    const first = await readFile(join(home, 'state.json'), 'utf8');
+    expect((await stat(join(home, 'state.json'))).mode & 0o777).toBe(0o600);
+
+    await store.update((state) => {
+      state.goals.push(makeGoal('g2'));
+    });
+    expect((await readdir(home)).sort()).toEqual(['state.json', 'state.json.bak']);
+    expect(await readFile(join(home, 'state.json.bak'), 'utf8')).toBe(first);
+    expect((await store.read()).goals.map((goal) => goal.id)).toEqual(['g1', 'g2']);
+  });
+
+  it('keeps unknown fields written by a newer goald', async () => {
+    await mkdir(home, { recursive: true });
+    const newer = { version: 1, goals: [{ ...makeGoal('g1'), futureField: { x: 1 } }], loops: [], extra: true };
+    await writeFile(join(home, 'state.json'), JSON.stringify(newer));
+    const store = await openStore(home, { env: {} });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g2'));
+    });
+    const written = JSON.parse(await readFile(join(home, 'state.json'), 'utf8')) as typeof newer;
+    expect(written.extra).toBe(true);
+    expect(written.goals[0]?.futureField).toEqual({ x: 1 });
+  });
+
+  it('writes nothing when mutate throws, and the lock is released for the next update', async () => {
+    const store = await openStore(home, { env: {} });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    const before = await readFile(join(home, 'state.json'), 'utf8');
+    await expect(
+      store.update(() => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await readFile(join(home, 'state.json'), 'utf8')).toBe(before);
+    await store.update((state) => {
+      state.goals.push(makeGoal('g2'));
+    });
+    expect((await store.read()).goals).toHaveLength(2);
+  });
+
+  it('refuses to write a state that would not read back (internal), leaving the file unchanged', async () => {
+    const store = await openStore(home, { env: {} });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    const before = await readFile(join(home, 'state.json'), 'utf8');
+    const error = await rejectionOf(
+      store.update((state) => {
+        const goal = state.goals[0];
+        if (goal !== undefined) goal.summary.turns = Number.NaN; // JSON writes NaN as null
+      }),
+    );
+    expect(error.code).toBe('internal');
+    expect(error.message).toContain('goals.0.summary.turns');
+    expect(await readFile(join(home, 'state.json'), 'utf8')).toBe(before);
+  });
+
+  it('fails with state-locked when another holder keeps the lock past the retries', async () => {
+    const store = await openStore(home, { env: {}, retries: 1 });
+    let releaseHolder!: () => void;
+    const holderHasLock = new Promise<void>((resolveHas) => {
+      void withStateLock(
+        home,
+        () =>
+          new Promise<void>((resolveHeld) => {
+            releaseHolder = resolveHeld;
+            resolveHas();
+          }),
+      );
+    });
+    await holderHasLock;
+    const error = await rejectionOf(store.update(() => undefined));
+    expect(error.code).toBe('state-locked');
+    expect(error.message).toBe(`${join(home, 'state.json')} is locked by another goald process`);
+    expect(error.hint).toContain('state.json.lock');
+    releaseHolder();
+  });
+
+  it('takes over a lock abandoned by a dead process once it is stale', async () => {
+    const lockDir = join(home, 'state.json.lock');
+    await mkdir(lockDir, { recursive: true });
+    // proper-lockfile judges staleness by the lock's mtime: a minute old is past the 10 s stale limit.
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await utimes(lockDir, aMinuteAgo, aMinuteAgo);
+    const store = await openStore(home, { env: {}, retries: 0 });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    expect((await store.read()).goals).toHaveLength(1);
+  });
+});
+
+describe('corrupt state', () => {
+  const cases: [string, string, RegExp][] = [
+    ['truncated JSON', '{"version": 1, "goals": [', /\(invalid JSON: /],
+    ['empty file', '', /\(invalid JSON: /],
+    ['wrong shape', JSON.stringify({ version: 1, goals: [{ id: 'g1', status: 'sleeping' }], loops: [] }), /\(goals\.0\./],
+    ['unknown version', JSON.stringify({ version: 2, goals: [], loops: [] }), /\(version: /],
+  ];
+
+  it.each(cases)('%s: reported with its path, one line, and left byte-identical', async (_name, content, problem) => {
+    await mkdir(home, { recursive: true });
+    const path = join(home, 'state.json');
+    await writeFile(path, content);
+    const store = await openStore(home, { env: {} });
+
+    const readError = await rejectionOf(store.read());
+    expect(readError.code).toBe('state-corrupt');
+    expect(readError.message.startsWith(`${path} is not valid goald state (`)).toBe(true);
+    expect(readError.message).toMatch(problem);
+    expect(readError.message).not.toContain('\n');
+    expect(readError.hint).toBe(`inspect it, or run \`goald state restore\` to restore ${path}.bak`);
+
+    const updateError = await rejectionOf(store.update((state) => state.goals.push(makeGoal('g9'))));
+    expect(updateError.code).toBe('state-corrupt');
+    expect(await readFile(path, 'utf8')).toBe(content);
+    expect((await readdir(home)).sort()).toEqual(['state.json']);
+  });
+
+  it('restores from .bak only when asked, keeping the replaced file', async () => {
+    const store = await openStore(home, { env: {} });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g2'));
+    });
+    const path = join(home, 'state.json');
+    await writeFile(path, '{"version": 1, "goa');
+    await expect(store.read()).rejects.toThrow(GoaldError);
+
+    const result = await restoreFromBackup(home);
+    expect(result.path).toBe(path);
+    expect(result.backupPath).toBe(`${path}.bak`);
+    expect(result.replacedCopyPath).not.toBeNull();
+    expect(await readFile(result.replacedCopyPath ?? '', 'utf8')).toBe('{"version": 1, "goa');
+    expect((await store.read()).goals.map((goal) => goal.id)).toEqual(['g1']);
+  });
+
+  it('restore without a backup is not-found; a corrupt backup is state-corrupt', async () => {
+    await mkdir(home, { recursive: true });
+    const path = join(home, 'state.json');
+    await writeFile(path, 'garbage');
+    expect((await rejectionOf(restoreFromBackup(home))).code).toBe('not-found');
+    await writeFile(`${path}.bak`, 'also garbage');
+    const error = await rejectionOf(restoreFromBackup(home));
+    expect(error.code).toBe('state-corrupt');
+    expect(error.message).toContain(`${path}.bak`);
+    expect(await readFile(path, 'utf8')).toBe('garbage');
+  });
+});
+
+describe('secrets', () => {
+  const KEY = 'sk-test-0123456789abcdef';
+
+  it('refuses settings with a credential-named field, without writing', async () => {
+    const store = await openStore(home, { env: {} });
+    const error = await rejectionOf(
+      store.update((state) => {
+        state.goals.push(makeGoal('g1', { settings: { evaluator: { provider: 'openai', apiKey: 'whatever-it-is' } } }));
+      }),
+    );
+    expect(error.code).toBe('internal');
+    expect(error.message).toContain('goals.0.settings.evaluator.apiKey');
+    expect(error.message).not.toContain('whatever-it-is');
+    expect(await readdir(home)).toEqual([]);
+  });
+
+  it('refuses any value of a *_API_KEY variable, naming the variable and never the value', async () => {
+    const store = await openStore(home, { env: { OPENAI_API_KEY: KEY, SHORT_API_KEY: 'x' } });
+    const error = await rejectionOf(
+      store.update((state) => {
+        state.goals.push(makeGoal('g1', { settings: { agent: { command: `my-agent --key ${KEY}` } } }));
+      }),
+    );
+    expect(error.code).toBe('internal');
+    expect(error.message).toContain('OPENAI_API_KEY');
+    expect(error.message).not.toContain(KEY);
+    expect(error.hint).not.toContain(KEY);
+    // Short values are not credentials: "x" appears everywhere and must not block writes.
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1', { settings: { tokens: 5, tokenBudget: 10, x: 'x' } }));
+    });
+  });
+});
