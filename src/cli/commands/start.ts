@@ -1,0 +1,154 @@
+// `goald start`: validate, then run the goal in this process (--foreground / --wait) and print its
+// progress and final box, or JSON events with --json.
+
+import { z } from 'zod';
+import { readTurnRecords } from '../../../state/index.js';
+import type { GoalRecord, Store } from '../../../state/types.js';
+import type { StartFlags } from '../../config/resolve-settings.js';
+import { EXIT, GoaldError } from '../../errors.js';
+import { buildSupervisor, newGoalRecord, openHomeStore, prepareGoal } from '../../supervisor/launch.js';
+import type { GoalOutcome } from '../../supervisor/supervisor.js';
+import type { ProgressEvent, TurnRecord } from '../../supervisor/types.js';
+import type { CliIO } from '../io.js';
+import { renderFinalBox } from '../render-final-box.js';
+import { renderProgressLine } from '../render-progress.js';
+
+const startOptionsSchema = z.object({
+  dir: z.string().optional(),
+  agent: z.string().optional(),
+  adapter: z.string().optional(),
+  check: z.array(z.string()).default([]),
+  evaluator: z.string().optional(),
+  maxTurns: z.string().optional(),
+  tokenBudget: z.string().optional(),
+  turnTokenLimit: z.string().optional(),
+  turnTimeout: z.string().optional(),
+  costBudget: z.string().optional(),
+  wallClock: z.string().optional(),
+  cooldown: z.string().optional(),
+  allowSameModel: z.boolean().optional(),
+  queue: z.boolean().default(true),
+  json: z.boolean().default(false),
+  foreground: z.boolean().default(false),
+  wait: z.boolean().default(false),
+});
+
+export type StartOptions = z.infer<typeof startOptionsSchema>;
+
+/** The config-relevant flags, as resolveGoalSettings takes them. */
+export function toStartFlags(options: StartOptions): StartFlags {
+  const flags: StartFlags = {};
+  if (options.agent !== undefined) flags.agent = options.agent;
+  if (options.adapter !== undefined) flags.adapter = options.adapter;
+  if (options.check.length > 0) flags.check = options.check;
+  if (options.evaluator !== undefined) flags.evaluator = options.evaluator;
+  if (options.maxTurns !== undefined) flags.maxTurns = options.maxTurns;
+  if (options.tokenBudget !== undefined) flags.tokenBudget = options.tokenBudget;
+  if (options.turnTokenLimit !== undefined) flags.turnTokenLimit = options.turnTokenLimit;
+  if (options.turnTimeout !== undefined) flags.turnTimeout = options.turnTimeout;
+  if (options.costBudget !== undefined) flags.costBudget = options.costBudget;
+  if (options.wallClock !== undefined) flags.wallClock = options.wallClock;
+  if (options.cooldown !== undefined) flags.cooldown = options.cooldown;
+  if (options.allowSameModel !== undefined) flags.allowSameModel = options.allowSameModel;
+  return flags;
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// One active goal per workspace: registering refuses while a live process runs another goal there.
+async function registerGoal(store: Store, goal: GoalRecord): Promise<void> {
+  await store.update((state) => {
+    const busy = state.goals.find(
+      (other) =>
+        other.workspace === goal.workspace &&
+        (other.status === 'active' || other.status === 'paused') &&
+        other.owner !== null &&
+        isProcessAlive(other.owner.pid),
+    );
+    if (busy) {
+      throw new GoaldError(
+        'conflict',
+        `goal ${busy.id} is already ${busy.status} in ${goal.workspace}`,
+        `wait for it, or stop it with: goald stop ${busy.id}`,
+      );
+    }
+    state.goals.push(goal);
+  });
+}
+
+/** Builds the final box from the goal's stored record and its last turn. */
+export async function renderOutcomeBox(store: Store, goalId: string, outcome: GoalOutcome): Promise<string> {
+  const state = await store.read();
+  const goal = state.goals.find((candidate) => candidate.id === goalId);
+  const turns = (await readTurnRecords(store.goalDir(goalId))) as TurnRecord[];
+  const lastWithChecks = [...turns].reverse().find((turn) => turn.checks.length > 0);
+  const estimated = turns.some((turn) => turn.agent?.usage.estimated === true);
+  return renderFinalBox({
+    status: outcome.status,
+    condition: goal?.condition ?? '',
+    turns: outcome.turns,
+    tokens: outcome.tokens,
+    tokensEstimated: estimated,
+    elapsedMs: outcome.elapsedMs,
+    checks: (lastWithChecks?.checks ?? []).map((check) => ({ name: check.name, passed: check.passed })),
+    reason: outcome.failure?.reason ?? null,
+    reasonMessage: goal?.reasonMessage ?? outcome.failure?.message ?? null,
+    breaker: outcome.breaker,
+    files: goal?.summary.files ?? [],
+  });
+}
+
+/** `goald start` — resolves with the process exit code. */
+export async function runStartCommand(condition: string | undefined, rawOptions: Record<string, unknown>, io: CliIO): Promise<number> {
+  const options = startOptionsSchema.parse(rawOptions);
+  if (!options.foreground && !options.wait) {
+    const { submitToDaemon } = await import('./start-daemon.js');
+    return submitToDaemon(condition, options, io);
+  }
+  return runInForeground(condition, options, io);
+}
+
+async function runInForeground(condition: string | undefined, options: StartOptions, io: CliIO): Promise<number> {
+  // Everything is validated before anything is written.
+  const prepared = await prepareGoal({ condition, dir: options.dir ?? io.cwd, flags: toStartFlags(options), env: io.env });
+  for (const warning of prepared.warnings) io.err(`goald: warning: ${warning}`);
+  const store = await openHomeStore(io.env);
+  const goal = newGoalRecord(prepared.settings, { kind: 'foreground', pid: process.pid });
+  await registerGoal(store, goal);
+
+  const print = (event: ProgressEvent): void => {
+    if (options.json) {
+      io.out(JSON.stringify(event));
+      return;
+    }
+    const line = renderProgressLine(event);
+    if (line !== null) io.out(line);
+  };
+  const supervisor = await buildSupervisor({
+    store,
+    goal,
+    prepared,
+    observers: [{ onEvent: print }],
+    owner: 'foreground',
+  });
+
+  // Ctrl-C / SIGTERM stop the goal cleanly: the agent's group is killed and the goal recorded as stopped.
+  const onSignal = (signal: NodeJS.Signals): void => supervisor.stop(`interrupted by ${signal}`);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const outcome = await supervisor.run();
+    if (!options.json) io.out(await renderOutcomeBox(store, goal.id, outcome));
+    return outcome.status === 'achieved' ? EXIT.ok : EXIT.goalFailed;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,88 @@
+// The CLI entry: parses arguments (commander), loads each command lazily so `--help` stays fast, and is
+// the single place that turns errors into a one-line message and a documented exit code.
+
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT, GoaldError, isGoaldError } from '../errors.js';
+import { processIO, type CliIO } from './io.js';
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Adds the goal options shared by `start` and `loop`. */
+export function addStartOptions(command: Command): Command {
+  return command
+    .option('-C, --dir <dir>', 'run in this directory (default: the current one)')
+    .option('--agent <cmd>', 'agent shell command; the prompt arrives on stdin, in $GOALD_PROMPT_FILE and as {prompt}')
+    .addOption(new Option('--adapter <name>', 'structured agent adapter').choices(['command', 'claude-code', 'codex', 'gemini', 'aider']))
+    .option('--check <cmd>', 'a check command whose exit 0 means pass (repeatable)', collect, [])
+    .option('--evaluator <spec>', 'openai:<model> | anthropic:<model> | none')
+    .option('--max-turns <n>', 'stop after this many turns (default 20)')
+    .option('--token-budget <n>', 'total tokens of all turns and evaluator calls (default 500000)')
+    .option('--turn-token-limit <n>', 'kill a turn that passes this many tokens (default 50000)')
+    .option('--turn-timeout <dur>', 'kill a turn that runs longer (e.g. 30m)')
+    .option('--cost-budget <usd>', 'stop before spending more than this many US dollars')
+    .option('--wall-clock <dur>', 'stop after this much active time (e.g. 2h)')
+    .option('--cooldown <dur>', 'pause between turns (default 2s; 0 for none)')
+    .option('--allow-same-model', 'allow the evaluator to be the same model as the agent')
+    .option('--no-queue', 'refuse instead of queueing when a goal is active in the workspace')
+    .option('--json', 'print one JSON event per line');
+}
+
+function buildProgram(io: CliIO, exit: { code: number }): Command {
+  const program = new Command('goald')
+    .description('Keeps a coding agent working until a goal is verifiably met.')
+    .version('0.1.0', '-v, --version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.out(text.replace(/\n$/, '')),
+      writeErr: (text) => io.err(text.replace(/\n$/, '')),
+      outputError: () => undefined, // the single catch below prints errors
+    });
+
+  addStartOptions(
+    program
+      .command('start')
+      .description('start a goal: run the agent turn after turn until the condition is verifiably met')
+      .argument('[condition]', 'the goal in plain words, e.g. "all tests pass" (default: goal from goal.config.json)'),
+  )
+    .option('--foreground', 'run in this process instead of the daemon')
+    .option('--wait', 'wait for the goal to finish; exit 0 when achieved, 1 when failed')
+    .action(async (condition: string | undefined, options: Record<string, unknown>) => {
+      const { runStartCommand } = await import('./commands/start.js');
+      exit.code = await runStartCommand(condition, options, io);
+    });
+
+  return program;
+}
+
+/** Runs the CLI and resolves with the exit code; never exits the process itself. */
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  const exit = { code: EXIT.ok as number };
+  const program = buildProgram(io, exit);
+  try {
+    await program.parseAsync(argv);
+    return exit.code;
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: CliIO): number {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) {
+      return EXIT.ok;
+    }
+    const message = error.message.replace(/^error: /, '');
+    io.err(`goald: ${message} (see goald --help)`);
+    return EXIT.usage;
+  }
+  if (isGoaldError(error)) {
+    io.err(`goald: ${error.message}${error.hint ? ` — ${error.hint}` : ''}`);
+    return error.exitCode;
+  }
+  const wrapped = new GoaldError('internal', error instanceof Error ? error.message : String(error));
+  io.err(`goald: internal error: ${wrapped.message}`);
+  if (error instanceof Error && error.stack && io.env.GOALD_DEBUG) io.err(error.stack);
+  return EXIT.internal;
+}

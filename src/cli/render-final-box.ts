@@ -1,0 +1,77 @@
+// The box printed when a goal ends: "Goal Achieved" or "Goal Failed: <cause>".
+
+import type { FailureReason } from '../../machines/goal.machine.js';
+import { formatCount, formatElapsed } from './format.js';
+
+const BOX_MAX_WIDTH = 78; // fits an 80-column terminal with the borders
+
+export interface FinalBoxInput {
+  status: 'achieved' | 'failed';
+  condition: string;
+  turns: number;
+  tokens: number;
+  tokensEstimated: boolean;
+  elapsedMs: number;
+  checks: { name: string; passed: boolean }[];
+  reason: FailureReason | null;
+  reasonMessage: string | null;
+  breaker: string | null;
+  files: { path: string; added: number | null; deleted: number | null }[];
+}
+
+function wrap(text: string, width: number): string[] {
+  const words = text.split(/\s+/).filter(Boolean);
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    const chunk = word.length > width ? `${word.slice(0, width - 1)}…` : word;
+    if (line.length === 0) line = chunk;
+    else if (line.length + 1 + chunk.length <= width) line += ` ${chunk}`;
+    else {
+      lines.push(line);
+      line = chunk;
+    }
+  }
+  if (line.length > 0) lines.push(line);
+  return lines.length > 0 ? lines : [''];
+}
+
+function title(input: FinalBoxInput): string {
+  if (input.status === 'achieved') return 'Goal Achieved';
+  if (input.breaker) return 'Goal Failed: Circuit Breaker';
+  if (input.reason === 'stopped') return 'Goal Failed: Stopped';
+  if (input.reason === 'agent-missing') return 'Goal Failed: Agent Missing';
+  if (input.reason === 'workspace-gone') return 'Goal Failed: Workspace Gone';
+  return 'Goal Failed';
+}
+
+function formatFile(file: FinalBoxInput['files'][number]): string {
+  return file.added === null || file.deleted === null ? `${file.path} (binary)` : `${file.path} (+${file.added} -${file.deleted})`;
+}
+
+/** Renders the final box as lines (no trailing newline). */
+export function renderFinalBox(input: FinalBoxInput): string {
+  const inner = BOX_MAX_WIDTH - 4;
+  const body: string[] = [];
+  body.push(...wrap(input.condition, inner));
+  const tokens = `${input.tokensEstimated ? '~' : ''}${formatCount(input.tokens)} tokens`;
+  body.push(`${input.turns} turn${input.turns === 1 ? '' : 's'} · ${tokens} · ${formatElapsed(input.elapsedMs)}`);
+  if (input.status === 'failed' && (input.breaker || input.reasonMessage)) {
+    const label = input.breaker ?? input.reason ?? 'failed';
+    body.push(...wrap(`${label}: ${input.reasonMessage ?? ''}`, inner));
+  }
+  if (input.checks.length > 0) {
+    body.push(...wrap(input.checks.map((check) => `${check.passed ? '✓' : '✗'} ${check.name}`).join('   '), inner));
+  }
+  if (input.status === 'failed' || input.files.length > 0) {
+    const shown = input.files.slice(0, 8).map(formatFile);
+    const more = input.files.length > 8 ? ` and ${input.files.length - 8} more` : '';
+    body.push(...wrap(`files changed: ${input.files.length === 0 ? 'none' : shown.join(', ') + more}`, inner));
+  }
+  const heading = title(input);
+  const width = Math.min(inner, Math.max(heading.length + 2, ...body.map((line) => line.length)));
+  const top = `╭─ ${heading} ${'─'.repeat(Math.max(0, width - heading.length - 1))}╮`;
+  const rows = body.map((line) => `│ ${line.padEnd(width)} │`);
+  const bottom = `╰${'─'.repeat(width + 2)}╯`;
+  return [top, ...rows, bottom].join('\n');
+}

@@ -1,0 +1,44 @@
+// The per-turn progress lines of `start --foreground` / `--wait` and `logs`.
+
+import type { ProgressEvent } from '../supervisor/types.js';
+import { clip, formatCount, formatElapsed } from './format.js';
+
+function checksText(checks: { name: string; passed: boolean }[]): string {
+  if (checks.length === 0) return 'no checks';
+  const passed = checks.filter((check) => check.passed).length;
+  const failing = checks.filter((check) => !check.passed).map((check) => check.name);
+  return failing.length === 0 ? `checks ${passed}/${checks.length} ✓` : `checks ${passed}/${checks.length} (failing: ${failing.join(', ')})`;
+}
+
+/** One human line per event, or null for events that print nothing. */
+export function renderProgressLine(event: ProgressEvent): string | null {
+  switch (event.type) {
+    case 'goal.started':
+      return `goald ${event.id} · ${clip(event.condition, 80)} · ${event.workspace}`;
+    case 'precheck.finished':
+      return event.achieved
+        ? `turn 0 · ${checksText(event.checks)} · already met, no agent turn needed`
+        : `turn 0 · ${checksText(event.checks)} · starting the agent`;
+    case 'turn.started':
+      return null;
+    case 'turn.finished': {
+      const parts = [
+        `turn ${event.turn}/${event.maxTurns}`,
+        formatElapsed(event.durationMs),
+        `${event.tokensEstimated ? '~' : ''}${formatCount(event.tokens)} tokens`,
+        `${event.filesChanged} file${event.filesChanged === 1 ? '' : 's'} changed`,
+        checksText(event.checks),
+      ];
+      if (event.agentError) parts.push(`agent: ${clip(event.agentError, 80)}`);
+      if (event.verdict) parts.push(`${event.verdict.achieved ? 'met' : 'not yet'}: ${clip(event.verdict.reason, 100)}`);
+      else if (event.evaluatorError) parts.push(`evaluator error: ${clip(event.evaluatorError, 80)}`);
+      return parts.join(' · ');
+    }
+    case 'goal.paused':
+      return `paused (${event.reason})`;
+    case 'goal.resumed':
+      return 'resumed';
+    case 'goal.finished':
+      return null;
+  }
+}

@@ -1,0 +1,126 @@
+// Turning a start request into a running supervisor: validate everything first (so bad input writes
+// nothing), then register the goal in the store and wire the real agent, evaluator, snapshotter and
+// checks. Shared by `start --foreground` and the daemon.
+
+import { openStore, newGoalId, resolveGoaldHome } from '../../state/index.js';
+import type { GoalRecord, Json, Store } from '../../state/types.js';
+import { createAgent } from '../agents/registry.js';
+import type { AgentAdapter } from '../agents/types.js';
+import { systemClock, type Clock } from '../clock.js';
+import { resolveGoalSettings, type StartFlags } from '../config/resolve-settings.js';
+import type { GoalSettings } from '../config/types.js';
+import { assertDifferentModels, createEvaluator } from '../evaluator/create-evaluator.js';
+import type { Evaluator } from '../evaluator/types.js';
+import { createCheckRunner } from '../workspace/checks.js';
+import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/find-workspace.js';
+import { createSnapshotter } from '../workspace/snapshot.js';
+import { GoalSupervisor, type RestoredGoal, type SupervisorDeps } from './supervisor.js';
+import type { SupervisorObserver } from './types.js';
+
+export interface PreparedGoal {
+  settings: GoalSettings;
+  workspace: ResolvedWorkspace;
+  agent: AgentAdapter;
+  evaluator: Evaluator;
+  warnings: string[];
+}
+
+/** Validates a start request end to end (workspace, config, agent, evaluator key, models); writes nothing. */
+export async function prepareGoal(request: {
+  condition: string | undefined;
+  dir: string;
+  flags: StartFlags;
+  env: NodeJS.ProcessEnv;
+  ancestry?: GoalSettings['ancestry'];
+}): Promise<PreparedGoal> {
+  const workspace = await resolveWorkspace(request.dir);
+  const { settings, warnings } = await resolveGoalSettings({
+    condition: request.condition,
+    workspace: workspace.root,
+    flags: request.flags,
+    env: request.env,
+  });
+  if (request.ancestry) settings.ancestry = { ...settings.ancestry, ...request.ancestry };
+  const agent = createAgent(settings.agent, request.env);
+  const evaluator = createEvaluator(settings.evaluator, request.env);
+  assertDifferentModels(agent.model ?? settings.agent.model, evaluator.model, settings.allowSameModel);
+  return { settings, workspace, agent, evaluator, warnings };
+}
+
+function emptySummary(): GoalRecord['summary'] {
+  return {
+    turns: 0,
+    tokens: 0,
+    costUsd: 0,
+    files: [],
+    lastVerdictReason: null,
+    remaining: [],
+    checksPassing: 0,
+    checksFailing: 0,
+    activeMs: 0,
+  };
+}
+
+/** A new goal record for these settings (not yet stored). */
+export function newGoalRecord(
+  settings: GoalSettings,
+  owner: NonNullable<GoalRecord['owner']>,
+  options: { loopId?: string; now?: Date } = {},
+): GoalRecord {
+  const now = (options.now ?? new Date()).toISOString();
+  return {
+    id: newGoalId(),
+    condition: settings.condition,
+    workspace: settings.workspace,
+    status: 'active',
+    phase: 'preparing',
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+    finishedAt: null,
+    reason: null,
+    reasonMessage: null,
+    pauseReason: null,
+    loopId: options.loopId ?? null,
+    settings: JSON.parse(JSON.stringify(settings)) as Json,
+    machine: null,
+    summary: emptySummary(),
+    owner,
+    runningAgent: null,
+  };
+}
+
+/** Wires the real collaborators of one goal. */
+export async function buildSupervisor(options: {
+  store: Store;
+  goal: GoalRecord;
+  prepared: Pick<PreparedGoal, 'settings' | 'workspace' | 'agent' | 'evaluator'>;
+  observers: SupervisorObserver[];
+  owner: 'daemon' | 'foreground';
+  clock?: Clock;
+  restored?: RestoredGoal;
+}): Promise<GoalSupervisor> {
+  const { store, goal, prepared } = options;
+  const snapshotter = await createSnapshotter({
+    workspace: prepared.workspace.root,
+    gitDir: prepared.workspace.gitDir,
+    objectsDir: prepared.workspace.objectsDir,
+    stateDir: store.goalDir(goal.id),
+  });
+  const deps: SupervisorDeps = {
+    store,
+    clock: options.clock ?? systemClock,
+    agent: prepared.agent,
+    evaluator: prepared.evaluator,
+    snapshotter,
+    checks: createCheckRunner({ workspace: prepared.workspace.root, checks: prepared.settings.checks }),
+    observers: options.observers,
+    owner: options.owner,
+  };
+  return new GoalSupervisor(goal, prepared.settings, deps, options.restored);
+}
+
+/** Opens the store of this user's GOALD_HOME. */
+export async function openHomeStore(env: NodeJS.ProcessEnv): Promise<Store> {
+  return openStore(resolveGoaldHome(env));
+}

@@ -1,0 +1,701 @@
+// Drives one goal: performs the side effects of each turn (agent, snapshot, checks, evaluator), feeds
+// the results to the pure goal machine as events, and persists every turn before acting on it.
+
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createActor, type Actor, type SnapshotFrom } from 'xstate';
+import {
+  BREAKER_NAMES,
+  goalMachine,
+  phaseOf,
+  statusOf,
+  type GoalFailure,
+  type GoalStatus,
+} from '../../machines/goal.machine.js';
+import { appendTurnRecord } from '../../state/turn-log.js';
+import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
+import type { AgentAdapter, TurnResult } from '../agents/types.js';
+import {
+  findTrip,
+  initialBreakerState,
+  nearBreakerWarnings,
+  nextBreakerState,
+  refuseNextTurn,
+} from '../breakers/index.js';
+import type { BreakerName, BreakerState, TurnFacts, Trip } from '../breakers/types.js';
+import type { Clock } from '../clock.js';
+import type { GoalSettings } from '../config/types.js';
+import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
+import { buildTurnPrompt } from '../prompt/build-prompt.js';
+import { checksSignature } from '../workspace/checks.js';
+import type { CheckResult, CheckRunner, FileChange, Snapshotter } from '../workspace/types.js';
+import { Wakeup } from './wakeup.js';
+import type { CheckBrief, EvaluationRecord, ProgressEvent, SupervisorObserver, TurnRecord } from './types.js';
+
+const PATCH_FOR_EVALUATOR_MAX_CHARS = 12_000; // half the default evaluator budget; the evaluator cuts further
+
+export interface SupervisorDeps {
+  store: Store;
+  clock: Clock;
+  agent: AgentAdapter;
+  evaluator: Evaluator;
+  snapshotter: Snapshotter;
+  checks: CheckRunner;
+  observers: SupervisorObserver[];
+  /** Who runs this goal (recorded as the goal's owner). */
+  owner: 'daemon' | 'foreground';
+}
+
+/** Where a restarted goal picks up (from the store's record and the last turn record). */
+export interface RestoredGoal {
+  machine: Json;
+  lastTurn: TurnRecord | null;
+  initialTree: string | null;
+}
+
+export interface GoalOutcome {
+  id: string;
+  status: 'achieved' | 'failed';
+  failure: GoalFailure | null;
+  /** The breaker that ended the goal, when one did. */
+  breaker: BreakerName | null;
+  turns: number;
+  tokens: number;
+  elapsedMs: number;
+}
+
+type GoalActor = Actor<typeof goalMachine>;
+type GoalSnapshot = SnapshotFrom<typeof goalMachine>;
+
+function briefChecks(checks: CheckResult[]): CheckBrief[] {
+  return checks.map((check) => ({ name: check.name, passed: check.passed }));
+}
+
+function toEvaluationRecord(result: EvaluationResult): EvaluationRecord {
+  return result;
+}
+
+function evaluationTokens(result: EvaluationResult): number {
+  return result.kind === 'skipped' ? 0 : result.usage.inputTokens + result.usage.outputTokens;
+}
+
+function asJson(value: unknown): Json {
+  return JSON.parse(JSON.stringify(value)) as Json;
+}
+
+export class GoalSupervisor {
+  readonly id: string;
+  private readonly settings: GoalSettings;
+  private readonly deps: SupervisorDeps;
+  private readonly actor: GoalActor;
+  private readonly wakeup = new Wakeup();
+  /** Aborted by stop(): kills the agent group, abandons checks and evaluator calls. */
+  private readonly stopController = new AbortController();
+
+  private breakers: BreakerState | null = null;
+  private initialTree: string | null;
+  private currentTree: string | null;
+  private lastVerdict: Verdict | null;
+  private lastChecks: CheckResult[] | null;
+  private summary: GoalSummary;
+  private readonly startedAt: number;
+  /** Start of the current un-paused stretch; paused time is excluded from active time. */
+  private activeSince: number;
+  private activeMsBeforeStretch = 0;
+  private pausedAt: number | null = null;
+  private agentSuspended = false;
+  private lastBoundaryActiveMs = 0;
+
+  constructor(goal: GoalRecord, settings: GoalSettings, deps: SupervisorDeps, restored?: RestoredGoal) {
+    this.id = goal.id;
+    this.settings = settings;
+    this.deps = deps;
+    const input = { goalId: goal.id, blockedLimit: settings.limits.blockedVerdicts };
+    this.actor = restored
+      ? createActor(goalMachine, { input, snapshot: restored.machine as unknown as GoalSnapshot })
+      : createActor(goalMachine, { input });
+    const last = restored?.lastTurn ?? null;
+    this.breakers = last?.breakers ?? null;
+    this.initialTree = restored?.initialTree ?? null;
+    this.currentTree = last?.tree ?? null;
+    this.lastVerdict = last?.evaluation.kind === 'verdict' ? last.evaluation.verdict : null;
+    this.lastChecks = last?.checks ?? null;
+    this.summary = goal.summary;
+    this.startedAt = deps.clock.now() - goal.summary.activeMs;
+    this.activeMsBeforeStretch = goal.summary.activeMs;
+    this.activeSince = deps.clock.now();
+    this.lastBoundaryActiveMs = goal.summary.activeMs;
+  }
+
+  /** The current top-level status. */
+  get status(): GoalStatus {
+    return statusOf(this.actor.getSnapshot().value);
+  }
+
+  /** The current phase (`running`, `checking`, `paused`, ...). */
+  get phase(): string {
+    return phaseOf(this.actor.getSnapshot().value);
+  }
+
+  /** Runs the goal until it is achieved or failed. Resolves with the outcome; rejects only on bugs. */
+  async run(): Promise<GoalOutcome> {
+    this.actor.start();
+    if (this.actor.getSnapshot().status !== 'done' && this.phase === 'preparing') {
+      this.emit({
+        type: 'goal.started',
+        id: this.id,
+        condition: this.settings.condition,
+        workspace: this.settings.workspace,
+        maxTurns: this.settings.limits.maxTurns,
+      });
+    }
+    await this.persist();
+    while (this.actor.getSnapshot().status !== 'done') {
+      const value = this.actor.getSnapshot().value;
+      if (statusOf(value) === 'paused') {
+        await this.waitWhilePaused();
+        continue;
+      }
+      const phase = phaseOf(value);
+      if (phase === 'preparing') await this.precheck();
+      else if (phase === 'coolingDown') await this.coolDownThenTurn();
+      else {
+        // running/checking/evaluating with no turn in flight: a restored snapshot. Treat as interrupted.
+        this.actor.send({ type: 'daemon.recovered', at: this.deps.clock.now() });
+      }
+    }
+    return this.finish();
+  }
+
+  /** Pauses at the next turn boundary, or now (SIGSTOP to the agent's group). */
+  pause(now: boolean): void {
+    const before = this.actor.getSnapshot();
+    if (before.status === 'done' || statusOf(before.value) === 'paused') return;
+    this.actor.send({ type: 'goal.pause', now });
+    const after = this.actor.getSnapshot();
+    if (statusOf(after.value) === 'paused') {
+      if (now && phaseOf(before.value) === 'running') {
+        this.deps.agent.suspend?.();
+        this.agentSuspended = true;
+      }
+      this.onPaused();
+    }
+    this.wakeup.wake();
+  }
+
+  /** Resumes a paused goal (SIGCONT when it was paused mid-turn). */
+  resume(): void {
+    if (statusOf(this.actor.getSnapshot().value) !== 'paused') return;
+    this.actor.send({ type: 'goal.resume', at: this.deps.clock.now() });
+    this.onResumed();
+    this.wakeup.wake();
+  }
+
+  /** Stops the goal: kills the agent's group and records `failed` / `stopped`. */
+  stop(message?: string): void {
+    if (this.actor.getSnapshot().status === 'done') return;
+    this.actor.send(message ? { type: 'goal.stop', message } : { type: 'goal.stop' });
+    if (this.agentSuspended) this.deps.agent.resume?.(); // a stopped group cannot handle SIGTERM
+    this.agentSuspended = false;
+    this.stopController.abort(new Error('goal stopped'));
+    this.wakeup.wake();
+  }
+
+  private emit(event: ProgressEvent): void {
+    for (const observer of this.deps.observers) {
+      try {
+        observer.onEvent?.(event);
+      } catch {
+        // An observer's failure (a closed stream) never disturbs the goal.
+      }
+    }
+  }
+
+  private activeMs(): number {
+    if (this.pausedAt !== null) return this.activeMsBeforeStretch;
+    return this.activeMsBeforeStretch + (this.deps.clock.now() - this.activeSince);
+  }
+
+  private onPaused(): void {
+    if (this.pausedAt === null) {
+      this.activeMsBeforeStretch = this.activeMs();
+      this.pausedAt = this.deps.clock.now();
+    }
+    const reason = this.actor.getSnapshot().context.pauseReason ?? 'requested';
+    this.emit({ type: 'goal.paused', id: this.id, reason });
+    void this.persist();
+  }
+
+  private onResumed(): void {
+    if (this.pausedAt !== null) {
+      this.pausedAt = null;
+      this.activeSince = this.deps.clock.now();
+    }
+    if (this.agentSuspended && this.phase === 'running') {
+      this.deps.agent.resume?.();
+      this.agentSuspended = false;
+    }
+    this.emit({ type: 'goal.resumed', id: this.id });
+    void this.persist();
+  }
+
+  private async waitWhilePaused(): Promise<void> {
+    const resumeAt = this.actor.getSnapshot().context.resumeAt;
+    const wait = this.wakeup.next();
+    if (resumeAt !== null) {
+      const delay = Math.max(0, resumeAt - this.deps.clock.now());
+      const timer = new AbortController();
+      const fired = this.deps.clock.sleep(delay, timer.signal).then(
+        () => true,
+        () => false,
+      );
+      const woke = await Promise.race([wait.then(() => false), fired]);
+      timer.abort();
+      if (woke && statusOf(this.actor.getSnapshot().value) === 'paused') {
+        this.actor.send({ type: 'timer.fired', timer: 'usage-reset', at: this.deps.clock.now() });
+        this.onResumed();
+      }
+      return;
+    }
+    await wait;
+  }
+
+  // Turn 0: snapshot and checks before any agent token is spent.
+  private async precheck(): Promise<void> {
+    const startedAt = new Date(this.deps.clock.now()).toISOString();
+    const tree = await this.snapshotOrFail();
+    if (tree === null) return;
+    this.initialTree = tree;
+    this.currentTree = tree;
+    const initialBreakers = initialBreakerState(tree);
+    this.breakers = initialBreakers;
+    const checks = await this.deps.checks.run(this.stopController.signal);
+    if (this.isDone()) return;
+    this.lastChecks = checks;
+    const allPassed = checks.length > 0 && checks.every((check) => check.passed);
+    let evaluation: EvaluationResult = { kind: 'skipped', reason: allPassed ? 'checks decide' : 'no passing checks yet' };
+    if (allPassed && this.deps.evaluator.provider !== 'none') {
+      evaluation = await this.evaluate(0, checks, [], '', '', '');
+      if (this.isDone()) return;
+    }
+    const achieved = allPassed && (this.deps.evaluator.provider === 'none' || (evaluation.kind === 'verdict' && evaluation.verdict.achieved));
+    if (evaluation.kind === 'verdict') this.lastVerdict = evaluation.verdict;
+    const tokens = evaluationTokens(evaluation);
+    const breakersAfter = { ...initialBreakers, tokens: initialBreakers.tokens + tokens };
+    this.breakers = breakersAfter;
+    this.actor.send({ type: 'precheck.finished', achieved, at: this.deps.clock.now() });
+    this.updateSummary(checks, [], tokens, 0);
+    const record: TurnRecord = {
+      goalId: this.id,
+      turn: 0,
+      startedAt,
+      finishedAt: new Date(this.deps.clock.now()).toISOString(),
+      agent: null,
+      tree,
+      files: [],
+      patchId: null,
+      checks,
+      evaluation: toEvaluationRecord(evaluation),
+      tokens,
+      achieved,
+      breakers: breakersAfter,
+      trip: null,
+      status: this.status,
+      promptFile: null,
+      transcriptFile: null,
+    };
+    await appendTurnRecord(this.deps.store.goalDir(this.id), record);
+    await this.persist();
+    this.emit({ type: 'precheck.finished', id: this.id, checks: briefChecks(checks), achieved });
+  }
+
+  private async coolDownThenTurn(): Promise<void> {
+    const { nextTurnAt } = this.actor.getSnapshot().context;
+    const delay = nextTurnAt === null ? 0 : nextTurnAt - this.deps.clock.now();
+    if (delay > 0) {
+      const wait = this.wakeup.next();
+      const timer = new AbortController();
+      await Promise.race([wait, this.deps.clock.sleep(delay, timer.signal).catch(() => undefined)]);
+      timer.abort();
+      return; // re-enter the loop: a control event may have changed the state
+    }
+    const breakers = { ...(this.breakers ?? initialBreakerState(this.currentTree ?? '')), activeMs: this.activeMs() };
+    this.breakers = breakers;
+    const refusal = refuseNextTurn(breakers, this.settings.limits);
+    if (refusal) {
+      this.actor.send({ type: 'turn.refused', failure: { reason: refusal.breaker, message: refusal.message } });
+      this.summary = { ...this.summary, activeMs: this.activeMs() };
+      await this.persist(refusal);
+      return;
+    }
+    if (!existsSync(this.settings.workspace)) {
+      this.actor.send({
+        type: 'goal.fail',
+        failure: { reason: 'workspace-gone', message: `the workspace ${this.settings.workspace} no longer exists` },
+      });
+      return;
+    }
+    await this.runTurn(this.actor.getSnapshot().context.turn + 1);
+  }
+
+  private async runTurn(turn: number): Promise<void> {
+    const { limits } = this.settings;
+    const goalDir = this.deps.store.goalDir(this.id);
+    const startedAt = this.deps.clock.now();
+    const promptFile = `turn-${turn}.prompt.txt`;
+    const transcriptFile = `turn-${turn}.log`;
+    const breakers = this.breakers ?? initialBreakerState(this.currentTree ?? '');
+    const prompt = buildTurnPrompt({
+      condition: this.settings.condition,
+      turn,
+      maxTurns: limits.maxTurns,
+      ancestry: this.settings.ancestry,
+      lastVerdict: this.lastVerdict,
+      checks: this.lastChecks,
+      filesChanged: this.summary.files,
+      warnings: nearBreakerWarnings(breakers, limits),
+    });
+    await writeFile(path.join(goalDir, promptFile), prompt, { mode: 0o600 });
+
+    const wallClockLeft = limits.wallClockMs === null ? 0 : Math.max(1, limits.wallClockMs - this.activeMs());
+    const timeoutMs =
+      limits.turnTimeoutMs === 0 ? wallClockLeft : wallClockLeft === 0 ? limits.turnTimeoutMs : Math.min(limits.turnTimeoutMs, wallClockLeft);
+    this.actor.send({
+      type: 'turn.started',
+      turn,
+      deadline: timeoutMs === 0 ? null : startedAt + timeoutMs,
+    });
+    await this.persist();
+    this.emit({ type: 'turn.started', id: this.id, turn, maxTurns: limits.maxTurns });
+
+    const result = await this.deps.agent.runTurn(
+      {
+        goalId: this.id,
+        turn,
+        condition: this.settings.condition,
+        prompt,
+        workspace: this.settings.workspace,
+        promptPath: path.join(goalDir, promptFile),
+        transcriptPath: path.join(goalDir, transcriptFile),
+        timeoutMs,
+        turnTokenLimit: limits.turnTokenLimit,
+        onSpawn: (pid) => {
+          void this.recordRunningAgent(pid, turn);
+        },
+      },
+      this.stopController.signal,
+    );
+    this.agentSuspended = false;
+    await this.recordRunningAgent(null, turn);
+
+    if (result.outcome === 'spawn-failed' && !this.isDone()) {
+      this.actor.send({
+        type: 'goal.fail',
+        failure: { reason: 'agent-missing', message: result.error ?? 'the agent could not be started' },
+      });
+    }
+    if (this.isDone()) {
+      await this.recordAbandonedTurn(turn, startedAt, result, promptFile, transcriptFile);
+      return;
+    }
+    this.actor.send({ type: 'turn.finished' });
+
+    const tree = await this.snapshotOrFail();
+    if (tree === null) return;
+    const previousTree = this.currentTree ?? tree;
+    const delta = await this.deps.snapshotter.diff(previousTree, tree);
+    this.currentTree = tree;
+
+    const checks = await this.deps.checks.run(this.stopController.signal);
+    if (this.isDone()) {
+      await this.recordAbandonedTurn(turn, startedAt, result, promptFile, transcriptFile);
+      return;
+    }
+    this.actor.send({ type: 'checks.finished' });
+    const allPassed = checks.every((check) => check.passed);
+
+    let evaluation: EvaluationResult;
+    const provider = this.deps.evaluator.provider;
+    if (provider === 'none') evaluation = { kind: 'skipped', reason: 'checks decide' };
+    else if (!allPassed && this.settings.evaluator.skipWhenChecksFail) {
+      evaluation = { kind: 'skipped', reason: 'a check failed, so no verdict could change the outcome' };
+    } else {
+      const patch = delta.empty ? '' : await this.deps.snapshotter.patch(previousTree, tree, PATCH_FOR_EVALUATOR_MAX_CHARS);
+      evaluation = await this.evaluate(turn, checks, delta.files, patch, result.finalMessage, result.outputTail);
+      if (this.isDone()) {
+        await this.recordAbandonedTurn(turn, startedAt, result, promptFile, transcriptFile);
+        return;
+      }
+    }
+    // No model can overrule a failing check; with no evaluator, passing checks decide.
+    const achieved =
+      allPassed &&
+      (provider === 'none' ? checks.length > 0 : evaluation.kind === 'verdict' && evaluation.verdict.achieved);
+    if (evaluation.kind === 'verdict') this.lastVerdict = evaluation.verdict;
+    this.lastChecks = checks;
+
+    const tokens = result.usage.totalTokens + evaluationTokens(evaluation);
+    const activeMs = this.activeMs();
+    const facts: TurnFacts = {
+      turn,
+      tokens,
+      costUsd: result.usage.costUsd ?? 0,
+      tree,
+      patchId: delta.patchId,
+      changedPaths: delta.files.map((file) => file.path),
+      checksSignature: checksSignature(checks),
+      agentFailed: result.outcome !== 'completed',
+      evaluatorFailed: evaluation.kind === 'error',
+      evaluatorSkipped: evaluation.kind === 'skipped',
+      turnTokenLimitHit: result.outcome === 'token-limit',
+      activeMs: activeMs - this.lastBoundaryActiveMs,
+    };
+    const nextBreakers = nextBreakerState(breakers, facts, this.settings.noisePaths);
+    this.lastBoundaryActiveMs = activeMs;
+    this.breakers = nextBreakers;
+    // A met goal is never failed by a breaker.
+    const trip = achieved ? null : findTrip(nextBreakers, limits, facts);
+    const blocked = evaluation.kind === 'verdict' && evaluation.verdict.blocked && !achieved;
+    this.actor.send({
+      type: 'verdict.received',
+      achieved,
+      blocked,
+      trip: trip ? { reason: trip.breaker, message: trip.message } : null,
+      nextTurnAt: this.deps.clock.now() + limits.cooldownMs,
+    });
+    await this.updateFilesSoFar(tree);
+    this.updateSummary(checks, delta.files, tokens, turn, result.usage.costUsd ?? 0);
+
+    // Persist the turn record and the machine snapshot before anything else happens.
+    const record: TurnRecord = {
+      goalId: this.id,
+      turn,
+      startedAt: new Date(startedAt).toISOString(),
+      finishedAt: new Date(this.deps.clock.now()).toISOString(),
+      agent: {
+        outcome: result.outcome,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        durationMs: result.durationMs,
+        usage: result.usage,
+        finalMessage: result.finalMessage,
+        error: result.error ?? null,
+      },
+      tree,
+      files: delta.files,
+      patchId: delta.patchId,
+      checks,
+      evaluation: toEvaluationRecord(evaluation),
+      tokens,
+      achieved,
+      breakers: nextBreakers,
+      trip,
+      status: this.status,
+      promptFile,
+      transcriptFile,
+    };
+    await appendTurnRecord(goalDir, record);
+    await this.persist(trip);
+
+    this.emit({
+      type: 'turn.finished',
+      id: this.id,
+      turn,
+      maxTurns: limits.maxTurns,
+      outcome: result.outcome,
+      durationMs: result.durationMs,
+      tokens,
+      tokensEstimated: result.usage.estimated,
+      filesChanged: delta.files.length,
+      checks: briefChecks(checks),
+      verdict: evaluation.kind === 'verdict' ? { achieved: evaluation.verdict.achieved, reason: evaluation.verdict.reason } : null,
+      evaluatorError: evaluation.kind === 'error' ? evaluation.message : null,
+      agentError: result.error ?? null,
+    });
+    if (statusOf(this.actor.getSnapshot().value) === 'paused') this.onPaused();
+  }
+
+  private async evaluate(
+    turn: number,
+    checks: CheckResult[],
+    files: FileChange[],
+    patch: string,
+    finalMessage: string,
+    outputTail: string,
+  ): Promise<EvaluationResult> {
+    try {
+      return await this.deps.evaluator.evaluate(
+        {
+          condition: this.settings.condition,
+          turn,
+          maxTurns: this.settings.limits.maxTurns,
+          checks,
+          files,
+          patch,
+          agentFinalMessage: finalMessage,
+          agentOutputTail: outputTail,
+          previousVerdict: this.lastVerdict,
+        },
+        this.stopController.signal,
+      );
+    } catch (error) {
+      if (this.stopController.signal.aborted) return { kind: 'skipped', reason: 'goal stopped' };
+      throw error;
+    }
+  }
+
+  private async snapshotOrFail(): Promise<string | null> {
+    if (!existsSync(this.settings.workspace)) {
+      this.actor.send({
+        type: 'goal.fail',
+        failure: { reason: 'workspace-gone', message: `the workspace ${this.settings.workspace} no longer exists` },
+      });
+      return null;
+    }
+    return this.deps.snapshotter.snapshot();
+  }
+
+  private isDone(): boolean {
+    return this.actor.getSnapshot().status === 'done';
+  }
+
+  // A turn cut short by stop: recorded so history shows it, with the agent's usage counted.
+  private async recordAbandonedTurn(
+    turn: number,
+    startedAt: number,
+    result: TurnResult,
+    promptFile: string,
+    transcriptFile: string,
+  ): Promise<void> {
+    const tokens = result.usage.totalTokens;
+    const breakers = { ...(this.breakers ?? initialBreakerState(this.currentTree ?? '')) };
+    breakers.tokens += tokens;
+    breakers.turns = Math.max(breakers.turns, turn);
+    this.breakers = breakers;
+    this.updateSummary(this.lastChecks ?? [], [], tokens, turn, result.usage.costUsd ?? 0);
+    const record: TurnRecord = {
+      goalId: this.id,
+      turn,
+      startedAt: new Date(startedAt).toISOString(),
+      finishedAt: new Date(this.deps.clock.now()).toISOString(),
+      agent: {
+        outcome: result.outcome,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        durationMs: result.durationMs,
+        usage: result.usage,
+        finalMessage: result.finalMessage,
+        error: result.error ?? null,
+      },
+      tree: this.currentTree ?? '',
+      files: [],
+      patchId: null,
+      checks: [],
+      evaluation: { kind: 'skipped', reason: 'goal ended during the turn' },
+      tokens,
+      achieved: false,
+      breakers,
+      trip: null,
+      status: this.status,
+      promptFile,
+      transcriptFile,
+    };
+    await appendTurnRecord(this.deps.store.goalDir(this.id), record);
+    await this.persist();
+  }
+
+  private async updateFilesSoFar(tree: string): Promise<void> {
+    if (this.initialTree === null || this.initialTree === tree) {
+      this.summary = { ...this.summary, files: [] };
+      return;
+    }
+    const sinceStart = await this.deps.snapshotter.diff(this.initialTree, tree);
+    this.summary = {
+      ...this.summary,
+      files: sinceStart.files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted })),
+    };
+  }
+
+  private updateSummary(checks: CheckResult[], _files: FileChange[], tokens: number, turn: number, costUsd = 0): void {
+    const passing = checks.filter((check) => check.passed).length;
+    this.summary = {
+      ...this.summary,
+      turns: Math.max(this.summary.turns, turn),
+      tokens: this.summary.tokens + tokens,
+      costUsd: this.summary.costUsd + costUsd,
+      lastVerdictReason: this.lastVerdict?.reason ?? this.summary.lastVerdictReason,
+      remaining: this.lastVerdict?.remaining ?? this.summary.remaining,
+      checksPassing: passing,
+      checksFailing: checks.length - passing,
+      activeMs: this.activeMs(),
+    };
+  }
+
+  private async recordRunningAgent(pid: number | null, turn: number): Promise<void> {
+    await this.deps.store.update((state) => {
+      const goal = state.goals.find((candidate) => candidate.id === this.id);
+      if (goal) goal.runningAgent = pid === null ? null : { pid, startTime: null, turn };
+    });
+  }
+
+  /** Writes the goal's record (status, phase, machine snapshot, summary) under the store lock. */
+  private async persist(trip: Trip | null = null): Promise<void> {
+    const snapshot = this.actor.getSnapshot();
+    const machine = asJson(this.actor.getPersistedSnapshot());
+    const status = statusOf(snapshot.value);
+    const now = new Date(this.deps.clock.now()).toISOString();
+    const { failure, pauseReason } = snapshot.context;
+    this.summary = { ...this.summary, activeMs: this.activeMs() };
+    await this.deps.store.update((state) => {
+      const goal = state.goals.find((candidate) => candidate.id === this.id);
+      if (!goal) return;
+      goal.status = status;
+      goal.phase = status === 'active' ? phaseOf(snapshot.value) : status;
+      goal.machine = machine;
+      goal.summary = this.summary;
+      goal.updatedAt = now;
+      goal.startedAt ??= new Date(this.startedAt).toISOString();
+      goal.pauseReason = status === 'paused' ? pauseReason : null;
+      if (snapshot.status === 'done') {
+        goal.finishedAt ??= now;
+        goal.reason = failure?.reason ?? null;
+        goal.reasonMessage = failure?.message ?? null;
+        goal.runningAgent = null;
+      }
+      if (trip) goal.reasonMessage = trip.message;
+    });
+  }
+
+  private async finish(): Promise<GoalOutcome> {
+    await this.persist();
+    const snapshot = this.actor.getSnapshot();
+    const status = statusOf(snapshot.value) === 'achieved' ? 'achieved' : 'failed';
+    const failure = status === 'failed' ? snapshot.context.failure : null;
+    const breaker = failure && isBreakerName(failure.reason) ? failure.reason : null;
+    const outcome: GoalOutcome = {
+      id: this.id,
+      status,
+      failure,
+      breaker,
+      turns: this.summary.turns,
+      tokens: this.summary.tokens,
+      elapsedMs: this.deps.clock.now() - this.startedAt,
+    };
+    this.emit({
+      type: 'goal.finished',
+      id: this.id,
+      status,
+      reason: failure?.reason ?? null,
+      breaker,
+      turns: outcome.turns,
+      tokens: outcome.tokens,
+    });
+    this.actor.stop();
+    return outcome;
+  }
+}
+
+function isBreakerName(reason: string): reason is BreakerName {
+  return (BREAKER_NAMES as readonly string[]).includes(reason);
+}

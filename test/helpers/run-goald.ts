@@ -1,0 +1,73 @@
+// Runs the built goald binary as a real child process with an isolated GOALD_HOME, HOME and config dir.
+
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const goaldBin = path.join(repoRoot, 'dist', 'src', 'cli', 'bin.js');
+export const fixturesDir = path.join(repoRoot, 'test', 'fixtures');
+
+export interface GoaldRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface GoaldSandbox {
+  /** A short temp dir: GOALD_HOME lives at `<root>/h` (sockets need short paths). */
+  root: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  run(args: string[], options?: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<GoaldRun>;
+}
+
+// Variables from the developer's shell that must not leak into a test run.
+const SCRUBBED = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'GOALD_HOME', 'GOALD_SOCKET', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME'];
+
+/** A fresh GOALD_HOME/HOME for one test, removed when it finishes. */
+export async function goaldSandbox(): Promise<GoaldSandbox> {
+  if (!existsSync(goaldBin)) throw new Error(`${goaldBin} is missing: run \`npm run build\` first (npm test does)`);
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gd-')));
+  const home = path.join(root, 'h');
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of SCRUBBED) delete env[name];
+  for (const name of Object.keys(env)) if (name.startsWith('GOALD_') || name.startsWith('GIT_')) delete env[name];
+  Object.assign(env, { GOALD_HOME: home, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') });
+  onTestFinished(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+  return {
+    root,
+    home,
+    env,
+    run: (args, options = {}) =>
+      new Promise<GoaldRun>((resolve, reject) => {
+        const child = spawn(process.execPath, [goaldBin, ...args], {
+          cwd: options.cwd ?? root,
+          env: { ...env, ...options.env },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+        child.stdin.end(options.input ?? '');
+      }),
+  };
+}
+
+/** Parses `--json` output: one object per line. */
+export function parseJsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim().startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
