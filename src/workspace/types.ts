@@ -13,7 +13,7 @@ export interface TurnDelta {
   fromTree: string;
   toTree: string;
   files: FileChange[];
-  /** `git patch-id --stable` of the diff; null when the diff is empty or binary-only. */
+  /** `git patch-id --stable` of the diff (binary and mode changes included, by blob id); null when empty. */
   patchId: string | null;
   /** True when fromTree === toTree. */
   empty: boolean;

@@ -1,0 +1,243 @@
+// Whole-tree snapshots through a private index and a private object store, so the user's .git never
+// changes: git reads the user's objects as alternates and writes every new object next to the goal.
+
+import { copyFile, mkdir, rename, stat, utimes } from 'node:fs/promises';
+import path from 'node:path';
+
+import { GoaldError } from '../errors.js';
+import { pipeGit, runGit } from './git.js';
+import type { FileChange, Snapshotter, TurnDelta } from './types.js';
+
+/** The tree of an empty directory in a SHA-1 repository; git knows it without it being stored. */
+export const EMPTY_TREE_HASH = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+export interface SnapshotterOptions {
+  /** Absolute top level of the work tree (ResolvedWorkspace.root). */
+  workspace: string;
+  /** This work tree's git directory, where the user's index lives (ResolvedWorkspace.gitDir). */
+  gitDir: string;
+  /** The user's object store, read as an alternate (ResolvedWorkspace.objectsDir). */
+  objectsDir: string;
+  /** The goal's own directory; receives `index` and `objects/`. */
+  stateDir: string;
+  /** The user's index file; defaults to `<gitDir>/index` (ResolvedWorkspace.indexFile). */
+  indexFile?: string;
+}
+
+// Config for every snapshot command. splitIndex off: with it on, writing our index would drop a
+// `sharedindex.*` file into the user's git dir. No auto gc/maintenance: never touch the user's repository.
+const SNAPSHOT_CONFIG = [
+  '-c',
+  'core.splitIndex=false',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+  '-c',
+  'advice.addEmbeddedRepo=false',
+];
+
+// Flags that make diff output independent of the user's diff configuration and external tools.
+const PLAIN_DIFF_FLAGS = ['-r', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv'];
+
+/** Creates the snapshotter of one goal, seeding its private index from the user's on first use. */
+export async function createSnapshotter(options: SnapshotterOptions): Promise<Snapshotter> {
+  const stateDir = path.resolve(options.stateDir);
+  const privateIndex = path.join(stateDir, 'index');
+  const privateObjects = path.join(stateDir, 'objects');
+  await mkdir(path.join(privateObjects, 'info'), { recursive: true });
+  await mkdir(path.join(privateObjects, 'pack'), { recursive: true });
+  await seedIndex(options.indexFile ?? path.join(options.gitDir, 'index'), privateIndex);
+
+  const cwd = options.workspace;
+  const env = {
+    GIT_INDEX_FILE: privateIndex,
+    GIT_OBJECT_DIRECTORY: privateObjects,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: quoteAlternate(path.resolve(options.objectsDir)),
+  };
+  const addArgs = [...SNAPSHOT_CONFIG, 'add', '--all', '--', '.', ...excludeStateDir(cwd, stateDir)];
+
+  // Two `git add` on one index race for its lock and the loser fails, so snapshots run one at a time.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const takeSnapshot = async (signal?: AbortSignal): Promise<string> => {
+    await runGit(addArgs, { cwd, env, signal });
+    const written = await runGit([...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal });
+    return written.stdout.trim();
+  };
+
+  return {
+    snapshot(signal) {
+      const run = queue.then(() => takeSnapshot(signal));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+
+    async diff(fromTree, toTree, signal): Promise<TurnDelta> {
+      if (fromTree === toTree) return { fromTree, toTree, files: [], patchId: null, empty: true };
+      const [listed, patchId] = await Promise.all([
+        runGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '--raw', '--numstat', '-z', fromTree, toTree], {
+          cwd,
+          env,
+          signal,
+        }),
+        // --full-index: binary changes are identified by their full blob ids, whatever core.abbrev says.
+        pipeGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '-p', '--full-index', fromTree, toTree], ['patch-id', '--stable'], {
+          cwd,
+          env,
+          signal,
+        }),
+      ]);
+      return {
+        fromTree,
+        toTree,
+        files: parseRawNumstat(listed.stdout),
+        patchId: patchId.stdout.split(' ')[0]?.trim() || null,
+        empty: false,
+      };
+    },
+
+    async patch(fromTree, toTree, maxChars, signal): Promise<string> {
+      if (fromTree === toTree) return '';
+      const collector = createPatchCollector(maxChars);
+      await runGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '-p', fromTree, toTree], {
+        cwd,
+        env,
+        signal,
+        onStdout: collector.push,
+      });
+      return collector.finish();
+    },
+  };
+}
+
+/** Copies the user's index once; later runs (a restarted daemon) keep the goal's own index. */
+async function seedIndex(userIndex: string, privateIndex: string): Promise<void> {
+  if (await exists(privateIndex)) return;
+  const source = await stat(userIndex).catch(() => null);
+  // No user index (a fresh `git init`): git treats a missing index as empty, so there is nothing to copy.
+  if (source === null) return;
+  const temporary = `${privateIndex}.${process.pid}.seed`;
+  await copyFile(userIndex, temporary);
+  // Keep the source's mtime: git compares file mtimes against the index's own to spot "racily clean"
+  // entries, and a fresh mtime would make a file edited just before the copy look unchanged.
+  await utimes(temporary, source.atime, source.mtime);
+  // Rename so a crash mid-copy never leaves a truncated index for the next start to trust.
+  await rename(temporary, privateIndex);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Quotes a path for GIT_ALTERNATE_OBJECT_DIRECTORIES, whose entries are separated by ':'. */
+function quoteAlternate(dir: string): string {
+  if (!/[:"\\]/.test(dir)) return dir;
+  return `"${dir.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/** Keeps a state directory placed inside the workspace out of its own snapshots. */
+function excludeStateDir(workspace: string, stateDir: string): string[] {
+  const relative = path.relative(workspace, stateDir);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return [];
+  return [`:(exclude,literal)${relative.split(path.sep).join('/')}`];
+}
+
+/** Parses `diff-tree --raw --numstat -z` output into one FileChange per path. */
+export function parseRawNumstat(output: string): FileChange[] {
+  const fields = output.split('\0');
+  const statuses: Array<{ path: string; status: FileChange['status'] }> = [];
+  const counts = new Map<string, { added: number | null; deleted: number | null }>();
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i] ?? '';
+    if (field === '') continue;
+    if (field.startsWith(':')) {
+      // ":<old mode> <new mode> <old id> <new id> <status>" then the path as the next field.
+      const letter = field.slice(field.lastIndexOf(' ') + 1);
+      const file = fields[++i] ?? '';
+      statuses.push({ path: file, status: toStatus(letter, file) });
+      continue;
+    }
+    // "<added>\t<deleted>\t<path>"; binary files say "-" for both counts.
+    const firstTab = field.indexOf('\t');
+    const secondTab = field.indexOf('\t', firstTab + 1);
+    const added = field.slice(0, firstTab);
+    const deleted = field.slice(firstTab + 1, secondTab);
+    counts.set(field.slice(secondTab + 1), { added: toCount(added), deleted: toCount(deleted) });
+  }
+  return statuses.map(({ path: file, status }) => {
+    const count = counts.get(file);
+    return { path: file, status, added: count?.added ?? null, deleted: count?.deleted ?? null };
+  });
+}
+
+function toStatus(letter: string, file: string): FileChange['status'] {
+  if (letter === 'A' || letter === 'M' || letter === 'D' || letter === 'T') return letter;
+  throw new GoaldError('internal', `git diff-tree reported status "${letter}" for ${file}, which goald does not expect`);
+}
+
+function toCount(text: string): number | null {
+  return text === '-' ? null : Number.parseInt(text, 10);
+}
+
+interface PatchCollector {
+  push: (chunk: Buffer) => void;
+  finish: () => string;
+}
+
+/** Buffers the head of a streamed patch, counts the rest, and cuts it to maxChars with a marker. */
+function createPatchCollector(maxChars: number): PatchCollector {
+  // UTF-8 needs at most 4 bytes per character, so this many bytes always holds maxChars characters.
+  const keepBytes = Math.max(0, maxChars) * 4 + 4;
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let overflowBytes = 0;
+  let overflowLines = 0;
+
+  return {
+    push(chunk) {
+      if (headBytes < keepBytes) {
+        head.push(chunk);
+        headBytes += chunk.length;
+        return;
+      }
+      overflowBytes += chunk.length;
+      for (const byte of chunk) if (byte === 0x0a) overflowLines++;
+    },
+    finish() {
+      const text = Buffer.concat(head).toString('utf8');
+      if (overflowBytes === 0 && text.length <= maxChars) return text;
+      return cutPatch(text, maxChars, overflowBytes, overflowLines);
+    },
+  };
+}
+
+/** Cuts `text` (plus an unbuffered remainder) to maxChars including a marker that says what was cut. */
+export function cutPatch(text: string, maxChars: number, extraBytes = 0, extraLines = 0): string {
+  const marker = (lines: number, bytes: number): string =>
+    `[goald: patch cut here, ${lines} more lines (${bytes} bytes) not shown]\n`;
+  // The longest marker the cut could need: a leading newline and every line of the patch counted.
+  const longest = `\n${marker(countLines(text) + extraLines, Buffer.byteLength(text) + extraBytes)}`;
+  const budget = maxChars - longest.length;
+  if (budget <= 0) return longest.slice(1, Math.max(0, maxChars) + 1);
+  let kept = text.slice(0, budget);
+  // End on a whole line when that loses little, so the evaluator never reads half a hunk header.
+  const lastNewline = kept.lastIndexOf('\n');
+  if (lastNewline >= budget / 2) kept = kept.slice(0, lastNewline + 1);
+  // Never leave half a surrogate pair at the cut.
+  const last = kept.charCodeAt(kept.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) kept = kept.slice(0, -1);
+  const rest = text.slice(kept.length);
+  const separator = kept === '' || kept.endsWith('\n') ? '' : '\n';
+  return kept + separator + marker(countLines(rest) + extraLines, Buffer.byteLength(rest) + extraBytes);
+}
+
+// Counts newlines: a unified diff ends every line, its last included, with one.
+function countLines(text: string): number {
+  let lines = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+  return lines;
+}

@@ -1,0 +1,301 @@
+import { mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { describe, expect, onTestFinished, test } from 'vitest';
+
+import { resolveWorkspace } from '../../src/workspace/find-workspace.js';
+import { createSnapshotter, cutPatch, EMPTY_TREE_HASH } from '../../src/workspace/snapshot.js';
+import type { Snapshotter } from '../../src/workspace/types.js';
+import { gitdir, type Gitdir, type GitdirOptions } from '../helpers/gitdir.js';
+
+async function tempStateDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'goald-state-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function snapshotterFor(dir: string, stateDir?: string): Promise<Snapshotter> {
+  const ws = await resolveWorkspace(dir);
+  return createSnapshotter({
+    workspace: ws.root,
+    gitDir: ws.gitDir,
+    objectsDir: ws.objectsDir,
+    indexFile: ws.indexFile,
+    stateDir: stateDir ?? (await tempStateDir()),
+  });
+}
+
+async function setup(options: GitdirOptions = {}): Promise<{ repo: Gitdir; snap: Snapshotter }> {
+  const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' }, ...options });
+  return { repo, snap: await snapshotterFor(repo.dir) };
+}
+
+/** Every file under .git with its size: "nothing lands in the user's .git" made checkable. */
+async function listGitDir(dir: string): Promise<string[]> {
+  const entries = await readdir(path.join(dir, '.git'), { recursive: true, withFileTypes: true });
+  const rows: string[] = [];
+  for (const entry of entries) {
+    const full = path.join(entry.parentPath, entry.name);
+    const info = await stat(full);
+    rows.push(`${path.relative(dir, full)} ${entry.isDirectory() ? 'dir' : info.size}`);
+  }
+  return rows.sort();
+}
+
+describe('snapshot', () => {
+  test('a clean committed tree snapshots to HEAD’s tree', async () => {
+    const { repo, snap } = await setup({ files: { 'README.md': 'hello\n', 'src/a.ts': 'export {};\n' } });
+    expect(await snap.snapshot()).toBe(await repo.git('rev-parse', 'HEAD^{tree}'));
+  });
+
+  test('an empty fresh repository (no index, no commit) snapshots to the empty tree', async () => {
+    const repo = await gitdir();
+    const snap = await snapshotterFor(repo.dir);
+    expect(await snap.snapshot()).toBe(EMPTY_TREE_HASH);
+  });
+
+  test('untracked files are included and .gitignore is honoured', async () => {
+    const { repo, snap } = await setup({
+      files: { 'README.md': 'hello\n', '.gitignore': '*.log\nbuild/\n' },
+    });
+    const before = await snap.snapshot();
+    await repo.write('notes/new.txt', 'one\ntwo\n');
+    await repo.write('debug.log', 'noise\n');
+    await repo.write('build/out.js', 'compiled\n');
+    const after = await snap.snapshot();
+    const delta = await snap.diff(before, after);
+    expect(delta.files).toEqual([{ path: 'notes/new.txt', status: 'A', added: 2, deleted: 0 }]);
+  });
+
+  test('modifications, additions and deletions show with numstat', async () => {
+    const { repo, snap } = await setup({
+      files: { 'keep.txt': 'a\nb\nc\n', 'gone.txt': 'x\ny\n', 'README.md': 'hello\n' },
+    });
+    const before = await snap.snapshot();
+    await repo.write('keep.txt', 'a\nB\nc\nd\n');
+    await rm(repo.path('gone.txt'));
+    await repo.write('added.txt', 'new\n');
+    const after = await snap.snapshot();
+    const delta = await snap.diff(before, after);
+    expect(delta.empty).toBe(false);
+    expect(delta.fromTree).toBe(before);
+    expect(delta.toTree).toBe(after);
+    expect(delta.files).toEqual([
+      { path: 'added.txt', status: 'A', added: 1, deleted: 0 },
+      { path: 'gone.txt', status: 'D', added: 0, deleted: 2 },
+      { path: 'keep.txt', status: 'M', added: 2, deleted: 1 },
+    ]);
+    expect(delta.patchId).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  test('paths with spaces, tabs and unicode survive the -z parsing', async () => {
+    const { repo, snap } = await setup();
+    const before = await snap.snapshot();
+    await repo.write('dir with space/tab\there é.txt', 'x\n');
+    const delta = await snap.diff(before, await snap.snapshot());
+    expect(delta.files).toEqual([{ path: 'dir with space/tab\there é.txt', status: 'A', added: 1, deleted: 0 }]);
+  });
+
+  test('a commit made by the agent between snapshots counts as change', async () => {
+    const { repo, snap } = await setup();
+    const before = await snap.snapshot();
+    await repo.write('feature.ts', 'export const x = 1;\n');
+    await repo.commitAll('agent commit');
+    const after = await snap.snapshot();
+    expect(after).not.toBe(before);
+    expect(after).toBe(await repo.git('rev-parse', 'HEAD^{tree}'));
+    const delta = await snap.diff(before, after);
+    expect(delta.files).toEqual([{ path: 'feature.ts', status: 'A', added: 1, deleted: 0 }]);
+  });
+
+  test('same content gives the same tree: unchanged, and changed then reverted', async () => {
+    const { repo, snap } = await setup();
+    const first = await snap.snapshot();
+    expect(await snap.snapshot()).toBe(first);
+    await repo.write('README.md', 'changed\n');
+    expect(await snap.snapshot()).not.toBe(first);
+    await repo.write('README.md', 'hello\n');
+    const reverted = await snap.snapshot();
+    expect(reverted).toBe(first);
+    expect(await snap.diff(first, reverted)).toEqual({
+      fromTree: first,
+      toTree: first,
+      files: [],
+      patchId: null,
+      empty: true,
+    });
+    expect(await snap.patch(first, reverted, 1000)).toBe('');
+  });
+
+  test('the same edit in two different turns has the same patch id; another edit does not', async () => {
+    const { repo, snap } = await setup({ files: { 'README.md': 'hello\n', 'other.txt': 'o\n' } });
+    const base = await snap.snapshot();
+    await repo.write('README.md', 'hello\nworld\n');
+    const turn1 = await snap.snapshot();
+    // Meanwhile something unrelated changes, then the same edit is undone and redone.
+    await repo.write('README.md', 'hello\n');
+    await repo.write('other.txt', 'o\np\n');
+    const between = await snap.snapshot();
+    await repo.write('README.md', 'hello\nworld\n');
+    const turn2 = await snap.snapshot();
+    await repo.write('README.md', 'hello\nthere\n');
+    const turn3 = await snap.snapshot();
+
+    const first = await snap.diff(base, turn1);
+    const second = await snap.diff(between, turn2);
+    const third = await snap.diff(turn2, turn3);
+    expect(turn2).not.toBe(turn1);
+    expect(first.patchId).not.toBeNull();
+    expect(second.patchId).toBe(first.patchId);
+    expect(third.patchId).not.toBe(first.patchId);
+  });
+
+  test('binary files have null counts and distinct edits get distinct patch ids', async () => {
+    const { repo, snap } = await setup();
+    const base = await snap.snapshot();
+    await repo.write('logo.bin', Buffer.from([0, 1, 2, 3, 0, 255]));
+    const one = await snap.snapshot();
+    await repo.write('logo.bin', Buffer.from([0, 1, 2, 3, 0, 254]));
+    const two = await snap.snapshot();
+    const added = await snap.diff(base, one);
+    expect(added.files).toEqual([{ path: 'logo.bin', status: 'A', added: null, deleted: null }]);
+    const changed = await snap.diff(one, two);
+    expect(changed.files).toEqual([{ path: 'logo.bin', status: 'M', added: null, deleted: null }]);
+    expect(changed.patchId).not.toBeNull();
+    expect(changed.patchId).not.toBe(added.patchId);
+  });
+
+  test('a file turned into a symlink is a type change', async () => {
+    const { repo, snap } = await setup({ files: { 'README.md': 'hello\n', 'link': 'plain\n' } });
+    const before = await snap.snapshot();
+    await rm(repo.path('link'));
+    await symlink('README.md', repo.path('link'));
+    const delta = await snap.diff(before, await snap.snapshot());
+    expect(delta.files.map((f) => [f.path, f.status])).toEqual([['link', 'T']]);
+  });
+
+  test('nothing lands in the user’s .git: index bytes, HEAD, refs, objects, stash', async () => {
+    const { repo, snap } = await setup({ files: { 'README.md': 'hello\n', 'src/a.ts': 'a\n' } });
+    await repo.write('stashed.txt', 'stash me\n');
+    await repo.git('add', 'stashed.txt');
+    await repo.git('stash', 'push', '--quiet', '-m', 'user stash');
+    await repo.write('staged.txt', 'staged by the user\n');
+    await repo.git('add', 'staged.txt');
+
+    const record = async (): Promise<Record<string, unknown>> => ({
+      index: (await readFile(path.join(repo.dir, '.git', 'index'))).toString('base64'),
+      head: await repo.git('rev-parse', 'HEAD'),
+      symbolicHead: await repo.git('symbolic-ref', 'HEAD'),
+      refs: await repo.git('for-each-ref'),
+      objects: await repo.git('count-objects', '-v'),
+      stash: await repo.git('stash', 'list'),
+      files: await listGitDir(repo.dir),
+    });
+    const before = await record();
+
+    let previous = await snap.snapshot();
+    for (let turn = 0; turn < 4; turn++) {
+      await repo.write(`src/turn-${turn}.ts`, `export const turn = ${turn};\n`);
+      await repo.write('src/a.ts', `a\n${turn}\n`);
+      await repo.write(`blob-${turn}.bin`, Buffer.from([0, turn, 0, turn]));
+      const next = await snap.snapshot();
+      await snap.diff(previous, next);
+      await snap.patch(previous, next, 10_000);
+      previous = next;
+    }
+
+    expect(await record()).toEqual(before);
+  });
+
+  test('the private index is seeded once; a new snapshotter on the same state keeps it', async () => {
+    const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
+    const stateDir = await tempStateDir();
+    const first = await snapshotterFor(repo.dir, stateDir);
+    await repo.write('later.txt', 'later\n');
+    const tree = await first.snapshot();
+    const privateIndex = await readFile(path.join(stateDir, 'index'));
+
+    // The user now stages something else; a restarted daemon must not reseed from it.
+    await repo.write('user.txt', 'user\n');
+    await repo.git('add', 'user.txt');
+    await snapshotterFor(repo.dir, stateDir);
+    expect(await readFile(path.join(stateDir, 'index'))).toEqual(privateIndex);
+
+    await rm(repo.path('user.txt'));
+    await repo.git('rm', '--cached', '--quiet', 'user.txt');
+    const again = await snapshotterFor(repo.dir, stateDir);
+    expect(await again.snapshot()).toBe(tree);
+  });
+
+  test('concurrent snapshots on one snapshotter are serialized and agree', async () => {
+    const { repo, snap } = await setup();
+    for (let i = 0; i < 20; i++) await repo.write(`many/file-${i}.txt`, `${i}\n`);
+    const trees = await Promise.all(Array.from({ length: 6 }, () => snap.snapshot()));
+    expect(new Set(trees).size).toBe(1);
+  });
+
+  test('a failed snapshot does not block the next one', async () => {
+    const { snap } = await setup();
+    const controller = new AbortController();
+    controller.abort(new Error('stopped'));
+    await expect(snap.snapshot(controller.signal)).rejects.toThrow('stopped');
+    expect(await snap.snapshot()).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  test('a state directory inside the workspace stays out of the snapshot', async () => {
+    const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
+    const snap = await snapshotterFor(repo.dir, path.join(repo.dir, '.goald-state'));
+    expect(await snap.snapshot()).toBe(await repo.git('rev-parse', 'HEAD^{tree}'));
+  });
+
+  test('patch returns the unified diff, cut to maxChars with a marker saying how much', async () => {
+    const { repo, snap } = await setup();
+    const before = await snap.snapshot();
+    const lines = Array.from({ length: 400 }, (_, i) => `line ${i} ${'x'.repeat(40)}`).join('\n');
+    await repo.write('big.txt', `${lines}\n`);
+    const after = await snap.snapshot();
+
+    const full = await snap.patch(before, after, 1_000_000);
+    expect(full).toMatch(/^diff --git a\/big\.txt b\/big\.txt\n/);
+    expect(full).toContain('+line 399 ');
+
+    const cut = await snap.patch(before, after, 2_000);
+    expect(cut.length).toBeLessThanOrEqual(2_000);
+    expect(cut.startsWith('diff --git a/big.txt b/big.txt\n')).toBe(true);
+    const marker = /\[goald: patch cut here, (\d+) more lines \((\d+) bytes\) not shown\]\n$/.exec(cut);
+    expect(marker).not.toBeNull();
+    const shown = cut.slice(0, marker?.index);
+    expect(full.startsWith(shown)).toBe(true);
+    expect(Number(marker?.[1])).toBe(full.slice(shown.length).split('\n').length - 1);
+    expect(Number(marker?.[2])).toBe(Buffer.byteLength(full.slice(shown.length)));
+  });
+
+  test('a patch far larger than maxChars is streamed, counted and cut', async () => {
+    const { repo, snap } = await setup();
+    const before = await snap.snapshot();
+    await repo.write('huge.txt', `${'y'.repeat(99)}\n`.repeat(20_000));
+    const after = await snap.snapshot();
+    const cut = await snap.patch(before, after, 300);
+    expect(cut.length).toBeLessThanOrEqual(300);
+    const marker = /(\d+) more lines \((\d+) bytes\)/.exec(cut);
+    expect(Number(marker?.[1])).toBeGreaterThan(19_990);
+    expect(Number(marker?.[2])).toBeGreaterThan(1_990_000);
+  });
+});
+
+describe('cutPatch', () => {
+  test('leaves text that fits alone and keeps whole lines when cutting', () => {
+    const text = Array.from({ length: 50 }, (_, i) => `+${i}`).join('\n') + '\n';
+    const cut = cutPatch(text, 100);
+    expect(cut.length).toBeLessThanOrEqual(100);
+    const [shown] = cut.split('[goald:');
+    expect(shown?.endsWith('\n')).toBe(true);
+    expect(text.startsWith(shown ?? '')).toBe(true);
+  });
+
+  test('a budget smaller than the marker still respects maxChars', () => {
+    expect(cutPatch('a\n'.repeat(100), 10).length).toBeLessThanOrEqual(10);
+    expect(cutPatch('a\n'.repeat(100), 0)).toBe('');
+  });
+});
