@@ -1,0 +1,183 @@
+// Runs the goal's checks: shell commands whose exit status is ground truth. Each runs in its own process
+// group so a timeout or a stop takes down everything the check started, grandchildren included.
+
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+import type { CheckSpec } from '../config/types.js';
+import { withoutRepoLocationEnv } from './git.js';
+import type { CheckResult, CheckRunner } from './types.js';
+
+/** Time a check's process group gets between SIGTERM and SIGKILL; same grace as execa's forceKillAfterDelay. */
+export const SIGKILL_GRACE_MS = 5_000;
+
+// After SIGKILL, how long the pipes may stay open (held by a process outside the group) before we stop reading.
+const ABANDON_PIPES_AFTER_KILL_MS = 1_000;
+
+/** How much of a check's combined stdout+stderr is kept for the prompt and the evaluator. */
+export const OUTPUT_TAIL_BYTES = 4 * 1024;
+
+export interface CheckRunnerOptions {
+  /** Absolute top level of the work tree; every check runs there. */
+  workspace: string;
+  checks: CheckSpec[];
+  /** Added to the environment the checks inherit. */
+  env?: Record<string, string>;
+}
+
+/**
+ * Creates the runner for a goal's checks. `run` never throws for a failing or timed-out check. When the
+ * signal aborts, it signals the running check's group (SIGTERM, SIGKILL after SIGKILL_GRACE_MS) and
+ * rejects at once with the signal's reason; later checks do not start.
+ */
+export function createCheckRunner(options: CheckRunnerOptions): CheckRunner {
+  const env = { ...withoutRepoLocationEnv(), ...options.env };
+  return {
+    async run(signal) {
+      const results: CheckResult[] = [];
+      for (const check of options.checks) {
+        if (signal?.aborted) throw signal.reason;
+        results.push(await runCheck(check, options.workspace, env, signal));
+      }
+      return results;
+    },
+  };
+}
+
+/** Runs one check to completion or timeout; rejects only when `signal` aborts. */
+export function runCheck(
+  check: CheckSpec,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<CheckResult> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  const started = performance.now();
+  return new Promise<CheckResult>((resolve, reject) => {
+    const child = spawn('sh', ['-c', check.run], {
+      cwd,
+      env,
+      // detached: the shell leads a new process group, so killing -pid reaches all it started.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const tail = createTail(OUTPUT_TAIL_BYTES);
+    let timedOut = false;
+    let settled = false;
+    let timeoutTimer: NodeJS.Timeout | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+
+    const killGroup = (): void => {
+      if (killTimer !== undefined) return;
+      signalGroup(child.pid, 'SIGTERM');
+      killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), SIGKILL_GRACE_MS);
+    };
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timeoutTimer);
+      signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const onAbort = (): void => {
+      killGroup();
+      settle(() => reject(signal?.reason));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    // A timeout of 0 (or less) means the check may run as long as it likes.
+    if (check.timeoutMs > 0 && Number.isFinite(check.timeoutMs)) {
+      timeoutTimer = setTimeout(() => {
+        timedOut = true;
+        killGroup();
+      }, check.timeoutMs);
+    }
+
+    child.stdout.on('data', tail.push);
+    child.stderr.on('data', tail.push);
+    child.on('error', (error) => {
+      tail.push(Buffer.from(`\n[goald: could not start the check: ${error.message}]\n`));
+      settle(() => resolve(resultOf(check, null, false, started, tail.text())));
+    });
+    // The shell is gone but anything it left running in the group still holds the pipes open: end it,
+    // or 'close' would wait for a leaked server forever.
+    child.on('exit', (code) => {
+      killGroup();
+      // Last resort for a process that left the group (setsid) while keeping our pipes: stop reading.
+      const abandon = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        settle(() => resolve(resultOf(check, code, timedOut, started, tail.text())));
+      }, SIGKILL_GRACE_MS + ABANDON_PIPES_AFTER_KILL_MS);
+      child.once('close', () => clearTimeout(abandon));
+    });
+    child.on('close', (code) => {
+      // Everything holding the pipes has exited; the SIGKILL has nothing left to do.
+      clearTimeout(killTimer);
+      settle(() => resolve(resultOf(check, code, timedOut, started, tail.text())));
+    });
+  });
+}
+
+function resultOf(
+  check: CheckSpec,
+  exitCode: number | null,
+  timedOut: boolean,
+  started: number,
+  outputTail: string,
+): CheckResult {
+  return {
+    name: check.name,
+    command: check.run,
+    exitCode,
+    passed: exitCode === 0 && !timedOut,
+    timedOut,
+    durationMs: Math.round(performance.now() - started),
+    outputTail,
+  };
+}
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the whole group has already exited.
+  }
+}
+
+interface Tail {
+  push: (chunk: Buffer) => void;
+  text: () => string;
+}
+
+/** Keeps the last `limit` bytes of a byte stream and decodes them without a broken first character. */
+function createTail(limit: number): Tail {
+  let kept = Buffer.alloc(0);
+  return {
+    push(chunk) {
+      kept = Buffer.concat([kept, chunk]);
+      if (kept.length > limit) kept = kept.subarray(kept.length - limit);
+    },
+    text() {
+      let start = 0;
+      // Skip UTF-8 continuation bytes (10xxxxxx) the cut left without their lead byte; at most three.
+      while (start < 3 && start < kept.length && ((kept[start] ?? 0) & 0xc0) === 0x80) start++;
+      return kept.subarray(start).toString('utf8');
+    },
+  };
+}
+
+/** A stable fingerprint of check outcomes (names and pass/fail), independent of check order. */
+export function checksSignature(results: readonly CheckResult[]): string {
+  const outcomes = results
+    .map((result): [string, 'pass' | 'fail'] => [result.name, result.passed ? 'pass' : 'fail'])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify(outcomes);
+}
+
+/** Counts passing and failing checks. */
+export function summarizeChecks(results: readonly CheckResult[]): { passing: number; failing: number } {
+  const passing = results.filter((result) => result.passed).length;
+  return { passing, failing: results.length - passing };
+}

@@ -1,0 +1,213 @@
+import { watch } from 'node:fs';
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { describe, expect, onTestFinished, test } from 'vitest';
+
+import type { CheckSpec } from '../../src/config/types.js';
+import {
+  checksSignature,
+  createCheckRunner,
+  OUTPUT_TAIL_BYTES,
+  SIGKILL_GRACE_MS,
+  summarizeChecks,
+} from '../../src/workspace/checks.js';
+import type { CheckResult } from '../../src/workspace/types.js';
+
+async function workspace(): Promise<string> {
+  const dir = await realpath(await mkdtemp(path.join(tmpdir(), 'goald-checks-')));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function check(name: string, run: string, timeoutMs = 20_000): CheckSpec {
+  return { name, run, timeoutMs };
+}
+
+/** True once the process no longer runs; a zombie waiting for its reaper counts as gone. */
+async function isGone(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+}
+
+/** Waits for a pid to go, bounded: a process that outlives the deadline fails the test. */
+async function waitGone(pid: number, deadlineMs = 3_000): Promise<boolean> {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until) {
+    if (await isGone(pid)) return true;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return isGone(pid);
+}
+
+/** Resolves when `file` appears in `dir` (the check writes it once it is running). */
+function whenFileAppears(dir: string, file: string): Promise<void> {
+  return new Promise((resolve) => {
+    const watcher = watch(dir, (_event, name) => {
+      if (name === file) {
+        watcher.close();
+        resolve();
+      }
+    });
+  });
+}
+
+function pidIn(output: string, label: string): number {
+  const match = new RegExp(`${label} (\\d+)`).exec(output);
+  expect(match).not.toBeNull();
+  return Number(match?.[1]);
+}
+
+describe('createCheckRunner', () => {
+  test('runs checks in order in the workspace and records pass and fail', async () => {
+    const dir = await workspace();
+    const runner = createCheckRunner({
+      workspace: dir,
+      checks: [check('where', 'pwd'), check('fails', 'echo broken >&2; exit 3'), check('env', 'echo "$GOALD_X"')],
+      env: { GOALD_X: 'from env' },
+    });
+    const results = await runner.run();
+    expect(results.map((r) => [r.name, r.exitCode, r.passed, r.timedOut])).toEqual([
+      ['where', 0, true, false],
+      ['fails', 3, false, false],
+      ['env', 0, true, false],
+    ]);
+    expect(results[0]?.outputTail).toBe(`${dir}\n`);
+    expect(results[1]?.outputTail).toBe('broken\n');
+    expect(results[1]?.command).toBe('echo broken >&2; exit 3');
+    expect(results[2]?.outputTail).toBe('from env\n');
+    for (const result of results) expect(result.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  test('a timeout kills the whole process group, grandchild included', async () => {
+    const dir = await workspace();
+    const runner = createCheckRunner({
+      workspace: dir,
+      checks: [check('hangs', 'sleep 1000 & echo "grandchild $!"; wait', 300)],
+    });
+    const [result] = await runner.run();
+    expect(result).toMatchObject({ name: 'hangs', passed: false, timedOut: true, exitCode: null });
+    expect(result?.durationMs).toBeGreaterThanOrEqual(300);
+    expect(result?.durationMs).toBeLessThan(SIGKILL_GRACE_MS);
+    expect(await isGone(pidIn(result?.outputTail ?? '', 'grandchild'))).toBe(true);
+  });
+
+  test('a group that ignores SIGTERM gets SIGKILL after the grace period', async () => {
+    const dir = await workspace();
+    const runner = createCheckRunner({
+      workspace: dir,
+      checks: [check('stubborn', 'trap "" TERM; sleep 1000 & echo "grandchild $!"; wait; wait', 200)],
+    });
+    const [result] = await runner.run();
+    expect(result).toMatchObject({ timedOut: true, passed: false, exitCode: null });
+    expect(result?.durationMs).toBeGreaterThanOrEqual(200 + SIGKILL_GRACE_MS - 100);
+    expect(await isGone(pidIn(result?.outputTail ?? '', 'grandchild'))).toBe(true);
+  }, 15_000);
+
+  test('a check that exits but leaves a process behind still finishes, and the leftover is ended', async () => {
+    const dir = await workspace();
+    const runner = createCheckRunner({
+      workspace: dir,
+      checks: [check('leaky', 'sleep 1000 & echo "leftover $!"; exit 0')],
+    });
+    const [result] = await runner.run();
+    expect(result).toMatchObject({ passed: true, exitCode: 0, timedOut: false });
+    expect(result?.durationMs).toBeLessThan(SIGKILL_GRACE_MS);
+    expect(await isGone(pidIn(result?.outputTail ?? '', 'leftover'))).toBe(true);
+  });
+
+  test('an abort rejects promptly, kills the running group and skips later checks', async () => {
+    const dir = await workspace();
+    const marker = path.join(dir, 'second-ran');
+    const runner = createCheckRunner({
+      workspace: dir,
+      checks: [check('long', 'sleep 1000 & echo $! > pid.tmp && mv pid.tmp pid; wait'), check('second', `touch ${marker}`)],
+    });
+    const controller = new AbortController();
+    const appeared = whenFileAppears(dir, 'pid');
+    const running = runner.run(controller.signal);
+    await appeared;
+    const pid = Number((await readFile(path.join(dir, 'pid'), 'utf8')).trim());
+    controller.abort(new Error('goal stopped'));
+    await expect(running).rejects.toThrow('goal stopped');
+    expect(await waitGone(pid)).toBe(true);
+    await expect(readFile(marker)).rejects.toThrow();
+  });
+
+  test('an already-aborted signal runs nothing', async () => {
+    const dir = await workspace();
+    const runner = createCheckRunner({ workspace: dir, checks: [check('never', 'touch ran')] });
+    await expect(runner.run(AbortSignal.abort(new Error('too late')))).rejects.toThrow('too late');
+    await expect(readFile(path.join(dir, 'ran'))).rejects.toThrow();
+  });
+
+  test('the output tail is bounded and keeps the end, without a broken first character', async () => {
+    const dir = await workspace();
+    const runner = createCheckRunner({
+      workspace: dir,
+      checks: [
+        check('chatty', "head -c 200000 /dev/zero | tr '\\0' a; echo; echo END"),
+        // "é" is two bytes; an odd byte budget before it forces a cut inside a character.
+        check('unicode', "printf 'x'; i=0; while [ $i -lt 3000 ]; do printf 'é'; i=$((i+1)); done; echo"),
+      ],
+    });
+    const [chatty, unicode] = await runner.run();
+    expect(Buffer.byteLength(chatty?.outputTail ?? '')).toBeLessThanOrEqual(OUTPUT_TAIL_BYTES);
+    expect(chatty?.outputTail.endsWith('a\nEND\n')).toBe(true);
+    expect(unicode?.outputTail).toMatch(/^é+\n$/);
+    expect(Buffer.byteLength(unicode?.outputTail ?? '')).toBeLessThanOrEqual(OUTPUT_TAIL_BYTES);
+  });
+
+  test('a check that cannot start is a failed result, not an exception', async () => {
+    const dir = path.join(await workspace(), 'gone');
+    const runner = createCheckRunner({ workspace: dir, checks: [check('test', 'true')] });
+    const [result] = await runner.run();
+    expect(result).toMatchObject({ passed: false, exitCode: null, timedOut: false });
+    expect(result?.outputTail).toContain('could not start the check');
+  });
+
+  test('a timeout of 0 means no timeout', async () => {
+    const dir = await workspace();
+    const runner = createCheckRunner({ workspace: dir, checks: [check('quick', 'exit 0', 0)] });
+    const [result] = await runner.run();
+    expect(result).toMatchObject({ passed: true, timedOut: false });
+  });
+});
+
+describe('checksSignature and summarizeChecks', () => {
+  const result = (name: string, passed: boolean): CheckResult => ({
+    name,
+    command: `run ${name}`,
+    exitCode: passed ? 0 : 1,
+    passed,
+    timedOut: false,
+    durationMs: 5,
+    outputTail: `${Math.random()}`,
+  });
+
+  test('the signature depends on names and outcomes only, not order, timing or output', () => {
+    const a = checksSignature([result('test', true), result('lint', false)]);
+    const b = checksSignature([result('lint', false), result('test', true)]);
+    expect(a).toBe(b);
+    expect(checksSignature([result('test', true), result('lint', true)])).not.toBe(a);
+    expect(checksSignature([result('test', true)])).not.toBe(a);
+    expect(checksSignature([])).toBe('[]');
+  });
+
+  test('summarizeChecks counts passing and failing', () => {
+    expect(summarizeChecks([result('a', true), result('b', false), result('c', true)])).toEqual({
+      passing: 2,
+      failing: 1,
+    });
+  });
+});
