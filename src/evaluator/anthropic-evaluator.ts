@@ -1,0 +1,116 @@
+// The Anthropic evaluator: the Messages API with the report_verdict tool forced, so the verdict arrives as
+// the tool call's JSON input rather than as prose to be parsed.
+
+import Anthropic from '@anthropic-ai/sdk';
+import type { Message } from '@anthropic-ai/sdk/resources/messages';
+import type { Clock } from '../clock.js';
+import { systemClock } from '../clock.js';
+import type { BackoffOptions } from './call-with-retries.js';
+import { callWithRetries, resolveRetryPolicy } from './call-with-retries.js';
+import { describeSdkError } from './describe-sdk-error.js';
+import { buildEvaluationMessages, DEFAULT_MAX_INPUT_CHARS } from './evidence.js';
+import type { ReplyOutcome } from './reply-outcome.js';
+import { toEvaluationResult } from './reply-outcome.js';
+import type { EvaluationInput, EvaluationResult, Evaluator } from './types.js';
+import {
+  parseVerdict,
+  parseVerdictText,
+  VERDICT_JSON_SCHEMA,
+  VERDICT_TOOL_DESCRIPTION,
+  VERDICT_TOOL_NAME,
+} from './verdict-schema.js';
+
+export interface AnthropicEvaluatorOptions {
+  model: string;
+  /** Without the version path: the SDK appends `/v1/messages` (default `https://api.anthropic.com`). */
+  baseURL: string;
+  apiKey: string;
+  /** Budget of one try (request and reply). */
+  timeoutMs: number;
+  /** Retries after the first try for 408/409/429/5xx/529, connection errors and timeouts (default 2). */
+  retries?: number;
+  /** Bound on the evidence message (default 24 000 chars). */
+  maxInputChars?: number;
+  fetch?: typeof globalThis.fetch;
+  backoff?: BackoffOptions;
+  clock?: Clock;
+}
+
+// A verdict is a few hundred tokens; 1024 leaves room for a long `remaining` list without paying for essays.
+const MAX_OUTPUT_TOKENS = 1_024;
+
+// Creates an evaluator that asks the Anthropic Messages API for the verdict through a forced tool call.
+export function createAnthropicEvaluator(options: AnthropicEvaluatorOptions): Evaluator {
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    // Our own loop retries (call-with-retries.ts), so tries, waits and caps are ours and counted.
+    maxRetries: 0,
+    timeout: options.timeoutMs,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  });
+  const clock = options.clock ?? systemClock;
+  const maxInputChars = options.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
+  const policy = resolveRetryPolicy({ ...options, clock });
+
+  async function attempt(system: string, user: string, signal: AbortSignal): Promise<ReplyOutcome> {
+    const message: Message = await client.messages.create(
+      {
+        model: options.model,
+        max_tokens: MAX_OUTPUT_TOKENS,
+        system,
+        messages: [{ role: 'user', content: user }],
+        tools: [
+          {
+            name: VERDICT_TOOL_NAME,
+            description: VERDICT_TOOL_DESCRIPTION,
+            input_schema: { ...VERDICT_JSON_SCHEMA, type: 'object' },
+          },
+        ],
+        tool_choice: { type: 'tool', name: VERDICT_TOOL_NAME },
+      },
+      { signal, timeout: options.timeoutMs },
+    );
+    const usage = {
+      // Cached prompt tokens are reported apart from input_tokens; all of them were read.
+      inputTokens:
+        message.usage.input_tokens +
+        (message.usage.cache_creation_input_tokens ?? 0) +
+        (message.usage.cache_read_input_tokens ?? 0),
+      outputTokens: message.usage.output_tokens,
+    };
+    const truncated = message.stop_reason === 'max_tokens';
+    const model = message.model || options.model;
+    const call = message.content.find((block) => block.type === 'tool_use' && block.name === VERDICT_TOOL_NAME);
+    if (call !== undefined && call.type === 'tool_use') {
+      const parsed = parseVerdict(call.input);
+      if (!parsed.ok) {
+        const note = truncated ? ' (the reply was cut at the token limit)' : '';
+        return { kind: 'malformed', message: `${parsed.message}${note}`, usage };
+      }
+      return { kind: 'verdict', verdict: parsed.verdict, usage, model };
+    }
+    // Compatible servers that ignore tools answer in text; take a JSON verdict from it if there is one.
+    const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
+    const parsed = parseVerdictText(text, truncated);
+    if (!parsed.ok) {
+      return { kind: 'malformed', message: `no ${VERDICT_TOOL_NAME} tool call in the reply, and ${parsed.message}`, usage };
+    }
+    return { kind: 'verdict', verdict: parsed.verdict, usage, model };
+  }
+
+  return {
+    provider: 'anthropic',
+    model: options.model,
+    async evaluate(input: EvaluationInput, signal?: AbortSignal): Promise<EvaluationResult> {
+      const { system, user } = buildEvaluationMessages(input, maxInputChars);
+      const outcome = await callWithRetries(
+        (attemptSignal) => attempt(system, user, attemptSignal),
+        (error, timedOut) => describeSdkError(error, timedOut, Anthropic, options.timeoutMs, clock.now()),
+        policy,
+        signal,
+      );
+      return toEvaluationResult('anthropic', outcome, options.apiKey);
+    },
+  };
+}

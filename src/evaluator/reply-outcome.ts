@@ -1,0 +1,30 @@
+// What one try of a provider call produced, and how the retry loop's outcome becomes an EvaluationResult.
+
+import type { RetryOutcome } from './call-with-retries.js';
+import { redactSecret } from './describe-sdk-error.js';
+import type { EvaluationResult, EvaluatorUsage, Verdict } from './types.js';
+
+/** One try's reply: a verdict, or an answer we could not use. */
+export type ReplyOutcome =
+  | { kind: 'verdict'; verdict: Verdict; usage: EvaluatorUsage; model: string }
+  | { kind: 'malformed'; message: string; usage: EvaluatorUsage };
+
+// Maps the retry loop's outcome to the evaluator contract; every message is scrubbed of the API key.
+export function toEvaluationResult(
+  provider: 'openai' | 'anthropic',
+  outcome: RetryOutcome<ReplyOutcome>,
+  apiKey: string,
+): EvaluationResult {
+  if (!outcome.ok) {
+    const message = redactSecret(`${provider} evaluator: ${outcome.message}`, apiKey);
+    return { kind: 'error', message, usage: { inputTokens: 0, outputTokens: 0 }, attempts: outcome.attempts };
+  }
+  const value = outcome.value;
+  if (value.kind === 'malformed') {
+    // Malformed output is not retried: a model that answered off-schema tends to do it again, and the next
+    // turn asks anew (the evaluator-failures breaker counts consecutive errors). Its tokens still count.
+    const message = redactSecret(`${provider} evaluator: ${value.message}`, apiKey);
+    return { kind: 'error', message, usage: value.usage, attempts: outcome.attempts };
+  }
+  return { kind: 'verdict', verdict: value.verdict, usage: value.usage, model: value.model };
+}
