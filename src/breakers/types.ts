@@ -21,6 +21,8 @@ export interface TurnFacts {
   agentFailed: boolean;
   /** The evaluator returned an error (not a skip). */
   evaluatorFailed: boolean;
+  /** The evaluator was not called (skipped, or `none`): leaves the evaluator-failure streak unchanged. */
+  evaluatorSkipped?: boolean;
   /** The turn was killed for passing the per-turn token limit. */
   turnTokenLimitHit: boolean;
   /** Wall time spent active in this turn (paused time excluded). */
@@ -36,13 +38,22 @@ export interface BreakerState {
   consecutiveAgentFailures: number;
   consecutiveEvaluatorFailures: number;
   consecutiveStagnantTurns: number;
-  /** Patch ids of the most recent turns (null for empty deltas), newest last, bounded by the window. */
+  /** Patch ids of the most recent turns (null for empty deltas), newest last, bounded (breaker-state.ts). */
   recentPatchIds: (string | null)[];
-  /** Every snapshot tree seen, oldest first, starting with the pre-turn snapshot. */
+  /** Every snapshot tree seen, oldest first, starting with the pre-turn snapshot; bounded (breaker-state.ts). */
   treeHistory: string[];
   oscillations: number;
   lastChecksSignature: string | null;
   lastTurnTokenLimitHit: boolean;
+  /** What the most recent turns cost, newest last (a few); the next turn's projection averages them. */
+  recentTurns?: TurnUsage[];
+}
+
+/** The resources one finished turn used. */
+export interface TurnUsage {
+  tokens: number;
+  costUsd: number;
+  activeMs: number;
 }
 
 export interface Trip {

@@ -1,0 +1,77 @@
+// Noise paths: files whose changes alone are not progress (lockfiles, logs, caches). A turn that only
+// touches them counts toward stagnation.
+
+/**
+ * Defaults for `noisePaths`. Lockfiles move when an agent merely runs an install; logs, caches and OS
+ * litter move on their own. Patterns without a leading `/` match at any depth.
+ */
+export const DEFAULT_NOISE_PATHS: readonly string[] = [
+  // Lockfiles, by ecosystem.
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'bun.lock',
+  'bun.lockb',
+  'Cargo.lock',
+  'poetry.lock',
+  'Pipfile.lock',
+  'uv.lock',
+  'pdm.lock',
+  'Gemfile.lock',
+  'composer.lock',
+  'go.sum',
+  'mix.lock',
+  'pubspec.lock',
+  'Podfile.lock',
+  'packages.lock.json',
+  // Logs, caches and OS litter.
+  '*.log',
+  '.DS_Store',
+  'Thumbs.db',
+  '*.pyc',
+  '__pycache__/**',
+  '.pytest_cache/**',
+  'node_modules/**',
+  '*.tsbuildinfo',
+];
+
+const compiled = new Map<string, RegExp>();
+
+/** Whether a repository-relative path (`/`-separated) matches any of the noise patterns. */
+export function isNoisePath(path: string, patterns: readonly string[]): boolean {
+  const normalized = path.replace(/^\.\//, '');
+  return patterns.some((pattern) => toPathRegExp(pattern).test(normalized));
+}
+
+/**
+ * Compiles a simple glob: `*` and `?` stay inside one path segment, `**` crosses segments (`a/**`,
+ * `**` + `/b`, `a/**` + `/b`). A pattern with a leading `/` is anchored at the repository root; any other
+ * pattern matches at any depth, so `*.log` and `node_modules/**` also catch `pkg/a.log` and
+ * `pkg/node_modules/x`.
+ */
+function toPathRegExp(pattern: string): RegExp {
+  const cached = compiled.get(pattern);
+  if (cached) return cached;
+  const anchored = pattern.startsWith('/');
+  const body = anchored ? pattern.slice(1) : pattern;
+  let source = '';
+  for (let i = 0; i < body.length; i++) {
+    const char = body.charAt(i);
+    if (char === '*' && body.charAt(i + 1) === '*') {
+      const slashAfter = body.charAt(i + 2) === '/';
+      // `**/` may match no directory at all; a trailing or inner `**` matches anything.
+      source += slashAfter ? '(?:.*/)?' : '.*';
+      i += slashAfter ? 2 : 1;
+    } else if (char === '*') {
+      source += '[^/]*';
+    } else if (char === '?') {
+      source += '[^/]';
+    } else {
+      source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    }
+  }
+  const regExp = new RegExp(anchored ? `^${source}$` : `^(?:.*/)?${source}$`);
+  compiled.set(pattern, regExp);
+  return regExp;
+}
