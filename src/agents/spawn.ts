@@ -1,0 +1,368 @@
+// Runs one agent child process in its own process group: output streams to the transcript on disk with
+// only a bounded tail in memory, and every way the turn can end (timeout, token limit, stop) kills the
+// whole group — SIGTERM, then SIGKILL after a grace period. This is the only module in src/agents that
+// imports child_process.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { StringDecoder } from 'node:string_decoder';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createBoundedTail } from './bounded-tail.js';
+import { createLineSplitter, type LineSplitter } from './line-splitter.js';
+import { isGroupAlive, signalGroup } from './process-group.js';
+import { openTranscript } from './transcript.js';
+
+export const SIGKILL_GRACE_MS = 5_000; // same grace as execa's forceKillAfterDelay
+/** Output kept in memory per process (the transcript on disk has all of it). */
+export const OUTPUT_TAIL_BYTES = 16 * 1024;
+// How often the group is re-checked after its leader exited while other members were still running.
+const GROUP_POLL_MS = 25;
+// After SIGKILL, members die at once unless stuck in the kernel (state D); stop waiting for them then.
+const AFTER_SIGKILL_WAIT_MS = 1_000;
+// Once the group is gone, how long the pipes may stay open: a process that left the group (setsid) can
+// still hold them, and must not keep the turn open forever.
+const STDIO_CLOSE_WAIT_MS = 1_000;
+// The transcript header shows at most this much of the command.
+const HEADER_COMMAND_CHARS = 500;
+
+/** Why goald killed the group; the first reason wins. */
+export type KillReason = 'timeout' | 'token-limit' | 'aborted';
+export type OutputStream = 'stdout' | 'stderr';
+
+export interface SpawnAgentOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Written to the child's stdin, which is then closed; null gives the child no stdin (/dev/null). */
+  stdin: string | null;
+  /** Output is appended here after a header line (the directory is created). */
+  transcriptPath: string;
+  /** Shown in the transcript header instead of command + args (e.g. without a substituted prompt). */
+  label?: string;
+  /** Kill the group after it has run this long (0 = never). Time suspended does not count. */
+  timeoutMs: number;
+  /** Time between SIGTERM and SIGKILL; SIGKILL_GRACE_MS unless a test needs it shorter. */
+  killGraceMs?: number;
+  /** Aborting kills the group with reason `aborted`. */
+  signal?: AbortSignal;
+  /** Called once the child runs, with its pid (= its process group id). */
+  onSpawn?(pid: number): void;
+  /** Each decoded chunk of output as it arrives, for live counting. */
+  onOutput?(text: string, stream: OutputStream): void;
+  /** Each complete line, per stream; lines longer than MAX_LINE_CHARS arrive cut. */
+  onLine?(line: string, stream: OutputStream): void;
+}
+
+export interface ProcessResult {
+  /** Null when the process never started. */
+  pid: number | null;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** The first reason goald killed the group; null when the process ended on its own. */
+  terminationReason: KillReason | null;
+  /** Why the process could not be started, in one line; null when it started. */
+  spawnError: string | null;
+  /** From spawn until the group was gone and the output read, including time suspended. */
+  durationMs: number;
+  /** Time spent suspended (SIGSTOP). */
+  pausedMs: number;
+  /** The last OUTPUT_TAIL_BYTES of stdout and stderr, interleaved as they arrived. */
+  outputTail: string;
+  outputBytes: number;
+  /** Members of the group were still running when the leader exited; they were killed. */
+  strayProcessesKilled: boolean;
+  /** Set when the transcript could not be written. */
+  transcriptError: string | null;
+}
+
+export interface AgentProcess {
+  /** The child's pid and process group id; null when it never started. */
+  readonly pid: number | null;
+  /** Resolves once the whole group is gone and the transcript is closed; never rejects. */
+  readonly done: Promise<ProcessResult>;
+  /** Kills the group (SIGTERM, SIGKILL after the grace); records `reason` unless one was recorded. */
+  kill(reason: KillReason): void;
+  /** Stops the whole group (SIGSTOP) and pauses the timeout clock. */
+  suspend(): void;
+  /** Continues the group (SIGCONT) and re-arms the timeout for the time that was left. */
+  resume(): void;
+}
+
+/** Starts an agent process in its own process group and supervises it until the whole group is gone. */
+export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
+  const startedAt = performance.now();
+  const label = options.label ?? [options.command, ...options.args].join(' ');
+  const transcript = openTranscript(
+    options.transcriptPath,
+    `# goald agent transcript · started ${new Date().toISOString()} · ${truncate(label, HEADER_COMMAND_CHARS)}`,
+  );
+  const tail = createBoundedTail(OUTPUT_TAIL_BYTES);
+
+  const notStarted = (spawnError: string | null, terminationReason: KillReason | null): AgentProcess => {
+    const result: ProcessResult = {
+      pid: null,
+      exitCode: null,
+      signal: null,
+      terminationReason,
+      spawnError,
+      durationMs: performance.now() - startedAt,
+      pausedMs: 0,
+      outputTail: '',
+      outputBytes: 0,
+      strayProcessesKilled: false,
+      transcriptError: null,
+    };
+    const footer = spawnError === null ? '# not started: aborted before spawn' : `# spawn failed: ${spawnError}`;
+    const done = transcript.close(footer).then(() => ({ ...result, transcriptError: transcript.error }));
+    return { pid: null, done, kill() {}, suspend() {}, resume() {} };
+  };
+
+  if (options.signal?.aborted === true) return notStarted(null, 'aborted');
+
+  let child: ChildProcess;
+  try {
+    child = spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      // Its own process group, so one signal to -pid reaches the agent and everything it started.
+      detached: true,
+      stdio: [options.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    // Synchronous refusals: arguments or environment holding a NUL byte, and the like.
+    return notStarted(`cannot start ${options.command}: ${errorMessage(error)}`, null);
+  }
+  const pid = child.pid;
+  if (pid === undefined) {
+    // ENOENT, EACCES, E2BIG, a missing cwd: Node reports them on the 'error' event right after spawn().
+    const failed = new Promise<AgentProcess>((resolve) => {
+      child.once('error', (error) => {
+        void describeSpawnError(error, options).then((message) => resolve(notStarted(message, null)));
+      });
+    });
+    return {
+      pid: null,
+      done: failed.then((unstarted) => unstarted.done),
+      kill() {},
+      suspend() {},
+      resume() {},
+    };
+  }
+  const groupId: number = pid;
+
+  const killGraceMs = options.killGraceMs ?? SIGKILL_GRACE_MS;
+  let terminationReason: KillReason | null = null;
+  let exitCode: number | null = null;
+  let exitSignal: NodeJS.Signals | null = null;
+  let leaderExited = false;
+  let termSent = false;
+  let killSentAt: number | null = null;
+  let killTimer: NodeJS.Timeout | undefined;
+
+  // The timeout clock runs only while the group is not suspended.
+  let timeoutTimer: NodeJS.Timeout | undefined;
+  let remainingMs = options.timeoutMs;
+  let runningSince = startedAt;
+  let suspendedSince: number | null = null;
+  let pausedMs = 0;
+
+  const armTimeout = (): void => {
+    if (options.timeoutMs <= 0 || leaderExited || termSent) return;
+    runningSince = performance.now();
+    timeoutTimer = setTimeout(() => kill('timeout'), Math.max(0, remainingMs));
+  };
+  const disarmTimeout = (): void => {
+    if (timeoutTimer === undefined) return;
+    clearTimeout(timeoutTimer);
+    timeoutTimer = undefined;
+    remainingMs -= performance.now() - runningSince;
+  };
+  const endSuspension = (): void => {
+    if (suspendedSince === null) return;
+    pausedMs += performance.now() - suspendedSince;
+    suspendedSince = null;
+  };
+
+  const terminateGroup = (): void => {
+    if (termSent) return;
+    termSent = true;
+    disarmTimeout();
+    signalGroup(groupId, 'SIGTERM');
+    // A stopped process acts on SIGTERM only once continued.
+    signalGroup(groupId, 'SIGCONT');
+    endSuspension();
+    killTimer = setTimeout(() => {
+      killSentAt = performance.now();
+      signalGroup(groupId, 'SIGKILL');
+    }, killGraceMs);
+  };
+
+  function kill(reason: KillReason): void {
+    // Once the leader exited, its exit decides the outcome; leftovers are being killed already.
+    if (leaderExited) return;
+    terminationReason ??= reason;
+    terminateGroup();
+  }
+
+  const suspend = (): void => {
+    if (leaderExited || termSent || suspendedSince !== null) return;
+    signalGroup(groupId, 'SIGSTOP');
+    suspendedSince = performance.now();
+    disarmTimeout();
+  };
+
+  const resume = (): void => {
+    if (suspendedSince === null || leaderExited || termSent) return;
+    signalGroup(groupId, 'SIGCONT');
+    endSuspension();
+    armTimeout();
+  };
+
+  const onAbort = (): void => kill('aborted');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const decoders: Array<{ decoder: StringDecoder; stream: OutputStream; splitter: LineSplitter | null }> = [];
+  const readables = [
+    { readable: child.stdout, stream: 'stdout' as const },
+    { readable: child.stderr, stream: 'stderr' as const },
+  ];
+  const pauseOutput = (): void => {
+    for (const { readable } of readables) readable?.pause();
+    transcript.onceDrained(() => {
+      for (const { readable } of readables) readable?.resume();
+    });
+  };
+  for (const { readable, stream } of readables) {
+    if (readable === null) continue;
+    const onLine = options.onLine;
+    const splitter = onLine === undefined ? null : createLineSplitter((line) => onLine(line, stream));
+    const decoder = new StringDecoder('utf8');
+    decoders.push({ decoder, stream, splitter });
+    readable.on('data', (chunk: Buffer) => {
+      tail.append(chunk);
+      // Backpressure: an agent printing faster than the disk writes waits, instead of filling memory.
+      if (!transcript.write(chunk)) pauseOutput();
+      if (options.onOutput === undefined && splitter === null) return;
+      const text = decoder.write(chunk);
+      options.onOutput?.(text, stream);
+      splitter?.push(text);
+    });
+  }
+
+  if (typeof options.stdin === 'string' && child.stdin !== null) {
+    // EPIPE when the agent exits without reading its stdin: not our failure, nor the agent's.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.stdin);
+  }
+  // After a successful spawn, 'error' only reports a failed kill(); signals go to the group directly.
+  child.on('error', () => {});
+
+  const stdioClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+
+  // Waits until no member of the group runs; members that outlived the leader are killed.
+  const reapGroup = async (): Promise<boolean> => {
+    let strays = false;
+    while (await isGroupAlive(groupId)) {
+      strays = true;
+      terminateGroup();
+      if (killSentAt !== null && performance.now() - killSentAt > AFTER_SIGKILL_WAIT_MS) break;
+      await delay(GROUP_POLL_MS);
+    }
+    return strays;
+  };
+
+  const settle = async (): Promise<ProcessResult> => {
+    const strayProcessesKilled = await reapGroup();
+    clearTimeout(killTimer);
+    await waitAtMost(stdioClosed, STDIO_CLOSE_WAIT_MS);
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    for (const { decoder, stream, splitter } of decoders) {
+      const rest = decoder.end();
+      if (rest.length > 0) {
+        options.onOutput?.(rest, stream);
+        splitter?.push(rest);
+      }
+      splitter?.flush();
+    }
+    options.signal?.removeEventListener('abort', onAbort);
+    const durationMs = performance.now() - startedAt;
+    await transcript.close(
+      `# goald: ${describeEnd(exitCode, exitSignal, terminationReason)} after ${Math.round(durationMs)} ms` +
+        (strayProcessesKilled ? ' (killed processes the agent left running)' : ''),
+    );
+    return {
+      pid: groupId,
+      exitCode,
+      signal: exitSignal,
+      terminationReason,
+      spawnError: null,
+      durationMs,
+      pausedMs,
+      outputTail: tail.text(),
+      outputBytes: tail.totalBytes,
+      strayProcessesKilled,
+      transcriptError: transcript.error,
+    };
+  };
+
+  const done = new Promise<ProcessResult>((resolve) => {
+    child.once('exit', (code, signal) => {
+      leaderExited = true;
+      exitCode = code;
+      exitSignal = signal;
+      disarmTimeout();
+      endSuspension();
+      void settle().then(resolve);
+    });
+  });
+
+  armTimeout();
+  options.onSpawn?.(groupId);
+
+  return { pid: groupId, done, kill, suspend, resume };
+}
+
+// One line for the transcript footer.
+function describeEnd(code: number | null, signal: NodeJS.Signals | null, reason: KillReason | null): string {
+  const how = signal !== null ? `ended by ${signal}` : `exited with code ${String(code)}`;
+  return reason === null ? how : `killed (${reason}), ${how}`;
+}
+
+// Turns Node's terse spawn errors ("spawn foo ENOENT") into a line that says what to fix.
+async function describeSpawnError(error: unknown, options: SpawnAgentOptions): Promise<string> {
+  const prefix = `cannot start ${options.command}`;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    if (!(await isDirectory(options.cwd))) return `${prefix}: the working directory ${options.cwd} does not exist`;
+    return options.command.includes('/') ? `${prefix}: no such file` : `${prefix}: not found on PATH`;
+  }
+  if (code === 'EACCES') return `${prefix}: permission denied (is it an executable file?)`;
+  if (code === 'E2BIG') return `${prefix}: its arguments and environment are too large (E2BIG)`;
+  return `${prefix}: ${errorMessage(error)}`;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+function truncate(text: string, maxChars: number): string {
+  const oneLine = text.replace(/\s*\n\s*/g, ' ');
+  return oneLine.length > maxChars ? `${oneLine.slice(0, maxChars)}…` : oneLine;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,97 @@
+// Helpers for the agent tests: fixture paths, temp dirs, waiting on lines and process states (bounded
+// polls, never fixed sleeps).
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
+import { readProcessState } from '../../src/agents/process-group.js';
+
+/** Absolute path of an executable fixture in test/fixtures/agents. */
+export function fixture(name: string): string {
+  return fileURLToPath(new URL(`../fixtures/agents/${name}.mjs`, import.meta.url));
+}
+
+/** A fresh temp directory, removed when the test finishes. */
+export async function makeTempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'goald-agents-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Collects lines and resolves waits for a given line. */
+export function createLineLog(): {
+  lines: string[];
+  onLine: (line: string) => void;
+  waitFor: (predicate: string | ((line: string) => boolean)) => Promise<string>;
+} {
+  const lines: string[] = [];
+  const waiters: Array<{ test: (line: string) => boolean; resolve: (line: string) => void }> = [];
+  const matcher = (predicate: string | ((line: string) => boolean)) =>
+    typeof predicate === 'string' ? (line: string) => line === predicate : predicate;
+  return {
+    lines,
+    onLine(line) {
+      lines.push(line);
+      for (const waiter of [...waiters]) {
+        if (waiter.test(line)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
+    },
+    waitFor(predicate) {
+      const test = matcher(predicate);
+      const seen = lines.find(test);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ test, resolve }));
+    },
+  };
+}
+
+/** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * Whether a process no longer runs. A zombie counts as gone: it has exited and only waits to be reaped,
+ * which some container inits never do for orphans.
+ */
+export async function isProcessGone(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  const state = await readProcessState(pid);
+  return state === null || state.state === 'Z' || state.state === 'X';
+}
+
+/** Waits until the process is gone (bounded). */
+export function waitUntilGone(pid: number, timeoutMs = 10_000): Promise<void> {
+  return waitUntil(() => isProcessGone(pid), `process ${pid} is gone`, timeoutMs);
+}
+
+/** The /proc state letter of a process (T = stopped), or null when it is gone. */
+export async function processStateOf(pid: number): Promise<string | null> {
+  return (await readProcessState(pid))?.state ?? null;
+}
+
+/** Kills a pid if it still exists; for cleanup after a failed assertion. */
+export function killQuietly(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
