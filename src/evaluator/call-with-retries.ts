@@ -123,7 +123,8 @@ export function parseRetryAfter(headers: Headers | undefined, now: number): numb
   const after = headers.get('retry-after');
   if (after === null || after.trim() === '') return null;
   const seconds = Number(after);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  // A number is seconds (a negative one is nonsense); only other text can be an HTTP date.
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : null;
   const date = Date.parse(after);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
