@@ -1,7 +1,7 @@
 // Whole-tree snapshots through a private index and a private object store, so the user's .git never
 // changes: git reads the user's objects as alternates and writes every new object next to the goal.
 
-import { copyFile, mkdir, rename, stat, utimes } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
@@ -47,6 +47,9 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   const privateObjects = path.join(stateDir, 'objects');
   await mkdir(path.join(privateObjects, 'info'), { recursive: true });
   await mkdir(path.join(privateObjects, 'pack'), { recursive: true });
+  // Only the process running a goal touches its state, and it has just started: a lock left here is from
+  // a run that died mid-`git add` (SIGKILL, power loss), and would fail every snapshot from now on.
+  await rm(`${privateIndex}.lock`, { force: true });
   await seedIndex(options.indexFile ?? path.join(options.gitDir, 'index'), privateIndex);
 
   const cwd = options.workspace;

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -226,6 +226,15 @@ describe('snapshot', () => {
     await repo.git('rm', '--cached', '--quiet', 'user.txt');
     const again = await snapshotterFor(repo.dir, stateDir);
     expect(await again.snapshot()).toBe(tree);
+  });
+
+  test('a lock left by a run that died mid-snapshot does not block the next start', async () => {
+    const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
+    const stateDir = await tempStateDir();
+    await (await snapshotterFor(repo.dir, stateDir)).snapshot();
+    await writeFile(path.join(stateDir, 'index.lock'), '');
+    const restarted = await snapshotterFor(repo.dir, stateDir);
+    expect(await restarted.snapshot()).toBe(await repo.git('rev-parse', 'HEAD^{tree}'));
   });
 
   test('concurrent snapshots on one snapshotter are serialized and agree', async () => {
