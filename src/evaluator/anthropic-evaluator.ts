@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { BackoffOptions } from './call-with-retries.js';
 import { callWithRetries, resolveRetryPolicy } from './call-with-retries.js';
-import { describeSdkError } from './describe-sdk-error.js';
+import { describeSdkError, secretsOf } from './describe-sdk-error.js';
 import { buildEvaluationMessages, DEFAULT_MAX_INPUT_CHARS } from './evidence.js';
 import type { ReplyOutcome } from './reply-outcome.js';
 import { toEvaluationResult } from './reply-outcome.js';
@@ -41,17 +41,20 @@ const MAX_OUTPUT_TOKENS = 1_024;
 
 // Creates an evaluator that asks the Anthropic Messages API for the verdict through a forced tool call.
 export function createAnthropicEvaluator(options: AnthropicEvaluatorOptions): Evaluator {
+  // The SDKs accept only positive integer timeouts.
+  const timeoutMs = Math.max(1, Math.round(options.timeoutMs));
   const client = new Anthropic({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     // Our own loop retries (call-with-retries.ts), so tries, waits and caps are ours and counted.
     maxRetries: 0,
-    timeout: options.timeoutMs,
+    timeout: timeoutMs,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   const clock = options.clock ?? systemClock;
   const maxInputChars = options.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
-  const policy = resolveRetryPolicy({ ...options, clock });
+  const policy = resolveRetryPolicy({ ...options, timeoutMs, clock });
+  const secrets = secretsOf(options.apiKey, options.baseURL);
 
   async function attempt(system: string, user: string, signal: AbortSignal): Promise<ReplyOutcome> {
     const message: Message = await client.messages.create(
@@ -69,7 +72,7 @@ export function createAnthropicEvaluator(options: AnthropicEvaluatorOptions): Ev
         ],
         tool_choice: { type: 'tool', name: VERDICT_TOOL_NAME },
       },
-      { signal, timeout: options.timeoutMs },
+      { signal, timeout: timeoutMs },
     );
     const usage = {
       // Cached prompt tokens are reported apart from input_tokens; all of them were read.
@@ -106,11 +109,17 @@ export function createAnthropicEvaluator(options: AnthropicEvaluatorOptions): Ev
       const { system, user } = buildEvaluationMessages(input, maxInputChars);
       const outcome = await callWithRetries(
         (attemptSignal) => attempt(system, user, attemptSignal),
-        (error, timedOut) => describeSdkError(error, timedOut, Anthropic, options.timeoutMs, clock.now()),
+        (error, timedOut) =>
+          describeSdkError(error, timedOut, {
+            classes: Anthropic,
+            timeoutMs,
+            baseURL: options.baseURL,
+            now: clock.now(),
+          }),
         policy,
         signal,
       );
-      return toEvaluationResult('anthropic', outcome, options.apiKey);
+      return toEvaluationResult('anthropic', outcome, secrets);
     },
   };
 }

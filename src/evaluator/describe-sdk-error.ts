@@ -18,6 +18,14 @@ export interface SdkErrorClasses {
   APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
 }
 
+export interface SdkErrorContext {
+  classes: SdkErrorClasses;
+  timeoutMs: number;
+  /** Named in messages by host only, so credentials or paths in it never reach a log. */
+  baseURL: string;
+  now: number;
+}
+
 const MAX_DETAIL_CHARS = 300;
 
 // 408 request timeout, 409 lock contention, 429 rate limit and 5xx are worth another try: the SDKs'
@@ -27,19 +35,15 @@ function isRetryableStatus(status: number): boolean {
 }
 
 // Describes one failed try; `timedOut` is true when our own per-try timer aborted it.
-export function describeSdkError(
-  error: unknown,
-  timedOut: boolean,
-  classes: SdkErrorClasses,
-  timeoutMs: number,
-  now: number,
-): AttemptFailure {
+export function describeSdkError(error: unknown, timedOut: boolean, context: SdkErrorContext): AttemptFailure {
+  const { classes, timeoutMs, now } = context;
+  const where = describeEndpoint(context.baseURL);
   if (timedOut || error instanceof classes.APIConnectionTimeoutError) {
-    return { retryable: true, retryAfterMs: null, message: `the evaluator API did not answer within ${timeoutMs} ms` };
+    return { retryable: true, retryAfterMs: null, message: `${where} did not answer within ${timeoutMs} ms` };
   }
   if (error instanceof classes.APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return { retryable: true, retryAfterMs: null, message: `could not reach the evaluator API${cause}` };
+    const cause = rootCause(error);
+    return { retryable: true, retryAfterMs: null, message: `could not reach ${where}${cause === '' ? '' : `: ${cut(cause)}`}` };
   }
   if (error instanceof classes.APIError && error.status !== undefined) {
     const shouldRetry = error.headers?.get('x-should-retry');
@@ -47,11 +51,32 @@ export function describeSdkError(
     return {
       retryable,
       retryAfterMs: parseRetryAfter(error.headers, now),
-      message: `the evaluator API answered HTTP ${error.status}: ${apiErrorDetail(error)}`,
+      message: `${where} answered HTTP ${error.status}: ${apiErrorDetail(error)}`,
     };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { retryable: false, retryAfterMs: null, message: `the evaluator request failed: ${cut(message)}` };
+}
+
+// "the evaluator API at host:port", or without the host when the URL does not parse.
+function describeEndpoint(baseURL: string): string {
+  try {
+    return `the evaluator API at ${new URL(baseURL).host}`;
+  } catch {
+    return 'the evaluator API';
+  }
+}
+
+// The innermost cause's message: fetch says only "fetch failed"; the socket error below it says why
+// ("connect ECONNREFUSED 127.0.0.1:9", "getaddrinfo ENOTFOUND ...").
+function rootCause(error: Error): string {
+  let current: unknown = error.cause;
+  let message = '';
+  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    message = current.message;
+    current = current.cause;
+  }
+  return message;
 }
 
 /** The text of an API error body: `error.message` in either provider's shape, else the SDK's message. */
@@ -74,9 +99,24 @@ function cut(text: string): string {
   return flat.length <= MAX_DETAIL_CHARS ? flat : `${flat.slice(0, MAX_DETAIL_CHARS - 3)}...`;
 }
 
-// Removes every occurrence of the secret from text. Servers and proxies sometimes echo the key they were
-// sent ("Invalid API key: sk-..."), and goald's messages end up in logs and state files.
-export function redactSecret(text: string, secret: string): string {
-  if (secret.length < 4) return text;
-  return text.split(secret).join('[redacted]');
+// Removes every occurrence of each secret from text. Servers and proxies sometimes echo the key they were
+// sent ("Invalid API key: sk-..."), fetch quotes URLs with their credentials, and goald's messages end up
+// in logs and state files.
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let result = text;
+  // Too short to be a credential, and redacting it would shred ordinary words.
+  for (const secret of secrets) if (secret.length >= 4) result = result.split(secret).join('[redacted]');
+  return result;
+}
+
+/** The API key and any password written into the base URL (`https://user:pass@host`). */
+export function secretsOf(apiKey: string, baseURL: string): string[] {
+  const secrets = [apiKey];
+  try {
+    const url = new URL(baseURL);
+    if (url.password !== '') secrets.push(url.password, decodeURIComponent(url.password));
+  } catch {
+    // an unparsable URL fails the request itself; nothing more to hide
+  }
+  return secrets;
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { BackoffOptions } from './call-with-retries.js';
 import { callWithRetries, resolveRetryPolicy } from './call-with-retries.js';
-import { apiErrorDetail, describeSdkError } from './describe-sdk-error.js';
+import { apiErrorDetail, describeSdkError, secretsOf } from './describe-sdk-error.js';
 import { buildEvaluationMessages, DEFAULT_MAX_INPUT_CHARS } from './evidence.js';
 import type { ReplyOutcome } from './reply-outcome.js';
 import { toEvaluationResult } from './reply-outcome.js';
@@ -38,12 +38,14 @@ export const JSON_INSTRUCTION = `Reply with only one JSON object and nothing els
 
 // Creates an evaluator that asks an OpenAI-compatible Chat Completions endpoint for the verdict.
 export function createOpenAIEvaluator(options: OpenAIEvaluatorOptions): Evaluator {
+  // The SDKs accept only positive integer timeouts.
+  const timeoutMs = Math.max(1, Math.round(options.timeoutMs));
   const client = new OpenAI({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     // Our own loop retries (call-with-retries.ts), so tries, waits and caps are ours and counted.
     maxRetries: 0,
-    timeout: options.timeoutMs,
+    timeout: timeoutMs,
     // Explicit nulls keep OPENAI_ORG_ID / OPENAI_PROJECT_ID of the daemon's environment out of the request.
     organization: null,
     project: null,
@@ -51,7 +53,8 @@ export function createOpenAIEvaluator(options: OpenAIEvaluatorOptions): Evaluato
   });
   const clock = options.clock ?? systemClock;
   const maxInputChars = options.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
-  const policy = resolveRetryPolicy({ ...options, clock });
+  const policy = resolveRetryPolicy({ ...options, timeoutMs, clock });
+  const secrets = secretsOf(options.apiKey, options.baseURL);
   // Remembered per instance: once a server has said it cannot do json_schema, do not ask it again.
   let structured = true;
 
@@ -77,7 +80,7 @@ export function createOpenAIEvaluator(options: OpenAIEvaluatorOptions): Evaluato
             { role: 'user', content: `${user}\n\n${JSON_INSTRUCTION}` },
           ],
         };
-    return client.chat.completions.create(params, { signal, timeout: options.timeoutMs });
+    return client.chat.completions.create(params, { signal, timeout: timeoutMs });
   }
 
   async function attempt(system: string, user: string, signal: AbortSignal): Promise<ReplyOutcome> {
@@ -112,11 +115,17 @@ export function createOpenAIEvaluator(options: OpenAIEvaluatorOptions): Evaluato
       const { system, user } = buildEvaluationMessages(input, maxInputChars);
       const outcome = await callWithRetries(
         (attemptSignal) => attempt(system, user, attemptSignal),
-        (error, timedOut) => describeSdkError(error, timedOut, OpenAI, options.timeoutMs, clock.now()),
+        (error, timedOut) =>
+          describeSdkError(error, timedOut, {
+            classes: OpenAI,
+            timeoutMs,
+            baseURL: options.baseURL,
+            now: clock.now(),
+          }),
         policy,
         signal,
       );
-      return toEvaluationResult('openai', outcome, options.apiKey);
+      return toEvaluationResult('openai', outcome, secrets);
     },
   };
 }

@@ -1,7 +1,7 @@
 // What one try of a provider call produced, and how the retry loop's outcome becomes an EvaluationResult.
 
 import type { RetryOutcome } from './call-with-retries.js';
-import { redactSecret } from './describe-sdk-error.js';
+import { redactSecrets } from './describe-sdk-error.js';
 import type { EvaluationResult, EvaluatorUsage, Verdict } from './types.js';
 
 /** One try's reply: a verdict, or an answer we could not use. */
@@ -9,21 +9,21 @@ export type ReplyOutcome =
   | { kind: 'verdict'; verdict: Verdict; usage: EvaluatorUsage; model: string }
   | { kind: 'malformed'; message: string; usage: EvaluatorUsage };
 
-// Maps the retry loop's outcome to the evaluator contract; every message is scrubbed of the API key.
+// Maps the retry loop's outcome to the evaluator contract; every message is scrubbed of the secrets.
 export function toEvaluationResult(
   provider: 'openai' | 'anthropic',
   outcome: RetryOutcome<ReplyOutcome>,
-  apiKey: string,
+  secrets: readonly string[],
 ): EvaluationResult {
   if (!outcome.ok) {
-    const message = redactSecret(`${provider} evaluator: ${outcome.message}`, apiKey);
+    const message = redactSecrets(`${provider} evaluator: ${outcome.message}`, secrets);
     return { kind: 'error', message, usage: { inputTokens: 0, outputTokens: 0 }, attempts: outcome.attempts };
   }
   const value = outcome.value;
   if (value.kind === 'malformed') {
     // Malformed output is not retried: a model that answered off-schema tends to do it again, and the next
     // turn asks anew (the evaluator-failures breaker counts consecutive errors). Its tokens still count.
-    const message = redactSecret(`${provider} evaluator: ${value.message}`, apiKey);
+    const message = redactSecrets(`${provider} evaluator: ${value.message}`, secrets);
     return { kind: 'error', message, usage: value.usage, attempts: outcome.attempts };
   }
   return { kind: 'verdict', verdict: value.verdict, usage: value.usage, model: value.model };

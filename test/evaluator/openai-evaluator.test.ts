@@ -262,6 +262,14 @@ describe('openai evaluator', () => {
     expect(result.kind === 'error' && result.message).toMatch(/could not reach/);
   });
 
+  it('names the host it could not reach but not a password in the base URL', async () => {
+    const baseURL = fake.openaiBaseURL.replace('http://', 'http://judge:hunter2-secret@');
+    const result = await makeEvaluator({ baseURL, retries: 0 }).evaluate(makeInput());
+    expect(result.kind).toBe('error');
+    expect(result.kind === 'error' && result.message).toContain(`could not reach the evaluator API at ${new URL(fake.origin).host}`);
+    expect(JSON.stringify(result)).not.toContain('hunter2-secret');
+  });
+
   it('never lets the API key into a result, even when the server echoes it', async () => {
     fake.openai.fail(401, { error: { message: `Incorrect API key provided: ${API_KEY}.`, type: 'invalid_request_error' } });
     fake.openai.replyText(`not json, but here is your key: ${API_KEY}`);
