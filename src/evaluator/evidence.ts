@@ -10,10 +10,11 @@ export const DEFAULT_MAX_INPUT_CHARS = 24_000;
 /** The condition is sent verbatim up to this length; longer is not a goal but a document. */
 export const CONDITION_MAX_CHARS = 4_000;
 
-// Shares of maxInputChars for the sections that are kept whole in normal use; what is left goes to the
-// cuttable evidence (check output, final message, patch, output tail). Chosen so the default 24 000 chars
-// keep ~2 900 chars of check lines (~20 checks), ~3 600 of file list (~60 files) and ~1 900 of the previous
-// verdict, and still leave over half of the budget for the evidence that can be cut.
+// Caps, as shares of maxInputChars, on the sections that are kept whole in normal use; what they do not use
+// goes to the cuttable evidence (check output, final message, patch, output tail). At the default 24 000
+// chars that is the whole condition up to 4 000 (budgets under 16 000 cut it sooner), ~2 900 chars of check
+// lines (~20 checks), ~3 600 of file list (~60 files) and ~1 900 of previous verdict; even when all are
+// full, ~40% of the budget is left for the evidence that can be cut.
 const CONDITION_SHARE = 0.25;
 const CHECK_LINES_SHARE = 0.12;
 const FILE_LIST_SHARE = 0.15;
