@@ -268,10 +268,9 @@ export class GoalSupervisor {
     if (tree === null) return;
     this.initialTree = tree;
     this.currentTree = tree;
-    const initialBreakers = initialBreakerState(tree);
-    this.breakers = initialBreakers;
     const checks = await this.deps.checks.run(this.stopController.signal);
     if (this.isDone()) return;
+    const initialBreakers = initialBreakerState(tree, checksSignature(checks));
     this.lastChecks = checks;
     const allPassed = checks.length > 0 && checks.every((check) => check.passed);
     let evaluation: EvaluationResult = { kind: 'skipped', reason: allPassed ? 'checks decide' : 'no passing checks yet' };
@@ -320,9 +319,9 @@ export class GoalSupervisor {
       timer.abort();
       return; // re-enter the loop: a control event may have changed the state
     }
-    const breakers = { ...(this.breakers ?? initialBreakerState(this.currentTree ?? '')), activeMs: this.activeMs() };
+    const breakers = this.breakers ?? initialBreakerState(this.currentTree ?? '');
     this.breakers = breakers;
-    const refusal = refuseNextTurn(breakers, this.settings.limits);
+    const refusal = refuseNextTurn(breakers, this.settings.limits, this.activeMs());
     if (refusal) {
       this.actor.send({ type: 'turn.refused', failure: { reason: refusal.breaker, message: refusal.message } });
       this.summary = { ...this.summary, activeMs: this.activeMs() };

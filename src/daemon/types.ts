@@ -1,0 +1,62 @@
+// The daemon's contract between its HTTP server (routes, validation, streaming) and the goal host
+// (supervisors, queue, recovery). The server never touches a supervisor directly.
+
+import type { GoalRecord, LoopRecord } from '../../state/types.js';
+import type { StartFlags } from '../config/resolve-settings.js';
+import type { ProgressEvent } from '../supervisor/types.js';
+
+/** POST /v1/goals body. Secrets never travel over the socket: API keys come from the daemon's env. */
+export interface StartGoalRequest {
+  condition?: string;
+  /** Absolute directory the user ran `goald start` in (or -C). */
+  dir: string;
+  flags: StartFlags;
+  /** Non-secret environment that config precedence reads (GOALD_*, *_BASE_URL). */
+  env: Record<string, string>;
+  /** false: refuse instead of queueing when the workspace is busy. */
+  queue: boolean;
+}
+
+export interface StartGoalResponse {
+  goal: GoalRecord;
+  queued: boolean;
+  warnings: string[];
+}
+
+/** POST /v1/loops body (issue: scheduled reruns). */
+export interface CreateLoopRequest extends StartGoalRequest {
+  every: string;
+  catchUp?: 'once' | 'skip';
+}
+
+/** A stream of a goal's progress events: past ones first, then live ones until the goal ends. */
+export interface EventSubscription {
+  /** Events already recorded (goals/<id>/events.jsonl). */
+  past: ProgressEvent[];
+  /** Registers a listener for live events; returns the unsubscribe function. */
+  follow(listener: (event: ProgressEvent) => void): () => void;
+  /** True when the goal has already finished (no live events will come). */
+  finished: boolean;
+}
+
+/**
+ * What the daemon's goal host offers the server. Every method throws GoaldError for bad input
+ * (`not-found`, `ambiguous`, `conflict`, `bad-request`), which the server maps to 4xx.
+ */
+export interface GoalHost {
+  listGoals(filter?: { workspace?: string; status?: string[] }): Promise<GoalRecord[]>;
+  /** Resolves an id or unique prefix. */
+  getGoal(idOrPrefix: string): Promise<GoalRecord>;
+  startGoal(request: StartGoalRequest): Promise<StartGoalResponse>;
+  pauseGoal(idOrPrefix: string, now: boolean): Promise<GoalRecord>;
+  resumeGoal(idOrPrefix: string): Promise<GoalRecord>;
+  stopGoal(idOrPrefix: string): Promise<GoalRecord>;
+  subscribe(idOrPrefix: string): Promise<EventSubscription>;
+  listLoops(): Promise<LoopRecord[]>;
+  createLoop(request: CreateLoopRequest): Promise<LoopRecord>;
+  deleteLoop(idOrPrefix: string): Promise<LoopRecord>;
+  /** Daemon facts for /v1/ping. */
+  info(): { pid: number; version: string; startedAt: string; home: string; goalsRunning: number };
+  /** Asks the daemon to shut down cleanly (POST /v1/daemon/stop). */
+  shutdown(): Promise<void>;
+}
