@@ -1,0 +1,33 @@
+// The agent adapters by name. Structured adapters (claude-code, codex, gemini, aider) join this object as
+// they are built; `AgentName` follows from its keys.
+
+import type { AdapterName, AgentSpec } from '../config/types.js';
+import { GoaldError } from '../errors.js';
+import { createCommandAgent } from './command-agent.js';
+import type { AgentAdapter } from './types.js';
+
+/** Builds an adapter from the goal's agent settings and the environment the agent inherits. */
+export type CreateAgent = (spec: AgentSpec, env: NodeJS.ProcessEnv) => AgentAdapter;
+
+export const agentFactories = {
+  command: (spec, env) => createCommandAgent({ command: spec.command, env }),
+} satisfies Partial<Record<AdapterName, CreateAgent>>;
+
+export type AgentName = keyof typeof agentFactories;
+
+/** Whether an adapter name has an implementation yet. */
+export function isAgentName(name: string): name is AgentName {
+  return Object.hasOwn(agentFactories, name);
+}
+
+/** Creates the adapter named by `spec.adapter`; a config error for adapters that do not exist yet. */
+export function createAgent(spec: AgentSpec, env: NodeJS.ProcessEnv = process.env): AgentAdapter {
+  if (!isAgentName(spec.adapter)) {
+    throw new GoaldError(
+      'config',
+      `adapter "${spec.adapter}" is not available yet`,
+      'use --agent "<shell command>"',
+    );
+  }
+  return agentFactories[spec.adapter](spec, env);
+}

@@ -1,0 +1,42 @@
+import { describe, expect, test } from 'vitest';
+import { agentFactories, createAgent, isAgentName } from '../../src/agents/registry.js';
+import type { AdapterName, AgentSpec } from '../../src/config/types.js';
+import { GoaldError } from '../../src/errors.js';
+
+function spec(adapter: AdapterName, command = 'my-agent {prompt}'): AgentSpec {
+  return { adapter, command, args: [], session: 'fresh', model: null };
+}
+
+describe('createAgent', () => {
+  test('creates the command adapter', () => {
+    const agent = createAgent(spec('command'), {});
+    expect(agent.name).toBe('command');
+    expect(agent.model).toBeNull();
+    expect(typeof agent.suspend).toBe('function');
+  });
+
+  test.each(['claude-code', 'codex', 'gemini', 'aider'] as const)('%s is a config error until it is built', (adapter) => {
+    let error: unknown;
+    try {
+      createAgent(spec(adapter), {});
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(GoaldError);
+    expect(error).toMatchObject({
+      code: 'config',
+      message: `adapter "${adapter}" is not available yet`,
+      hint: 'use --agent "<shell command>"',
+    });
+  });
+
+  test('an empty command is a config error', () => {
+    expect(() => createAgent(spec('command', ''), {})).toThrow(GoaldError);
+  });
+
+  test('adapter names come from the registry', () => {
+    expect(Object.keys(agentFactories)).toEqual(['command']);
+    expect(isAgentName('command')).toBe(true);
+    expect(isAgentName('toString')).toBe(false);
+  });
+});
