@@ -1,0 +1,461 @@
+// Resolves one goal's settings from its sources, highest first: flags > environment (GOALD_*) > the
+// workspace's goal.config.json > the user's config.json > defaults. Each source becomes a partial
+// layer (parsed and validated with its own names in messages), layers merge field by field, and small
+// rule functions check the result. Nothing here prints, and API keys are not looked at (the evaluator
+// factory checks them when it builds a client).
+//
+// Environment variables read here:
+//   GOALD_AGENT             agent command (implies the `command` adapter)
+//   GOALD_EVALUATOR         openai:<model> | anthropic:<model> | none
+//   GOALD_MAX_TURNS         positive whole number
+//   GOALD_TOKEN_BUDGET      positive whole number
+//   GOALD_TURN_TOKEN_LIMIT  positive whole number
+//   GOALD_TURN_TIMEOUT      duration (90s, 30m, ...)
+//   GOALD_COOLDOWN          duration
+//   GOALD_COST_BUDGET       US dollars, or `off`
+//   GOALD_WALL_CLOCK        duration, or `off`
+
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { GoaldError } from '../errors.js';
+import {
+  DEFAULT_ADAPTER,
+  DEFAULT_AGENT_EXECUTABLES,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  DEFAULT_EVALUATOR,
+  DEFAULT_LIMITS,
+  DEFAULT_NOISE_PATHS,
+} from './defaults.js';
+import { parseDuration, parsePositiveInt } from './duration.js';
+import {
+  checkNameFor,
+  parseAdapter,
+  parseCostBudget,
+  parseEvaluator,
+  parsePositiveDuration,
+  parseWallClock,
+} from './flag-values.js';
+import { CONFIG_FILE_NAME, loadConfigFile } from './load-config.js';
+import { requireAgentCommand, requireEvaluatorModel, requireVerification } from './settings-rules.js';
+import type { ConfigAgent, ConfigCheck, ConfigEvaluator, ConfigFile, ConfigLimits } from './schema.js';
+import type { AgentSpec, CheckSpec, EvaluatorSpec, GoalSettings, Limits } from './types.js';
+
+/** The config-relevant flags of `goald start`/`goald loop`, as raw strings the way commander delivers them. */
+export interface StartFlags {
+  /** `--agent <cmd>`: a shell command for the `command` adapter (or the executable with `--adapter`). */
+  agent?: string;
+  /** `--adapter <name>`: command, claude-code, codex, gemini or aider. */
+  adapter?: string;
+  /** `--check <cmd>`, repeatable; replaces the config's checks. */
+  check?: string[];
+  /** `--evaluator openai:<model>|anthropic:<model>|none`. */
+  evaluator?: string;
+  maxTurns?: string;
+  tokenBudget?: string;
+  turnTokenLimit?: string;
+  turnTimeout?: string;
+  /** US dollars, or `off`. */
+  costBudget?: string;
+  /** A duration, or `off`. */
+  wallClock?: string;
+  cooldown?: string;
+  allowSameModel?: boolean;
+}
+
+export interface ResolveSettingsInput {
+  /** The positional condition; when absent, the config's `goal`. */
+  condition?: string | undefined;
+  /** The git work tree's top level, already resolved. */
+  workspace: string;
+  flags: StartFlags;
+  env: NodeJS.ProcessEnv;
+  /** Default: `$XDG_CONFIG_HOME/goald/config.json`, else `~/.config/goald/config.json`. */
+  userConfigPath?: string | undefined;
+}
+
+export interface ResolvedSettings {
+  settings: GoalSettings;
+  /** Things worth telling the user that do not stop the goal. */
+  warnings: string[];
+  /** Where values came from, highest precedence first (`flags: --max-turns`, a file path, `defaults`). */
+  sources: string[];
+}
+
+type AgentLayer = Partial<Omit<AgentSpec, 'model'>> & { model?: string };
+type EvaluatorLayer = Partial<Omit<EvaluatorSpec, 'model' | 'baseURL'>> & { model?: string; baseURL?: string };
+
+/** One source's contribution; absent fields leave the decision to lower layers. */
+interface Layer {
+  /** How the source is named in `sources`. */
+  source: string;
+  condition?: string;
+  mission?: string;
+  project?: string;
+  checks?: CheckSpec[];
+  agent?: AgentLayer;
+  evaluator?: EvaluatorLayer;
+  limits?: Partial<Limits>;
+  noisePaths?: string[];
+}
+
+/** The user's config file: `$XDG_CONFIG_HOME/goald/config.json`, else `~/.config/goald/config.json`. */
+export function resolveUserConfigPath(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  if (xdg !== undefined && xdg !== '' && isAbsolute(xdg)) return join(xdg, 'goald', 'config.json');
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
+  return join(home, '.config', 'goald', 'config.json');
+}
+
+/** Resolves and validates a goal's settings; throws `usage` for bad flags, `config` for bad config. */
+export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<ResolvedSettings> {
+  const warnings: string[] = [];
+  const workspacePath = join(input.workspace, CONFIG_FILE_NAME);
+  const userPath = resolve(input.userConfigPath ?? resolveUserConfigPath(input.env));
+  const workspaceFile = await loadConfigFile(workspacePath);
+  // A workspace at $HOME/.config/goald would read the same file twice; once is enough.
+  const userFile = userPath === workspacePath ? { config: null, path: userPath } : await loadConfigFile(userPath);
+
+  const flagLayer = layerFromFlags(input.flags);
+  const envLayer = layerFromEnv(input.env);
+  const fileLayers = [workspaceFile, userFile].flatMap(({ config, path }) =>
+    config === null ? [] : [layerFromConfig(config, path)],
+  );
+  const layers = [flagLayer, envLayer, ...fileLayers];
+
+  const configChecks = fileLayers.find((layer) => layer.checks !== undefined);
+  if (flagLayer.checks !== undefined && configChecks?.checks !== undefined && configChecks.checks.length > 0) {
+    const count = configChecks.checks.length;
+    warnings.push(`--check replaces the ${count} check${count === 1 ? '' : 's'} of ${configChecks.source}`);
+  }
+
+  const agent = mergeAgent(layers);
+  const evaluator = mergeEvaluator(layers, warnings);
+  const settings: GoalSettings = {
+    condition: resolveCondition(input.condition, fileLayers),
+    workspace: input.workspace,
+    checks: uniqueCheckNames(pick(layers, (layer) => layer.checks) ?? []),
+    agent,
+    evaluator,
+    limits: mergeLimits(layers),
+    ancestry: {},
+    noisePaths: pick(layers, (layer) => layer.noisePaths) ?? [...DEFAULT_NOISE_PATHS],
+    allowSameModel: input.flags.allowSameModel ?? false,
+  };
+  const mission = pick(layers, (layer) => layer.mission);
+  const project = pick(layers, (layer) => layer.project);
+  if (mission !== undefined) settings.ancestry.mission = mission;
+  if (project !== undefined) settings.ancestry.project = project;
+
+  requireAgentCommand(settings.agent);
+  requireEvaluatorModel(settings.evaluator);
+  requireVerification(settings);
+
+  const sources = layers.filter((layer) => layer.source !== '').map((layer) => layer.source);
+  return { settings, warnings, sources: [...sources, 'defaults'] };
+}
+
+/** The first value a layer defines, highest precedence first. */
+function pick<T>(layers: readonly Layer[], read: (layer: Layer) => T | undefined): T | undefined {
+  for (const layer of layers) {
+    const value = read(layer);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** The condition: the positional one, else the config's `goal`; never empty. */
+function resolveCondition(positional: string | undefined, fileLayers: readonly Layer[]): string {
+  const condition = (positional ?? pick(fileLayers, (layer) => layer.condition) ?? '').trim();
+  if (condition === '') {
+    throw new GoaldError('usage', 'the goal condition is empty', 'pass it in quotes: goald start "all tests pass"');
+  }
+  return condition;
+}
+
+// ---- layers -------------------------------------------------------------------------------------------
+
+/** Parses the flags (usage errors name the flag). */
+function layerFromFlags(flags: StartFlags): Layer {
+  const used: string[] = [];
+  const layer: Layer = { source: '' };
+  const limits: Partial<Limits> = {};
+  const take = (value: string | undefined, flag: string): value is string => {
+    if (value === undefined) return false;
+    used.push(flag);
+    return true;
+  };
+
+  const agent: AgentLayer = {};
+  if (take(flags.adapter, '--adapter')) agent.adapter = parseAdapter(flags.adapter, '--adapter');
+  if (take(flags.agent, '--agent')) {
+    if (flags.agent.trim() === '') {
+      throw new GoaldError(
+        'usage',
+        '--agent: the command is empty',
+        'pass a shell command: --agent "my-agent {prompt}"',
+      );
+    }
+    agent.command = flags.agent;
+    agent.adapter ??= 'command';
+  }
+  if (Object.keys(agent).length > 0) layer.agent = agent;
+
+  if (flags.check !== undefined && flags.check.length > 0) {
+    used.push('--check');
+    layer.checks = flags.check.map((run) => {
+      if (run.trim() === '') {
+        throw new GoaldError('usage', '--check: the command is empty', 'pass a shell command: --check "npm test"');
+      }
+      return { name: checkNameFor(run), run, timeoutMs: DEFAULT_CHECK_TIMEOUT_MS };
+    });
+  }
+  if (take(flags.evaluator, '--evaluator')) layer.evaluator = parseEvaluator(flags.evaluator, '--evaluator');
+
+  if (take(flags.maxTurns, '--max-turns')) limits.maxTurns = parsePositiveInt(flags.maxTurns, '--max-turns');
+  if (take(flags.tokenBudget, '--token-budget')) {
+    limits.tokenBudget = parsePositiveInt(flags.tokenBudget, '--token-budget');
+  }
+  if (take(flags.turnTokenLimit, '--turn-token-limit')) {
+    limits.turnTokenLimit = parsePositiveInt(flags.turnTokenLimit, '--turn-token-limit');
+  }
+  if (take(flags.turnTimeout, '--turn-timeout')) {
+    limits.turnTimeoutMs = parsePositiveDuration(flags.turnTimeout, '--turn-timeout');
+  }
+  if (take(flags.cooldown, '--cooldown')) limits.cooldownMs = parseDuration(flags.cooldown, '--cooldown');
+  if (take(flags.costBudget, '--cost-budget')) {
+    limits.costBudgetUsd = parseCostBudget(flags.costBudget, '--cost-budget');
+  }
+  if (take(flags.wallClock, '--wall-clock')) limits.wallClockMs = parseWallClock(flags.wallClock, '--wall-clock');
+  if (Object.keys(limits).length > 0) layer.limits = limits;
+  if (flags.allowSameModel === true) used.push('--allow-same-model');
+
+  if (used.length > 0) layer.source = `flags: ${used.join(', ')}`;
+  return layer;
+}
+
+/** Reads the GOALD_* variables (config errors name the variable). */
+function layerFromEnv(env: NodeJS.ProcessEnv): Layer {
+  const used: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    if (value === undefined || value === '') return undefined;
+    used.push(name);
+    return value;
+  };
+  const layer: Layer = { source: '' };
+  const limits: Partial<Limits> = {};
+
+  const command = read('GOALD_AGENT');
+  if (command !== undefined) layer.agent = { adapter: 'command', command };
+  const evaluator = read('GOALD_EVALUATOR');
+  if (evaluator !== undefined) layer.evaluator = asConfigError(() => parseEvaluator(evaluator, 'GOALD_EVALUATOR'));
+
+  const intVar = (name: string): number | undefined => {
+    const value = read(name);
+    return value === undefined ? undefined : asConfigError(() => parsePositiveInt(value, name));
+  };
+  const maxTurns = intVar('GOALD_MAX_TURNS');
+  const tokenBudget = intVar('GOALD_TOKEN_BUDGET');
+  const turnTokenLimit = intVar('GOALD_TURN_TOKEN_LIMIT');
+  if (maxTurns !== undefined) limits.maxTurns = maxTurns;
+  if (tokenBudget !== undefined) limits.tokenBudget = tokenBudget;
+  if (turnTokenLimit !== undefined) limits.turnTokenLimit = turnTokenLimit;
+
+  const turnTimeout = read('GOALD_TURN_TIMEOUT');
+  if (turnTimeout !== undefined) {
+    limits.turnTimeoutMs = asConfigError(() => parsePositiveDuration(turnTimeout, 'GOALD_TURN_TIMEOUT'));
+  }
+  const cooldown = read('GOALD_COOLDOWN');
+  if (cooldown !== undefined) limits.cooldownMs = asConfigError(() => parseDuration(cooldown, 'GOALD_COOLDOWN'));
+  const costBudget = read('GOALD_COST_BUDGET');
+  if (costBudget !== undefined) {
+    limits.costBudgetUsd = asConfigError(() => parseCostBudget(costBudget, 'GOALD_COST_BUDGET'));
+  }
+  const wallClock = read('GOALD_WALL_CLOCK');
+  if (wallClock !== undefined) limits.wallClockMs = asConfigError(() => parseWallClock(wallClock, 'GOALD_WALL_CLOCK'));
+  if (Object.keys(limits).length > 0) layer.limits = limits;
+
+  if (used.length > 0) layer.source = `environment: ${used.join(', ')}`;
+  return layer;
+}
+
+/** Normalizes a validated config file (durations to ms, check names) into a layer. */
+function layerFromConfig(config: ConfigFile, path: string): Layer {
+  const layer: Layer = { source: path };
+  if (config.goal !== undefined) layer.condition = config.goal;
+  if (config.mission !== undefined) layer.mission = config.mission;
+  if (config.project !== undefined) layer.project = config.project;
+  if (config.checks !== undefined) layer.checks = config.checks.map((check, i) => checkFromConfig(check, path, i));
+  if (config.agent !== undefined) layer.agent = agentFromConfig(config.agent);
+  if (config.evaluator !== undefined) layer.evaluator = evaluatorFromConfig(config.evaluator, path);
+  if (config.limits !== undefined) layer.limits = limitsFromConfig(config.limits, path);
+  if (config.noisePaths !== undefined) layer.noisePaths = [...config.noisePaths];
+  return layer;
+}
+
+function checkFromConfig(check: ConfigCheck, path: string, index: number): CheckSpec {
+  const timeoutMs =
+    check.timeout === undefined
+      ? DEFAULT_CHECK_TIMEOUT_MS
+      : configDuration(check.timeout, `${path}: checks.${index}.timeout`, { positive: true });
+  return { name: check.name?.trim() || checkNameFor(check.run), run: check.run, timeoutMs };
+}
+
+/** A config agent with a `command` but no `adapter` means the default adapter, `command`. */
+function agentFromConfig(agent: ConfigAgent): AgentLayer {
+  const layer: AgentLayer = {};
+  if (agent.command !== undefined && agent.command.trim() !== '') {
+    layer.command = agent.command;
+    layer.adapter = DEFAULT_ADAPTER;
+  }
+  if (agent.adapter !== undefined) layer.adapter = agent.adapter;
+  if (agent.args !== undefined) layer.args = [...agent.args];
+  if (agent.session !== undefined) layer.session = agent.session;
+  if (agent.model !== undefined && agent.model.trim() !== '') layer.model = agent.model;
+  return layer;
+}
+
+function evaluatorFromConfig(evaluator: ConfigEvaluator, path: string): EvaluatorLayer {
+  const layer: EvaluatorLayer = {};
+  if (evaluator.provider !== undefined) layer.provider = evaluator.provider;
+  if (evaluator.model !== undefined && evaluator.model.trim() !== '') layer.model = evaluator.model;
+  if (evaluator.baseURL !== undefined) layer.baseURL = evaluator.baseURL;
+  if (evaluator.maxInputChars !== undefined) layer.maxInputChars = evaluator.maxInputChars;
+  if (evaluator.skipWhenChecksFail !== undefined) layer.skipWhenChecksFail = evaluator.skipWhenChecksFail;
+  if (evaluator.timeout !== undefined) {
+    layer.timeoutMs = configDuration(evaluator.timeout, `${path}: evaluator.timeout`, { positive: true });
+  }
+  if (evaluator.retries !== undefined) layer.retries = evaluator.retries;
+  return layer;
+}
+
+function limitsFromConfig(limits: ConfigLimits, path: string): Partial<Limits> {
+  const out: Partial<Limits> = {};
+  const at = (key: string): string => `${path}: limits.${key}`;
+  if (limits.maxTurns !== undefined) out.maxTurns = limits.maxTurns;
+  if (limits.tokenBudget !== undefined) out.tokenBudget = limits.tokenBudget;
+  if (limits.turnTokenLimit !== undefined) out.turnTokenLimit = limits.turnTokenLimit;
+  if (limits.turnTimeout !== undefined) {
+    out.turnTimeoutMs = configDuration(limits.turnTimeout, at('turnTimeout'), { positive: true });
+  }
+  if (limits.costBudget !== undefined) out.costBudgetUsd = limits.costBudget;
+  if (limits.wallClock !== undefined) {
+    out.wallClockMs =
+      limits.wallClock === null ? null : configDuration(limits.wallClock, at('wallClock'), { positive: true });
+  }
+  if (limits.cooldown !== undefined) {
+    out.cooldownMs = configDuration(limits.cooldown, at('cooldown'), { positive: false });
+  }
+  if (limits.repeatedDiff !== undefined) {
+    const { count, window } = limits.repeatedDiff;
+    if (count > window) {
+      throw new GoaldError(
+        'config',
+        `${at('repeatedDiff')}: count ${count} is larger than window ${window}, so it can never trip`,
+        'use a count no larger than the window, e.g. { "count": 3, "window": 5 }',
+      );
+    }
+    out.repeatedDiff = { ...limits.repeatedDiff };
+  }
+  if (limits.oscillation !== undefined) out.oscillation = limits.oscillation;
+  if (limits.stagnation !== undefined) out.stagnation = limits.stagnation;
+  if (limits.evaluatorFailures !== undefined) out.evaluatorFailures = limits.evaluatorFailures;
+  if (limits.agentFailures !== undefined) out.agentFailures = limits.agentFailures;
+  if (limits.blockedVerdicts !== undefined) out.blockedVerdicts = limits.blockedVerdicts;
+  return out;
+}
+
+// ---- merging ------------------------------------------------------------------------------------------
+
+/**
+ * The adapter comes from the highest layer that names one (default `command`). The other agent fields
+ * come only from layers that name the same adapter or none: a workspace's `command` for the command
+ * adapter must not become the executable of `--adapter codex`, while a layer that only sets `model`,
+ * `args` or `session` applies to whichever adapter is chosen.
+ */
+function mergeAgent(layers: readonly Layer[]): AgentSpec {
+  const adapter = pick(layers, (layer) => layer.agent?.adapter) ?? DEFAULT_ADAPTER;
+  const agreeing = layers.filter((layer) => layer.agent?.adapter === undefined || layer.agent.adapter === adapter);
+  const executable = adapter === 'command' ? '' : DEFAULT_AGENT_EXECUTABLES[adapter];
+  return {
+    adapter,
+    command: pick(agreeing, (layer) => layer.agent?.command) ?? executable,
+    args: [...(pick(agreeing, (layer) => layer.agent?.args) ?? [])],
+    session: pick(agreeing, (layer) => layer.agent?.session) ?? 'fresh',
+    model: pick(agreeing, (layer) => layer.agent?.model) ?? null,
+  };
+}
+
+/** Like mergeAgent: the provider decides which layers' model and baseURL apply; the rest merge freely. */
+function mergeEvaluator(layers: readonly Layer[], warnings: string[]): EvaluatorSpec {
+  const provider = pick(layers, (layer) => layer.evaluator?.provider) ?? DEFAULT_EVALUATOR.provider;
+  const agreeing = layers.filter(
+    (layer) => layer.evaluator?.provider === undefined || layer.evaluator.provider === provider,
+  );
+  const model = pick(agreeing, (layer) => layer.evaluator?.model) ?? null;
+  if (provider === 'none' && model !== null) {
+    warnings.push(`the evaluator model "${model}" is ignored: no evaluator provider is set (openai or anthropic)`);
+  }
+  return {
+    provider,
+    model: provider === 'none' ? null : model,
+    baseURL: provider === 'none' ? null : (pick(agreeing, (layer) => layer.evaluator?.baseURL) ?? null),
+    maxInputChars: pick(layers, (layer) => layer.evaluator?.maxInputChars) ?? DEFAULT_EVALUATOR.maxInputChars,
+    skipWhenChecksFail:
+      pick(layers, (layer) => layer.evaluator?.skipWhenChecksFail) ?? DEFAULT_EVALUATOR.skipWhenChecksFail,
+    timeoutMs: pick(layers, (layer) => layer.evaluator?.timeoutMs) ?? DEFAULT_EVALUATOR.timeoutMs,
+    retries: pick(layers, (layer) => layer.evaluator?.retries) ?? DEFAULT_EVALUATOR.retries,
+  };
+}
+
+/** Each limit from the highest layer that sets it, else its default. */
+function mergeLimits(layers: readonly Layer[]): Limits {
+  const limit = <K extends keyof Limits>(key: K): Limits[K] =>
+    (pick(layers, (layer) => layer.limits?.[key]) ?? DEFAULT_LIMITS[key]) as Limits[K];
+  return {
+    maxTurns: limit('maxTurns'),
+    tokenBudget: limit('tokenBudget'),
+    turnTokenLimit: limit('turnTokenLimit'),
+    turnTimeoutMs: limit('turnTimeoutMs'),
+    costBudgetUsd: limit('costBudgetUsd'),
+    wallClockMs: limit('wallClockMs'),
+    cooldownMs: limit('cooldownMs'),
+    repeatedDiff: { ...limit('repeatedDiff') },
+    oscillation: limit('oscillation'),
+    stagnation: limit('stagnation'),
+    evaluatorFailures: limit('evaluatorFailures'),
+    agentFailures: limit('agentFailures'),
+    blockedVerdicts: limit('blockedVerdicts'),
+  };
+}
+
+/** Makes check names unique (`npm test`, `npm test #2`): they key results in progress and history. */
+function uniqueCheckNames(checks: readonly CheckSpec[]): CheckSpec[] {
+  const seen = new Map<string, number>();
+  return checks.map((check) => {
+    const count = (seen.get(check.name) ?? 0) + 1;
+    seen.set(check.name, count);
+    return count === 1 ? { ...check } : { ...check, name: `${check.name} #${count}` };
+  });
+}
+
+/** A config-file duration (already schema-checked): a string such as "30m", or whole milliseconds. */
+function configDuration(value: string | number, what: string, rule: { positive: boolean }): number {
+  const ms = typeof value === 'number' ? value : asConfigError(() => parseDuration(value, what));
+  if (rule.positive && ms === 0) {
+    throw new GoaldError('config', `${what}: must be longer than 0`, 'use a duration such as "90s" or "30m"');
+  }
+  return ms;
+}
+
+/** Re-labels a parse error as a configuration error (environment and files are not command-line usage). */
+function asConfigError<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof GoaldError && error.code === 'usage') {
+      throw new GoaldError('config', error.message, error.hint, { cause: error });
+    }
+    throw error;
+  }
+}
