@@ -72,8 +72,3 @@ function parseStat(stat: string): ProcessState | null {
 function isDeadState(state: string): boolean {
   return state === 'Z' || state === 'X';
 }
-
-/** Whether `error` is a Node system error with this errno code. */
-export function isErrnoCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
-}
