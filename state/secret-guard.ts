@@ -7,8 +7,9 @@
 // `turnTokenLimit` are counts, so a bare "token" is not on the list.
 const SECRET_KEY_PATTERN = /^(?:.*api[-_]?key|.*secret|password|passwd|authorization|bearer|access[-_]?token)$/i;
 
-// Shorter values are not credentials and would match innocent text by accident.
-const MIN_SECRET_LENGTH = 8;
+// Real API keys are 30+ characters; shorter values (placeholders such as "changeme", "production")
+// would match innocent text and refuse legitimate writes.
+const MIN_SECRET_LENGTH = 16;
 
 /** Returns the first credential-like key name in `value` (a JSON value), with its dot path, or null. */
 function findSecretKey(value: unknown, path: string): string | null {

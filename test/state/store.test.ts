@@ -241,7 +241,7 @@ describe('secrets', () => {
   });
 
   it('refuses any value of a *_API_KEY variable, naming the variable and never the value', async () => {
-    const store = await openStore(home, { env: { OPENAI_API_KEY: KEY, SHORT_API_KEY: 'x' } });
+    const store = await openStore(home, { env: { OPENAI_API_KEY: KEY, PLACEHOLDER_API_KEY: 'production' } });
     const error = await rejectionOf(
       store.update((state) => {
         state.goals.push(makeGoal('g1', { settings: { agent: { command: `my-agent --key ${KEY}` } } }));
@@ -251,9 +251,9 @@ describe('secrets', () => {
     expect(error.message).toContain('OPENAI_API_KEY');
     expect(error.message).not.toContain(KEY);
     expect(error.hint).not.toContain(KEY);
-    // Short values are not credentials: "x" appears everywhere and must not block writes.
+    // Short values are not credentials and must not block writes; nor do count fields named like tokens.
     await store.update((state) => {
-      state.goals.push(makeGoal('g1', { settings: { tokens: 5, tokenBudget: 10, x: 'x' } }));
+      state.goals.push(makeGoal('g1', { settings: { tokens: 5, tokenBudget: 10, env: 'production' } }));
     });
   });
 });
