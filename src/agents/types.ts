@@ -7,6 +7,7 @@ export type TurnOutcome =
   | 'timed-out' // turn timeout: the group was killed
   | 'token-limit' // per-turn token limit: the group was killed live
   | 'aborted' // the caller's signal aborted (stop, shutdown)
+  | 'usage-limited' // the agent's provider refused for a usage/rate limit (not a failure: the goal pauses)
   | 'spawn-failed'; // the executable could not be started (missing, not executable)
 
 export interface Usage {
@@ -52,6 +53,24 @@ export interface TurnResult {
   error?: string;
   sessionId?: string;
   model?: string;
+  /** Tool calls the agent made, in order, when the adapter can parse them (drift detection). */
+  toolCalls?: ToolCall[];
+  /** Tool calls the agent's CLI denied for lack of permission (Claude Code's permission_denials). */
+  permissionDenials?: number;
+  /** Set with outcome `usage-limited`: when the limit resets (ms since epoch), if known. */
+  usageLimit?: { resetAt: number | null; message: string };
+  /** True when costUsd was computed from a price table rather than reported by the CLI. */
+  costComputed?: boolean;
+}
+
+/** One tool call as the drift detector sees it. */
+export interface ToolCall {
+  /** The tool's name as the CLI reports it (`Write`, `Bash`, `apply_patch`, `exec_command`, ...). */
+  name: string;
+  /** The file written or edited, when the tool writes one. */
+  filePath?: string;
+  /** The shell command run, when the tool runs one. */
+  command?: string;
 }
 
 export interface AgentAdapter {
