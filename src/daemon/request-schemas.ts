@@ -1,0 +1,184 @@
+// What the control plane accepts from a client: request bodies, query strings and path ids, each checked
+// before the goal host sees it. Problems become one `bad-request` GoaldError naming every field at fault
+// (`flags.maxTurns: expected string, received number`); values are never echoed, since a body may hold
+// text the user would not want repeated (and must not hold secrets, which are refused by name).
+
+import { isAbsolute } from 'node:path';
+
+import { z } from 'zod';
+
+import type { GoalStatus } from '../../machines/goal.machine.js';
+import { GoaldError } from '../errors.js';
+import type { CreateLoopRequest, StartGoalRequest } from './types.js';
+
+/** Environment names a client may forward: what config precedence reads, and nothing that authenticates. */
+export const FORWARDED_ENV_PATTERN = /^(GOALD_[A-Z0-9_]+|OPENAI_BASE_URL|ANTHROPIC_BASE_URL)$/;
+
+// Names that hold credentials even inside the GOALD_ namespace (`GOALD_OPENAI_API_KEY`). Narrow on purpose:
+// GOALD_TOKEN_BUDGET is a count, so a bare TOKEN is not on the list.
+const SECRET_NAME_PATTERN = /(API_?KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|ACCESS_TOKEN|AUTH_TOKEN|BEARER)/i;
+
+export const GOAL_STATUSES: readonly GoalStatus[] = ['active', 'paused', 'achieved', 'failed'];
+
+// Same shape as state's ids (safe as a directory name); prefixes of ids match it too.
+const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+
+// Error messages stay one readable line even when a client sends thousands of unknown keys.
+const MAX_MESSAGE_CHARS = 600;
+
+/** A string that can safely reach a child's argv or environment (NUL would make spawn throw later). */
+function text(): z.ZodString {
+  return z.string().refine((value) => !value.includes('\0'), 'must not contain NUL bytes');
+}
+
+const flagsSchema = z.strictObject({
+  agent: text().optional(),
+  adapter: text().optional(),
+  check: z.array(text()).optional(),
+  evaluator: text().optional(),
+  maxTurns: text().optional(),
+  tokenBudget: text().optional(),
+  turnTokenLimit: text().optional(),
+  turnTimeout: text().optional(),
+  costBudget: text().optional(),
+  wallClock: text().optional(),
+  cooldown: text().optional(),
+  allowSameModel: z.boolean().optional(),
+});
+
+const startGoalShape = {
+  condition: text().optional(),
+  dir: text().refine((value) => isAbsolute(value), 'must be an absolute path'),
+  flags: flagsSchema.default({}),
+  // Key names are checked before zod runs (see refuseForeignEnv) so secrets get their own message.
+  env: z.record(z.string(), text()).default({}),
+  queue: z.boolean().default(true),
+};
+
+const startGoalSchema = z.strictObject(startGoalShape);
+
+const createLoopSchema = z.strictObject({
+  ...startGoalShape,
+  every: text().min(1, 'must not be empty'),
+  catchUp: z.enum(['once', 'skip']).optional(),
+});
+
+const pauseSchema = z.strictObject({ now: z.boolean().default(false) });
+
+const emptySchema = z.strictObject({});
+
+/** One line naming each issue by its dot path, values left out. */
+function describeIssues(what: string, issues: readonly z.core.$ZodIssue[]): string {
+  const parts = issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((key) => (path === '' ? key : `${path}.${key}`)).join(', ');
+      return `unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${keys}`;
+    }
+    return `${path === '' ? '(body)' : path}: ${issue.message.replace(/^Invalid input: /, '')}`;
+  });
+  const message = `invalid ${what}: ${parts.join('; ')}`;
+  return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS - 3)}...` : message;
+}
+
+/** Refuses environment names a client must not forward: credentials by name, then anything unlisted. */
+function refuseForeignEnv(body: unknown): void {
+  if (body === null || typeof body !== 'object' || !('env' in body)) return;
+  const env: unknown = body.env;
+  if (env === null || typeof env !== 'object' || Array.isArray(env)) return;
+  const names = Object.keys(env);
+  const secrets = names.filter((name) => SECRET_NAME_PATTERN.test(name));
+  if (secrets.length > 0) {
+    throw new GoaldError(
+      'bad-request',
+      truncate(`env.${secrets.join(', env.')}: secrets are not accepted over the socket`),
+      'the daemon reads API keys from its own environment: export them where `goald daemon` starts (or use --foreground)',
+    );
+  }
+  const foreign = names.filter((name) => !FORWARDED_ENV_PATTERN.test(name));
+  if (foreign.length > 0) {
+    throw new GoaldError(
+      'bad-request',
+      truncate(`env.${foreign.join(', env.')}: not accepted over the socket`),
+      'only GOALD_*, OPENAI_BASE_URL and ANTHROPIC_BASE_URL are forwarded to the daemon; secrets are not accepted over the socket',
+    );
+  }
+}
+
+function truncate(message: string): string {
+  return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS - 3)}...` : message;
+}
+
+/** Parses `body` with `schema`, or throws a `bad-request` GoaldError naming every field at fault. */
+function parseWith<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  throw new GoaldError('bad-request', describeIssues(what, parsed.error.issues), 'see DESIGN.md § Daemon and control plane for the request shapes');
+}
+
+/** Validates a POST /v1/goals body. */
+export function parseStartGoalRequest(body: unknown): StartGoalRequest {
+  refuseForeignEnv(body);
+  return parseWith(startGoalSchema, body, 'start request');
+}
+
+/** Validates a POST /v1/loops body. */
+export function parseCreateLoopRequest(body: unknown): CreateLoopRequest {
+  refuseForeignEnv(body);
+  return parseWith(createLoopSchema, body, 'loop request');
+}
+
+/** Validates an optional POST /v1/goals/:id/pause body: `{ now?: boolean }`. */
+export function parsePauseRequest(body: unknown): { now: boolean } {
+  return parseWith(pauseSchema, body ?? {}, 'pause request');
+}
+
+/** Validates a body that must be absent or `{}` (resume, stop, daemon stop). */
+export function parseEmptyRequest(body: unknown, what: string): void {
+  parseWith(emptySchema, body ?? {}, what);
+}
+
+/** Validates a goal or loop id (or unique prefix) taken from the path. */
+export function parseId(raw: string, kind: 'goal' | 'loop'): string {
+  if (ID_PATTERN.test(raw)) return raw;
+  const shown = raw.length > 80 ? `${raw.slice(0, 77)}...` : raw;
+  throw new GoaldError(
+    'bad-request',
+    `${JSON.stringify(shown)} is not a ${kind} id: ids are 1-64 letters, digits, - or _`,
+    kind === 'goal' ? 'list goals with `goald status`' : 'list loops with `goald loop list`',
+  );
+}
+
+/** Reads GET /v1/goals's query: `workspace` (a path) and `status` (a comma list of goal statuses). */
+export function parseListGoalsQuery(query: URLSearchParams): { workspace?: string; status?: string[] } {
+  const filter: { workspace?: string; status?: string[] } = {};
+  const workspace = query.get('workspace');
+  if (workspace !== null && workspace !== '') {
+    if (!isAbsolute(workspace) || workspace.includes('\0')) {
+      throw new GoaldError('bad-request', 'invalid query: workspace must be an absolute path', 'pass the workspace as ?workspace=/abs/path');
+    }
+    filter.workspace = workspace;
+  }
+  const status = query.get('status');
+  if (status !== null && status !== '') {
+    const statuses = status.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    const unknown = statuses.filter((item) => !(GOAL_STATUSES as readonly string[]).includes(item));
+    if (unknown.length > 0) {
+      throw new GoaldError(
+        'bad-request',
+        truncate(`invalid query: unknown status ${unknown.map((item) => JSON.stringify(item)).join(', ')}`),
+        `statuses are ${GOAL_STATUSES.join(', ')} (comma-separated)`,
+      );
+    }
+    filter.status = statuses;
+  }
+  return filter;
+}
+
+/** Reads the events route's `follow` query: absent, `1` or `true` follow live events; `0` or `false` do not. */
+export function parseFollow(query: URLSearchParams): boolean {
+  const follow = query.get('follow');
+  if (follow === null || follow === '' || follow === '1' || follow === 'true') return true;
+  if (follow === '0' || follow === 'false') return false;
+  throw new GoaldError('bad-request', 'invalid query: follow must be 0 or 1', 'use ?follow=0 for past events only');
+}

@@ -1,0 +1,129 @@
+// The control plane's routes: one table of `{ method, pattern, handler }`. A handler validates its input,
+// calls the goal host and says what to send; the server owns HTTP (status lines, bodies, streaming).
+
+import {
+  parseCreateLoopRequest,
+  parseEmptyRequest,
+  parseFollow,
+  parseId,
+  parseListGoalsQuery,
+  parsePauseRequest,
+  parseStartGoalRequest,
+} from './request-schemas.js';
+import type { RoutePattern } from './router.js';
+import type { EventSubscription, GoalHost } from './types.js';
+
+export interface RouteContext {
+  host: GoalHost;
+  /** Percent-decoded `:name` path parameters. */
+  params: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  /** The parsed JSON body; undefined when the request had none. */
+  body: unknown;
+}
+
+export type RouteReply =
+  | {
+      kind: 'json';
+      status: number;
+      body: unknown;
+      /** Runs once the response has been handed to the OS (daemon stop answers before it stops). */
+      afterResponse?: () => Promise<void>;
+    }
+  | { kind: 'events'; subscription: EventSubscription; follow: boolean };
+
+export interface Route extends RoutePattern {
+  method: 'GET' | 'POST' | 'DELETE';
+  handler(context: RouteContext): Promise<RouteReply>;
+}
+
+function json(body: unknown, status = 200): RouteReply {
+  return { kind: 'json', status, body };
+}
+
+/** A route's `:id` parameter, validated as a goal or loop id. */
+function idParam(context: RouteContext, kind: 'goal' | 'loop'): string {
+  return parseId(context.params.id ?? '', kind);
+}
+
+export const ROUTES: readonly Route[] = [
+  {
+    method: 'GET',
+    pattern: '/v1/ping',
+    handler: async ({ host }) => json({ ok: true, ...host.info() }),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/goals',
+    handler: async ({ host, query }) => json({ goals: await host.listGoals(parseListGoalsQuery(query)) }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/goals',
+    handler: async ({ host, body }) => json(await host.startGoal(parseStartGoalRequest(body)), 201),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/goals/:id',
+    handler: async (context) => json({ goal: await context.host.getGoal(idParam(context, 'goal')) }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/goals/:id/pause',
+    handler: async (context) => {
+      const id = idParam(context, 'goal');
+      const { now } = parsePauseRequest(context.body);
+      return json({ goal: await context.host.pauseGoal(id, now) });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/goals/:id/resume',
+    handler: async (context) => {
+      const id = idParam(context, 'goal');
+      parseEmptyRequest(context.body, 'resume request');
+      return json({ goal: await context.host.resumeGoal(id) });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/goals/:id/stop',
+    handler: async (context) => {
+      const id = idParam(context, 'goal');
+      parseEmptyRequest(context.body, 'stop request');
+      return json({ goal: await context.host.stopGoal(id) });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/goals/:id/events',
+    handler: async (context) => {
+      const id = idParam(context, 'goal');
+      const follow = parseFollow(context.query);
+      return { kind: 'events', subscription: await context.host.subscribe(id), follow };
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/loops',
+    handler: async ({ host }) => json({ loops: await host.listLoops() }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/loops',
+    handler: async ({ host, body }) => json({ loop: await host.createLoop(parseCreateLoopRequest(body)) }, 201),
+  },
+  {
+    method: 'DELETE',
+    pattern: '/v1/loops/:id',
+    handler: async (context) => json({ loop: await context.host.deleteLoop(idParam(context, 'loop')) }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/daemon/stop',
+    handler: async ({ host, body }) => {
+      parseEmptyRequest(body, 'daemon stop request');
+      return { kind: 'json', status: 202, body: { ok: true }, afterResponse: () => host.shutdown() };
+    },
+  },
+];

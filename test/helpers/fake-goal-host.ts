@@ -1,0 +1,306 @@
+// An in-memory GoalHost for control-plane tests: real behaviour, simply kept (goals and loops in maps,
+// events in arrays, live listeners in sets), plus hooks to push events, count listeners and inject
+// failures. A test double of goald's own interface, not a module mock.
+
+import { isAbsolute } from 'node:path';
+
+import { GoaldError } from '../../src/errors.js';
+import type {
+  CreateLoopRequest,
+  EventSubscription,
+  GoalHost,
+  StartGoalRequest,
+  StartGoalResponse,
+} from '../../src/daemon/types.js';
+import type { ProgressEvent } from '../../src/supervisor/types.js';
+import type { GoalRecord, LoopRecord } from '../../state/types.js';
+
+type HostMethod = Exclude<keyof GoalHost, 'info'>;
+
+const CREATED_AT = '2026-01-01T00:00:00.000Z';
+
+export class FakeGoalHost implements GoalHost {
+  readonly goals = new Map<string, GoalRecord>();
+  readonly loops = new Map<string, LoopRecord>();
+  readonly events = new Map<string, ProgressEvent[]>();
+  /** Every validated request the host received, in order (what crossed the socket). */
+  readonly startRequests: StartGoalRequest[] = [];
+  readonly loopRequests: CreateLoopRequest[] = [];
+  shutdownCalls = 0;
+
+  private readonly listeners = new Map<string, Set<(event: ProgressEvent) => void>>();
+  private readonly listenerWaiters: { goalId: string; count: number; resolve: () => void }[] = [];
+  private readonly failures = new Map<HostMethod, unknown>();
+  private readonly gates = new Map<HostMethod, { gate: Promise<void>; arrived: () => void }>();
+  private shutdownResolvers: (() => void)[] = [];
+  private nextId = 1;
+
+  /** Makes every later call of `method` throw `error` (a GoaldError for 4xx, anything else for 500). */
+  failWith(method: HostMethod, error: unknown): void {
+    this.failures.set(method, error);
+  }
+
+  /**
+   * Holds every later call of `method` until `gate` resolves (races with disconnecting clients). The
+   * returned promise resolves when the first call arrives at the gate.
+   */
+  holdUntil(method: HostMethod, gate: Promise<void>): Promise<void> {
+    return new Promise((arrived) => {
+      this.gates.set(method, { gate, arrived });
+    });
+  }
+
+  /** Adds a goal directly (no request), e.g. to build ambiguous prefixes. */
+  addGoal(overrides: Partial<GoalRecord> & { id: string }): GoalRecord {
+    const goal = makeGoal(overrides);
+    this.goals.set(goal.id, goal);
+    this.events.set(goal.id, this.events.get(goal.id) ?? []);
+    return goal;
+  }
+
+  /** Records an event for a goal and delivers it to live listeners. */
+  emit(event: ProgressEvent): void {
+    const past = this.events.get(event.id) ?? [];
+    past.push(event);
+    this.events.set(event.id, past);
+    for (const listener of [...(this.listeners.get(event.id) ?? [])]) listener(event);
+  }
+
+  /** Ends a goal: status, then a goal.finished event. */
+  finish(goalId: string, status: 'achieved' | 'failed'): void {
+    const goal = this.mustGet(goalId);
+    this.goals.set(goalId, { ...goal, status, phase: status, finishedAt: CREATED_AT });
+    this.emit({ type: 'goal.finished', id: goalId, status, reason: status === 'failed' ? 'stopped' : null, breaker: null, turns: 1, tokens: 10 });
+  }
+
+  /** Live listeners currently attached to a goal's events. */
+  listenerCount(goalId: string): number {
+    return this.listeners.get(goalId)?.size ?? 0;
+  }
+
+  /** Resolves once a goal has exactly `count` live listeners. */
+  whenListenerCount(goalId: string, count: number): Promise<void> {
+    if (this.listenerCount(goalId) === count) return Promise.resolve();
+    return new Promise((resolve) => this.listenerWaiters.push({ goalId, count, resolve }));
+  }
+
+  /** Resolves once shutdown() has been called. */
+  whenShutdown(): Promise<void> {
+    if (this.shutdownCalls > 0) return Promise.resolve();
+    return new Promise((resolve) => this.shutdownResolvers.push(resolve));
+  }
+
+  /** Everything a request could change, as JSON, to assert that bad requests changed nothing. */
+  snapshot(): string {
+    return JSON.stringify({
+      goals: [...this.goals.values()],
+      loops: [...this.loops.values()],
+      events: [...this.events.entries()],
+      startRequests: this.startRequests,
+      loopRequests: this.loopRequests,
+      shutdownCalls: this.shutdownCalls,
+    });
+  }
+
+  info(): ReturnType<GoalHost['info']> {
+    const goalsRunning = [...this.goals.values()].filter((goal) => goal.status === 'active').length;
+    return { pid: process.pid, version: '0.0.0-test', startedAt: CREATED_AT, home: '/tmp/goald-test-home', goalsRunning };
+  }
+
+  async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
+    await this.enter('listGoals');
+    return [...this.goals.values()].filter(
+      (goal) =>
+        (filter.workspace === undefined || goal.workspace === filter.workspace) &&
+        (filter.status === undefined || filter.status.includes(goal.status)),
+    );
+  }
+
+  async getGoal(idOrPrefix: string): Promise<GoalRecord> {
+    await this.enter('getGoal');
+    return this.mustGet(this.resolve(idOrPrefix, this.goals, 'goal'));
+  }
+
+  async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
+    await this.enter('startGoal');
+    if (!isAbsolute(request.dir)) throw new GoaldError('bad-request', `dir ${request.dir} is not absolute`);
+    const busy = [...this.goals.values()].some((goal) => goal.workspace === request.dir && goal.status === 'active');
+    if (busy && !request.queue) {
+      throw new GoaldError('conflict', `a goal is already active in ${request.dir}`, 'wait for it, or drop --no-queue');
+    }
+    this.startRequests.push(request);
+    const id = this.newId('g');
+    const goal = this.addGoal({
+      id,
+      condition: request.condition ?? 'from config',
+      workspace: request.dir,
+      phase: busy ? 'queued' : 'running',
+    });
+    if (!busy) this.emit({ type: 'goal.started', id, condition: goal.condition, workspace: goal.workspace, maxTurns: 20 });
+    return { goal, queued: busy, warnings: busy ? ['queued behind the active goal'] : [] };
+  }
+
+  async pauseGoal(idOrPrefix: string, now: boolean): Promise<GoalRecord> {
+    await this.enter('pauseGoal');
+    const goal = this.mustGet(this.resolve(idOrPrefix, this.goals, 'goal'));
+    if (goal.status !== 'active') throw new GoaldError('conflict', `goal ${goal.id} is ${goal.status}, not active`);
+    const paused: GoalRecord = { ...goal, status: 'paused', phase: now ? 'suspended' : 'pausing', pauseReason: 'requested' };
+    this.goals.set(goal.id, paused);
+    this.emit({ type: 'goal.paused', id: goal.id, reason: 'requested' });
+    return paused;
+  }
+
+  async resumeGoal(idOrPrefix: string): Promise<GoalRecord> {
+    await this.enter('resumeGoal');
+    const goal = this.mustGet(this.resolve(idOrPrefix, this.goals, 'goal'));
+    if (goal.status !== 'paused') throw new GoaldError('conflict', `goal ${goal.id} is ${goal.status}, not paused`);
+    const resumed: GoalRecord = { ...goal, status: 'active', phase: 'running', pauseReason: null };
+    this.goals.set(goal.id, resumed);
+    this.emit({ type: 'goal.resumed', id: goal.id });
+    return resumed;
+  }
+
+  async stopGoal(idOrPrefix: string): Promise<GoalRecord> {
+    await this.enter('stopGoal');
+    const id = this.resolve(idOrPrefix, this.goals, 'goal');
+    this.finish(id, 'failed');
+    return { ...this.mustGet(id), reason: 'stopped' };
+  }
+
+  async subscribe(idOrPrefix: string): Promise<EventSubscription> {
+    await this.enter('subscribe');
+    const id = this.resolve(idOrPrefix, this.goals, 'goal');
+    const goal = this.mustGet(id);
+    return {
+      past: [...(this.events.get(id) ?? [])],
+      finished: goal.status === 'achieved' || goal.status === 'failed',
+      follow: (listener) => {
+        const set = this.listeners.get(id) ?? new Set();
+        set.add(listener);
+        this.listeners.set(id, set);
+        this.notifyListenerWaiters();
+        return () => {
+          set.delete(listener);
+          this.notifyListenerWaiters();
+        };
+      },
+    };
+  }
+
+  async listLoops(): Promise<LoopRecord[]> {
+    await this.enter('listLoops');
+    return [...this.loops.values()];
+  }
+
+  async createLoop(request: CreateLoopRequest): Promise<LoopRecord> {
+    await this.enter('createLoop');
+    this.loopRequests.push(request);
+    const loop: LoopRecord = {
+      id: this.newId('l'),
+      workspace: request.dir,
+      every: request.every,
+      condition: request.condition ?? null,
+      options: { ...request.flags },
+      source: 'cli',
+      createdAt: CREATED_AT,
+      nextRunAt: null,
+      lastRunAt: null,
+      lastGoalId: null,
+      lastOutcome: null,
+      runs: 0,
+      skipped: 0,
+      waiting: false,
+      catchUp: request.catchUp ?? 'once',
+      stopped: false,
+    };
+    this.loops.set(loop.id, loop);
+    return loop;
+  }
+
+  async deleteLoop(idOrPrefix: string): Promise<LoopRecord> {
+    await this.enter('deleteLoop');
+    const id = this.resolve(idOrPrefix, this.loops, 'loop');
+    const loop = this.loops.get(id);
+    if (loop === undefined) throw new GoaldError('not-found', `no loop ${id}`);
+    this.loops.delete(id);
+    return { ...loop, stopped: true };
+  }
+
+  async shutdown(): Promise<void> {
+    await this.enter('shutdown');
+    this.shutdownCalls += 1;
+    for (const resolve of this.shutdownResolvers.splice(0)) resolve();
+  }
+
+  private async enter(method: HostMethod): Promise<void> {
+    const held = this.gates.get(method);
+    if (held !== undefined) {
+      held.arrived();
+      await held.gate;
+    }
+    if (this.failures.has(method)) throw this.failures.get(method);
+  }
+
+  private newId(prefix: string): string {
+    const id = `${prefix}${String(this.nextId).padStart(11, '0')}`;
+    this.nextId += 1;
+    return id;
+  }
+
+  private resolve<T>(idOrPrefix: string, records: Map<string, T>, kind: string): string {
+    if (records.has(idOrPrefix)) return idOrPrefix;
+    const matches = [...records.keys()].filter((id) => id.startsWith(idOrPrefix));
+    if (matches.length === 0) throw new GoaldError('not-found', `no ${kind} matches ${idOrPrefix}`, `list them with \`goald status\``);
+    if (matches.length > 1) {
+      throw new GoaldError('ambiguous', `${idOrPrefix} matches ${matches.length} ${kind}s`, 'use more characters of the id');
+    }
+    return matches[0] ?? idOrPrefix;
+  }
+
+  private mustGet(id: string): GoalRecord {
+    const goal = this.goals.get(id);
+    if (goal === undefined) throw new GoaldError('not-found', `no goal ${id}`);
+    return goal;
+  }
+
+  private notifyListenerWaiters(): void {
+    for (const waiter of [...this.listenerWaiters]) {
+      if (this.listenerCount(waiter.goalId) !== waiter.count) continue;
+      this.listenerWaiters.splice(this.listenerWaiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  }
+}
+
+function makeGoal(overrides: Partial<GoalRecord> & { id: string }): GoalRecord {
+  return {
+    condition: 'all tests pass',
+    workspace: '/tmp/ws',
+    status: 'active',
+    phase: 'running',
+    createdAt: CREATED_AT,
+    updatedAt: CREATED_AT,
+    startedAt: CREATED_AT,
+    finishedAt: null,
+    reason: null,
+    reasonMessage: null,
+    pauseReason: null,
+    loopId: null,
+    settings: {},
+    machine: null,
+    summary: {
+      turns: 0,
+      tokens: 0,
+      costUsd: 0,
+      files: [],
+      lastVerdictReason: null,
+      remaining: [],
+      checksPassing: 0,
+      checksFailing: 0,
+      activeMs: 0,
+    },
+    owner: { kind: 'daemon', pid: process.pid },
+    runningAgent: null,
+    ...overrides,
+  };
+}
