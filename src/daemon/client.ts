@@ -1,0 +1,343 @@
+// The CLI's side of the control plane: typed calls over the daemon's Unix socket. A daemon that is not
+// there is a `daemon-unreachable` GoaldError; an error the daemon sends comes back as the same GoaldError
+// (code, message, hint) it was on the other side.
+
+import { request } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+
+import { z } from 'zod';
+
+import type { GoalRecord, LoopRecord } from '../../state/types.js';
+import { systemClock } from '../clock.js';
+import { GoaldError, isGoaldError } from '../errors.js';
+import type { ProgressEvent } from '../supervisor/types.js';
+import { parseErrorEnvelope } from './error-envelope.js';
+import { MAX_BODY_BYTES } from './request-body.js';
+import { checkSocketPath } from './socket-path.js';
+import type { CreateLoopRequest, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
+
+// Generous for any control call (stopping a goal waits for its agent's SIGTERM→SIGKILL grace of 5 s),
+// short enough that a hung daemon does not hang the CLI.
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+// A daemon that is up answers /v1/ping in milliseconds.
+const PING_TIMEOUT_MS = 2_000;
+// waitForDaemon polls quickly at first (a daemon starts in well under a second), then backs off.
+const FIRST_POLL_DELAY_MS = 10;
+const MAX_POLL_DELAY_MS = 200;
+
+const HINT_START = 'start it with `goald daemon`, or run the goal with --foreground';
+const HINT_VERSIONS = 'the CLI and the daemon may be different versions: restart the daemon with `goald daemon stop`';
+
+export type PingResponse = { ok: true } & ReturnType<GoalHost['info']>;
+
+export interface GoalFilter {
+  workspace?: string;
+  status?: string[];
+}
+
+export interface StreamEventsOptions {
+  /** Default true: keep streaming live events until the goal finishes. False: past events only. */
+  follow?: boolean;
+  /** Aborting ends the stream; the promise then resolves with `ended: 'aborted'`. */
+  signal?: AbortSignal;
+  /** Called for each event in order; a throw stops the stream and rejects with that error. */
+  onEvent(event: ProgressEvent): void;
+}
+
+export interface StreamEnd {
+  /** `finished`: a goal.finished event arrived; `ended`: the daemon ended the stream without one; `aborted`: the signal fired. */
+  ended: 'finished' | 'ended' | 'aborted';
+  events: number;
+}
+
+export interface DaemonClient {
+  readonly socketPath: string;
+  ping(): Promise<PingResponse>;
+  listGoals(filter?: GoalFilter): Promise<GoalRecord[]>;
+  /** Accepts an id or a unique prefix. */
+  getGoal(id: string): Promise<GoalRecord>;
+  startGoal(request: StartGoalRequest): Promise<StartGoalResponse>;
+  pauseGoal(id: string, now?: boolean): Promise<GoalRecord>;
+  resumeGoal(id: string): Promise<GoalRecord>;
+  stopGoal(id: string): Promise<GoalRecord>;
+  /** Streams a goal's events (past, then live unless `follow: false`); resolves when the stream ends. */
+  streamEvents(id: string, options: StreamEventsOptions): Promise<StreamEnd>;
+  listLoops(): Promise<LoopRecord[]>;
+  createLoop(request: CreateLoopRequest): Promise<LoopRecord>;
+  deleteLoop(id: string): Promise<LoopRecord>;
+  /** Asks the daemon to shut down; resolves once it has accepted (it stops right after). */
+  stopDaemon(): Promise<void>;
+}
+
+export interface DaemonClientOptions {
+  /** Per request, except event streams; default 30 s. */
+  timeoutMs?: number;
+}
+
+// Light checks: the daemon is our own code, so a record needs only look like one. Anything off means the
+// two sides disagree (versions), which is worth a clear error rather than a crash deep in the CLI.
+const goalSchema = z.custom<GoalRecord>((value) => hasStringFields(value, ['id', 'status', 'workspace']));
+const loopSchema = z.custom<LoopRecord>((value) => hasStringFields(value, ['id', 'every', 'workspace']));
+const eventSchema = z.custom<ProgressEvent>((value) => hasStringFields(value, ['type', 'id']));
+const pingSchema = z.object({
+  ok: z.literal(true),
+  pid: z.number(),
+  version: z.string(),
+  startedAt: z.string(),
+  home: z.string(),
+  goalsRunning: z.number(),
+});
+const goalReplySchema = z.object({ goal: goalSchema });
+const loopReplySchema = z.object({ loop: loopSchema });
+const startReplySchema = z.object({ goal: goalSchema, queued: z.boolean(), warnings: z.array(z.string()) });
+
+function hasStringFields(value: unknown, fields: readonly string[]): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const record: Record<string, unknown> = { ...value };
+  return fields.every((field) => typeof record[field] === 'string');
+}
+
+/** A client for the daemon listening on `socketPath`. */
+export function createDaemonClient(socketPath: string, options: DaemonClientOptions = {}): DaemonClient {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const call = async <T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> => {
+    const reply = await sendRequest(socketPath, method, path, body, timeoutMs);
+    const parsed = schema.safeParse(reply);
+    if (!parsed.success) {
+      throw new GoaldError('internal', `the goald daemon sent an unexpected response to ${method} ${path.split('?')[0] ?? path}`, HINT_VERSIONS);
+    }
+    return parsed.data;
+  };
+  const goalPath = (id: string, action = ''): string => `/v1/goals/${encodeURIComponent(id)}${action}`;
+
+  return {
+    socketPath,
+    ping: () => call('GET', '/v1/ping', pingSchema),
+    listGoals: async (filter = {}) => {
+      const query = new URLSearchParams();
+      if (filter.workspace !== undefined) query.set('workspace', filter.workspace);
+      if (filter.status !== undefined && filter.status.length > 0) query.set('status', filter.status.join(','));
+      const search = query.toString() === '' ? '' : `?${query.toString()}`;
+      return (await call('GET', `/v1/goals${search}`, z.object({ goals: z.array(goalSchema) }))).goals;
+    },
+    getGoal: async (id) => (await call('GET', goalPath(id), goalReplySchema)).goal,
+    startGoal: (startRequest) => call('POST', '/v1/goals', startReplySchema, startRequest),
+    pauseGoal: async (id, now = false) => (await call('POST', goalPath(id, '/pause'), goalReplySchema, { now })).goal,
+    resumeGoal: async (id) => (await call('POST', goalPath(id, '/resume'), goalReplySchema)).goal,
+    stopGoal: async (id) => (await call('POST', goalPath(id, '/stop'), goalReplySchema)).goal,
+    streamEvents: (id, streamOptions) =>
+      streamNdjson(socketPath, `${goalPath(id, '/events')}?follow=${streamOptions.follow === false ? 0 : 1}`, streamOptions),
+    listLoops: async () => (await call('GET', '/v1/loops', z.object({ loops: z.array(loopSchema) }))).loops,
+    createLoop: async (loopRequest) => (await call('POST', '/v1/loops', loopReplySchema, loopRequest)).loop,
+    deleteLoop: async (id) => (await call('DELETE', `/v1/loops/${encodeURIComponent(id)}`, loopReplySchema)).loop,
+    stopDaemon: async () => {
+      await call('POST', '/v1/daemon/stop', z.object({ ok: z.literal(true) }));
+    },
+  };
+}
+
+/** Polls /v1/ping until the daemon answers; throws `daemon-unreachable` after `timeoutMs`. */
+export async function waitForDaemon(socketPath: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<PingResponse> {
+  const deadline = Date.now() + options.timeoutMs;
+  let delay = FIRST_POLL_DELAY_MS;
+  let lastError: GoaldError | null = null;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) break;
+    try {
+      return await createDaemonClient(socketPath, { timeoutMs: Math.min(remaining, PING_TIMEOUT_MS) }).ping();
+    } catch (error) {
+      // Not there yet (or still shutting down): poll again. Anything else (a bad path) will not fix itself.
+      if (!isGoaldError(error) || error.code !== 'daemon-unreachable') throw error;
+      lastError = error;
+    }
+    const pause = Math.min(delay, deadline - Date.now());
+    if (pause > 0) await systemClock.sleep(pause, options.signal);
+    delay = Math.min(delay * 2, MAX_POLL_DELAY_MS);
+  }
+  throw new GoaldError(
+    'daemon-unreachable',
+    `the goald daemon did not answer on ${socketPath} within ${options.timeoutMs} ms`,
+    'see GOALD_HOME/daemon.log for why it did not start',
+    { cause: lastError },
+  );
+}
+
+/**
+ * Whether a daemon answers /v1/ping on `socketPath`. False only when nothing answers; a daemon that answers
+ * with an error is still alive (starting another there would conflict). A bad path throws.
+ */
+export async function isDaemonAlive(socketPath: string): Promise<boolean> {
+  try {
+    await createDaemonClient(socketPath, { timeoutMs: PING_TIMEOUT_MS }).ping();
+    return true;
+  } catch (error) {
+    if (isGoaldError(error) && error.code === 'daemon-unreachable') return false;
+    if (isGoaldError(error) && error.code !== 'config') return true;
+    throw error;
+  }
+}
+
+/** One JSON request/response; rejects with the daemon's GoaldError, or `daemon-unreachable`. */
+function sendRequest(socketPath: string, method: string, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+  checkSocketPath(socketPath);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined && Buffer.byteLength(payload) > MAX_BODY_BYTES) {
+    return Promise.reject(
+      new GoaldError('bad-request', `the request is ${Buffer.byteLength(payload)} bytes; the daemon accepts at most ${MAX_BODY_BYTES}`, 'shorten the condition or the checks'),
+    );
+  }
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { Accept: 'application/json' };
+    if (payload !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      headers['Content-Length'] = Buffer.byteLength(payload);
+    }
+    // agent: false — one connection per call, closed after it, so a CLI process never waits on keep-alive.
+    const req = request({ socketPath, path, method, headers, agent: false, timeout: timeoutMs });
+    req.once('timeout', () => {
+      req.destroy(
+        new GoaldError(
+          'daemon-unreachable',
+          `the goald daemon at ${socketPath} did not answer ${method} ${path.split('?')[0] ?? path} within ${Math.round(timeoutMs / 1000)} s`,
+          'see GOALD_HOME/daemon.log; restart it with `goald daemon stop` then `goald daemon`',
+        ),
+      );
+    });
+    req.once('error', (error) => reject(connectionError(error, socketPath)));
+    req.once('response', (res) => {
+      readAll(res)
+        .then((text) => resolve(decodeReply(res.statusCode ?? 0, text)))
+        .catch((error: unknown) => reject(connectionError(error, socketPath)));
+    });
+    req.end(payload);
+  });
+}
+
+/** The body of a JSON reply, or the GoaldError an error reply carries. */
+function decodeReply(status: number, text: string): unknown {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new GoaldError('internal', `the goald daemon sent a reply that is not JSON (HTTP ${status})`, HINT_VERSIONS);
+  }
+  if (status >= 200 && status < 300) return body;
+  const error = parseErrorEnvelope(body);
+  if (error !== null) throw error;
+  throw new GoaldError('internal', `the goald daemon answered HTTP ${status} without an error envelope`, HINT_VERSIONS);
+}
+
+function readAll(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.once('error', reject);
+    res.once('close', () => {
+      if (!res.complete) reject(new Error('the connection closed mid-reply'));
+    });
+  });
+}
+
+/** Maps a socket-level failure to `daemon-unreachable`; GoaldErrors pass through. */
+function connectionError(error: unknown, socketPath: string): GoaldError {
+  if (isGoaldError(error)) return error;
+  const code = error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : undefined;
+  if (code === 'ENOENT' || code === 'ECONNREFUSED') {
+    return new GoaldError('daemon-unreachable', `the goald daemon is not running (no socket at ${socketPath})`, HINT_START, { cause: error });
+  }
+  if (code === 'EACCES') {
+    return new GoaldError('daemon-unreachable', `permission denied connecting to ${socketPath}`, 'the socket belongs to another user: set GOALD_SOCKET or GOALD_HOME to your own', { cause: error });
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return new GoaldError('daemon-unreachable', `the connection to the goald daemon at ${socketPath} failed: ${reason}`, HINT_START, { cause: error });
+}
+
+/** GETs an NDJSON stream, calling `onEvent` per line, until the daemon ends it or the signal aborts. */
+function streamNdjson(socketPath: string, path: string, options: StreamEventsOptions): Promise<StreamEnd> {
+  checkSocketPath(socketPath);
+  const { signal, onEvent } = options;
+  if (signal?.aborted === true) return Promise.resolve({ ended: 'aborted', events: 0 });
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let events = 0;
+    let sawFinished = false;
+    const req = request({ socketPath, path, method: 'GET', headers: { Accept: 'application/x-ndjson' }, agent: false });
+
+    const settle = (outcome: { ok: StreamEnd } | { error: unknown }): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      if ('ok' in outcome) resolve(outcome.ok);
+      else reject(outcome.error);
+      req.destroy();
+    };
+    const onAbort = (): void => settle({ ok: { ended: 'aborted', events } });
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const handleLine = (line: string): void => {
+      if (settled || line.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        settle({ error: new GoaldError('internal', 'the goald daemon sent an event line that is not JSON', HINT_VERSIONS) });
+        return;
+      }
+      const parsed = eventSchema.safeParse(value);
+      if (!parsed.success) {
+        settle({ error: new GoaldError('internal', 'the goald daemon sent an event without a type', HINT_VERSIONS) });
+        return;
+      }
+      events += 1;
+      if (parsed.data.type === 'goal.finished') sawFinished = true;
+      try {
+        onEvent(parsed.data);
+      } catch (error) {
+        settle({ error });
+      }
+    };
+
+    req.once('error', (error) => settle({ error: connectionError(error, socketPath) }));
+    req.once('response', (res) => {
+      if (res.statusCode !== 200) {
+        readAll(res)
+          .then((text) => settle({ error: replyError(res.statusCode ?? 0, text) }))
+          .catch((error: unknown) => settle({ error: connectionError(error, socketPath) }));
+        return;
+      }
+      res.setEncoding('utf8');
+      let pending = '';
+      res.on('data', (chunk: string) => {
+        pending += chunk;
+        let newline = pending.indexOf('\n');
+        while (newline >= 0 && !settled) {
+          handleLine(pending.slice(0, newline));
+          pending = pending.slice(newline + 1);
+          newline = pending.indexOf('\n');
+        }
+      });
+      res.once('end', () => {
+        handleLine(pending);
+        settle({ ok: { ended: sawFinished ? 'finished' : 'ended', events } });
+      });
+      res.once('error', (error) => settle({ error: connectionError(error, socketPath) }));
+      res.once('close', () => {
+        if (!res.complete) settle({ error: connectionError(new Error('the daemon closed the event stream mid-way'), socketPath) });
+      });
+    });
+    req.end();
+  });
+}
+
+/** The GoaldError carried by a non-200 reply to a stream request. */
+function replyError(status: number, text: string): GoaldError {
+  try {
+    decodeReply(status, text);
+  } catch (error) {
+    if (isGoaldError(error)) return error;
+  }
+  return new GoaldError('internal', `the goald daemon answered HTTP ${status} to an event stream request`, HINT_VERSIONS);
+}
