@@ -53,6 +53,110 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
       exit.code = await runStartCommand(condition, options, io);
     });
 
+  program
+    .command('status')
+    .description('show active goals, or one goal in detail')
+    .argument('[goal]', 'goal id or unique prefix (default: the one active in this workspace)')
+    .option('--json', 'print JSON')
+    .action(async (goal: string | undefined, options: { json?: boolean }) => {
+      const { runStatus } = await import('./commands/control.js');
+      exit.code = await runStatus(goal, options, io);
+    });
+  program
+    .command('pause')
+    .description('pause a goal at the end of its current turn (--now: suspend the agent immediately)')
+    .argument('[goal]', 'goal id or unique prefix')
+    .option('--now', 'suspend the agent process group now (SIGSTOP)')
+    .action(async (goal: string | undefined, options: { now?: boolean }) => {
+      const { runPause } = await import('./commands/control.js');
+      exit.code = await runPause(goal, options, io);
+    });
+  program
+    .command('resume')
+    .description('resume a paused goal')
+    .argument('[goal]', 'goal id or unique prefix')
+    .action(async (goal: string | undefined) => {
+      const { runResume } = await import('./commands/control.js');
+      exit.code = await runResume(goal, io);
+    });
+  program
+    .command('stop')
+    .description('stop a goal: kill its agent and record it as failed (stopped)')
+    .argument('[goal]', 'goal id or unique prefix')
+    .action(async (goal: string | undefined) => {
+      const { runStop } = await import('./commands/control.js');
+      exit.code = await runStop(goal, io);
+    });
+  program
+    .command('logs')
+    .description("print a goal's progress; -f follows it live")
+    .argument('[goal]', 'goal id or unique prefix')
+    .option('-f, --follow', 'keep printing until the goal finishes')
+    .option('--json', 'print one JSON event per line')
+    .action(async (goal: string | undefined, options: { follow?: boolean; json?: boolean }) => {
+      const { runLogs } = await import('./commands/history.js');
+      exit.code = await runLogs(goal, options, io);
+    });
+  program
+    .command('history')
+    .description('list all goals, oldest first')
+    .option('--json', 'print JSON')
+    .option('--loop <loop>', "only the runs of this loop")
+    .action(async (options: { json?: boolean; loop?: string }) => {
+      const { runHistory } = await import('./commands/history.js');
+      exit.code = await runHistory(options, io);
+    });
+  program
+    .command('show')
+    .description('show one goal with a row per turn')
+    .argument('<goal>', 'goal id or unique prefix')
+    .option('--json', 'print JSON')
+    .action(async (goal: string, options: { json?: boolean }) => {
+      const { runShow } = await import('./commands/history.js');
+      exit.code = await runShow(goal, options, io);
+    });
+
+  const daemon = program
+    .command('daemon')
+    .description('run the per-user daemon (started automatically by commands that need it)')
+    .option('--foreground', 'run in this process (for systemd/launchd)')
+    .action(async (options: { foreground?: boolean }) => {
+      const { runDaemonCommand } = await import('./commands/daemon.js');
+      exit.code = await runDaemonCommand(options, io);
+    });
+  daemon
+    .command('stop')
+    .description('stop the daemon cleanly (active goals resume when it next starts)')
+    .action(async () => {
+      const { runDaemonStop } = await import('./commands/daemon.js');
+      exit.code = await runDaemonStop(io);
+    });
+  daemon
+    .command('status')
+    .description('is the daemon running?')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { runDaemonStatus } = await import('./commands/daemon.js');
+      exit.code = await runDaemonStatus(options, io);
+    });
+  daemon
+    .command('install')
+    .description('write a systemd user unit (Linux) or a launchd agent (macOS)')
+    .action(async () => {
+      const { runDaemonInstall } = await import('./commands/daemon.js');
+      exit.code = await runDaemonInstall(io);
+    });
+
+  program
+    .command('state')
+    .description('maintenance of the state file')
+    .command('restore')
+    .description('replace a corrupt state.json with state.json.bak (the replaced file is kept)')
+    .action(async () => {
+      const { runStateRestore } = await import('./commands/state.js');
+      exit.code = await runStateRestore(io);
+    });
+
   return program;
 }
 

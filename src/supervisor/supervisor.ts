@@ -15,6 +15,7 @@ import {
 } from '../../machines/goal.machine.js';
 import { appendTurnRecord } from '../../state/turn-log.js';
 import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
+import { readProcessStartTime } from '../agents/process-identity.js';
 import type { AgentAdapter, TurnResult } from '../agents/types.js';
 import {
   findTrip,
@@ -92,6 +93,9 @@ export class GoalSupervisor {
   private readonly wakeup = new Wakeup();
   /** Aborted by stop(): kills the agent group, abandons checks and evaluator calls. */
   private readonly stopController = new AbortController();
+  /** Aborted by detach() (daemon shutdown): the same, but the goal stays active for the next daemon. */
+  private readonly detachController = new AbortController();
+  private readonly abortSignal = AbortSignal.any([this.stopController.signal, this.detachController.signal]);
 
   private breakers: BreakerState | null = null;
   private initialTree: string | null;
@@ -138,9 +142,17 @@ export class GoalSupervisor {
     return phaseOf(this.actor.getSnapshot().value);
   }
 
-  /** Runs the goal until it is achieved or failed. Resolves with the outcome; rejects only on bugs. */
-  async run(): Promise<GoalOutcome> {
+  /**
+   * Runs the goal until it is achieved or failed, and resolves with the outcome; or with null when
+   * detach() let go of it (daemon shutdown). Rejects only on bugs and environment failures.
+   */
+  async run(): Promise<GoalOutcome | null> {
     this.actor.start();
+    const restoredPhase = this.actor.getSnapshot();
+    if (statusOf(restoredPhase.value) === 'paused' && restoredPhase.context.resumeTo === 'running') {
+      // Restored after a crash while paused mid-turn: that agent is gone, so resume must start a new turn.
+      this.actor.send({ type: 'daemon.recovered', at: this.deps.clock.now() });
+    }
     if (this.actor.getSnapshot().status !== 'done' && this.phase === 'preparing') {
       this.emit({
         type: 'goal.started',
@@ -152,6 +164,11 @@ export class GoalSupervisor {
     }
     await this.persist();
     while (this.actor.getSnapshot().status !== 'done') {
+      if (this.detachController.signal.aborted) {
+        await this.persist();
+        this.actor.stop();
+        return null;
+      }
       const value = this.actor.getSnapshot().value;
       if (statusOf(value) === 'paused') {
         await this.waitWhilePaused();
@@ -189,6 +206,14 @@ export class GoalSupervisor {
     if (statusOf(this.actor.getSnapshot().value) !== 'paused') return;
     this.actor.send({ type: 'goal.resume', at: this.deps.clock.now() });
     this.onResumed();
+    this.wakeup.wake();
+  }
+
+  /** Lets go of the goal without ending it (daemon shutdown): kills the agent, keeps the goal active. */
+  detach(): void {
+    if (this.agentSuspended) this.deps.agent.resume?.();
+    this.agentSuspended = false;
+    this.detachController.abort(new Error('daemon shutting down'));
     this.wakeup.wake();
   }
 
@@ -268,15 +293,15 @@ export class GoalSupervisor {
     if (tree === null) return;
     this.initialTree = tree;
     this.currentTree = tree;
-    const checks = await this.deps.checks.run(this.stopController.signal);
-    if (this.isDone()) return;
+    const checks = await this.runChecks();
+    if (checks === null) return;
     const initialBreakers = initialBreakerState(tree, checksSignature(checks));
     this.lastChecks = checks;
     const allPassed = checks.length > 0 && checks.every((check) => check.passed);
     let evaluation: EvaluationResult = { kind: 'skipped', reason: allPassed ? 'checks decide' : 'no passing checks yet' };
     if (allPassed && this.deps.evaluator.provider !== 'none') {
       evaluation = await this.evaluate(0, checks, [], '', '', '');
-      if (this.isDone()) return;
+      if (this.isInterrupted()) return;
     }
     const achieved = allPassed && (this.deps.evaluator.provider === 'none' || (evaluation.kind === 'verdict' && evaluation.verdict.achieved));
     if (evaluation.kind === 'verdict') this.lastVerdict = evaluation.verdict;
@@ -383,7 +408,7 @@ export class GoalSupervisor {
           void this.recordRunningAgent(pid, turn);
         },
       },
-      this.stopController.signal,
+      this.abortSignal,
     );
     this.agentSuspended = false;
     await this.recordRunningAgent(null, turn);
@@ -394,7 +419,7 @@ export class GoalSupervisor {
         failure: { reason: 'agent-missing', message: result.error ?? 'the agent could not be started' },
       });
     }
-    if (this.isDone()) {
+    if (this.isInterrupted()) {
       await this.recordAbandonedTurn(turn, startedAt, result, promptFile, transcriptFile);
       return;
     }
@@ -406,8 +431,8 @@ export class GoalSupervisor {
     const delta = await this.deps.snapshotter.diff(previousTree, tree);
     this.currentTree = tree;
 
-    const checks = await this.deps.checks.run(this.stopController.signal);
-    if (this.isDone()) {
+    const checks = await this.runChecks();
+    if (checks === null) {
       await this.recordAbandonedTurn(turn, startedAt, result, promptFile, transcriptFile);
       return;
     }
@@ -422,7 +447,7 @@ export class GoalSupervisor {
     } else {
       const patch = delta.empty ? '' : await this.deps.snapshotter.patch(previousTree, tree, PATCH_FOR_EVALUATOR_MAX_CHARS);
       evaluation = await this.evaluate(turn, checks, delta.files, patch, result.finalMessage, result.outputTail);
-      if (this.isDone()) {
+      if (this.isInterrupted()) {
         await this.recordAbandonedTurn(turn, startedAt, result, promptFile, transcriptFile);
         return;
       }
@@ -536,12 +561,28 @@ export class GoalSupervisor {
           agentOutputTail: outputTail,
           previousVerdict: this.lastVerdict,
         },
-        this.stopController.signal,
+        this.abortSignal,
       );
     } catch (error) {
-      if (this.stopController.signal.aborted) return { kind: 'skipped', reason: 'goal stopped' };
+      if (this.abortSignal.aborted) return { kind: 'skipped', reason: 'goal stopped' };
       throw error;
     }
+  }
+
+  // Checks, or null when the goal was stopped or detached while they ran (the runner rejects on abort).
+  private async runChecks(): Promise<CheckResult[] | null> {
+    try {
+      const checks = await this.deps.checks.run(this.abortSignal);
+      return this.isInterrupted() ? null : checks;
+    } catch (error) {
+      if (this.isInterrupted()) return null;
+      throw error;
+    }
+  }
+
+  /** The goal ended (stop, failure) or was let go (detach) while a step ran. */
+  private isInterrupted(): boolean {
+    return this.isDone() || this.detachController.signal.aborted;
   }
 
   private async snapshotOrFail(): Promise<string | null> {
@@ -573,25 +614,28 @@ export class GoalSupervisor {
     breakers.turns = Math.max(breakers.turns, turn);
     this.breakers = breakers;
     this.updateSummary(this.lastChecks ?? [], [], tokens, turn, result.usage.costUsd ?? 0);
+    const detached = !this.isDone();
+    // Let go mid-turn (shutdown): the next daemon starts a fresh turn instead of replaying this one.
+    if (detached) this.actor.send({ type: 'daemon.recovered', at: this.deps.clock.now() });
     const record: TurnRecord = {
       goalId: this.id,
       turn,
       startedAt: new Date(startedAt).toISOString(),
       finishedAt: new Date(this.deps.clock.now()).toISOString(),
       agent: {
-        outcome: result.outcome,
+        outcome: detached ? 'interrupted' : result.outcome,
         exitCode: result.exitCode,
         signal: result.signal,
         durationMs: result.durationMs,
         usage: result.usage,
         finalMessage: result.finalMessage,
-        error: result.error ?? null,
+        error: detached ? 'interrupted: the daemon shut down during the turn' : (result.error ?? null),
       },
       tree: this.currentTree ?? '',
       files: [],
       patchId: null,
       checks: [],
-      evaluation: { kind: 'skipped', reason: 'goal ended during the turn' },
+      evaluation: { kind: 'skipped', reason: detached ? 'interrupted' : 'goal ended during the turn' },
       tokens,
       achieved: false,
       breakers,
@@ -632,9 +676,10 @@ export class GoalSupervisor {
   }
 
   private async recordRunningAgent(pid: number | null, turn: number): Promise<void> {
+    const startTime = pid === null ? null : readProcessStartTime(pid);
     await this.deps.store.update((state) => {
       const goal = state.goals.find((candidate) => candidate.id === this.id);
-      if (goal) goal.runningAgent = pid === null ? null : { pid, startTime: null, turn };
+      if (goal) goal.runningAgent = pid === null ? null : { pid, startTime, turn };
     });
   }
 

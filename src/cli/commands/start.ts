@@ -7,6 +7,7 @@ import type { GoalRecord, Store } from '../../../state/types.js';
 import type { StartFlags } from '../../config/resolve-settings.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { buildSupervisor, newGoalRecord, openHomeStore, prepareGoal } from '../../supervisor/launch.js';
+import { createEventLogObserver } from '../../supervisor/event-log.js';
 import type { GoalOutcome } from '../../supervisor/supervisor.js';
 import type { ProgressEvent, TurnRecord } from '../../supervisor/types.js';
 import type { CliIO } from '../io.js';
@@ -108,7 +109,7 @@ export async function renderOutcomeBox(store: Store, goalId: string, outcome: Go
 /** `goald start` — resolves with the process exit code. */
 export async function runStartCommand(condition: string | undefined, rawOptions: Record<string, unknown>, io: CliIO): Promise<number> {
   const options = startOptionsSchema.parse(rawOptions);
-  if (!options.foreground && !options.wait) {
+  if (!options.foreground) {
     const { submitToDaemon } = await import('./start-daemon.js');
     return submitToDaemon(condition, options, io);
   }
@@ -135,7 +136,7 @@ async function runInForeground(condition: string | undefined, options: StartOpti
     store,
     goal,
     prepared,
-    observers: [{ onEvent: print }],
+    observers: [createEventLogObserver(store.goalDir(goal.id)), { onEvent: print }],
     owner: 'foreground',
   });
 
@@ -145,6 +146,7 @@ async function runInForeground(condition: string | undefined, options: StartOpti
   process.on('SIGTERM', onSignal);
   try {
     const outcome = await supervisor.run();
+    if (outcome === null) throw new GoaldError('internal', 'the goal was detached from this process unexpectedly');
     if (!options.json) io.out(await renderOutcomeBox(store, goal.id, outcome));
     return outcome.status === 'achieved' ? EXIT.ok : EXIT.goalFailed;
   } finally {

@@ -1,0 +1,89 @@
+// `goald status | pause | resume | stop`: talk to the daemon; `status` (and `stop` of a foreground goal)
+// also work without one.
+
+import { openStore, resolveGoaldHome } from '../../../state/index.js';
+import type { GoalRecord } from '../../../state/types.js';
+import { connectIfRunning } from '../../daemon/auto-start.js';
+import type { DaemonClient } from '../../daemon/client.js';
+import { isLiveGoal } from '../../daemon/resolve-goal.js';
+import { EXIT, GoaldError } from '../../errors.js';
+import { lookupGoal } from '../goal-lookup.js';
+import type { CliIO } from '../io.js';
+import { renderGoalBox, renderGoalLine } from '../render-status.js';
+
+async function readGoalsWithoutDaemon(env: NodeJS.ProcessEnv): Promise<GoalRecord[]> {
+  const store = await openStore(resolveGoaldHome(env));
+  return (await store.read()).goals;
+}
+
+async function requireDaemon(io: CliIO): Promise<DaemonClient> {
+  const client = await connectIfRunning(io.env);
+  if (!client) {
+    throw new GoaldError('daemon-unreachable', 'the goald daemon is not running', 'start goals with `goald start` (it starts the daemon), or `goald daemon`');
+  }
+  return client;
+}
+
+/** `goald status [goal] [--json]`. */
+export async function runStatus(ref: string | undefined, options: { json?: boolean }, io: CliIO): Promise<number> {
+  const client = await connectIfRunning(io.env);
+  const goals = client ? await client.listGoals() : await readGoalsWithoutDaemon(io.env);
+  let shown: GoalRecord[];
+  if (ref !== undefined) shown = [await lookupGoal(goals, ref, io.cwd)];
+  else shown = goals.filter(isLiveGoal);
+  if (options.json) {
+    io.out(JSON.stringify({ daemon: client !== null, goals: shown }));
+    return EXIT.ok;
+  }
+  if (!client) io.err('goald: the daemon is not running; showing stored state');
+  if (shown.length === 0) {
+    io.out('no active goals (goald history lists finished ones)');
+  } else if (shown.length === 1 && shown[0]) {
+    io.out(renderGoalBox(shown[0]));
+  } else {
+    for (const goal of shown) io.out(renderGoalLine(goal));
+  }
+  return EXIT.ok;
+}
+
+/** `goald pause [goal] [--now]`. */
+export async function runPause(ref: string | undefined, options: { now?: boolean }, io: CliIO): Promise<number> {
+  const client = await requireDaemon(io);
+  const goal = await lookupGoal(await client.listGoals(), ref, io.cwd);
+  const updated = await client.pauseGoal(goal.id, options.now === true);
+  io.out(
+    updated.status === 'paused'
+      ? `goal ${updated.id} paused${options.now ? ' (agent suspended)' : ''}`
+      : `goal ${updated.id} will pause at the end of the current turn`,
+  );
+  return EXIT.ok;
+}
+
+/** `goald resume [goal]`. */
+export async function runResume(ref: string | undefined, io: CliIO): Promise<number> {
+  const client = await requireDaemon(io);
+  const goal = await lookupGoal(await client.listGoals(), ref, io.cwd);
+  const updated = await client.resumeGoal(goal.id);
+  io.out(`goal ${updated.id} resumed`);
+  return EXIT.ok;
+}
+
+/** `goald stop [goal]`: via the daemon, or SIGTERM to the foreground process running the goal. */
+export async function runStop(ref: string | undefined, io: CliIO): Promise<number> {
+  const client = await connectIfRunning(io.env);
+  const goals = client ? await client.listGoals() : await readGoalsWithoutDaemon(io.env);
+  const goal = await lookupGoal(goals, ref, io.cwd);
+  if (goal.owner?.kind === 'foreground' && isLiveGoal(goal)) {
+    try {
+      process.kill(goal.owner.pid, 'SIGTERM'); // the foreground run treats SIGTERM as stop
+    } catch {
+      throw new GoaldError('conflict', `goal ${goal.id}'s foreground process (pid ${goal.owner.pid}) is gone`, 'goald status shows its last state');
+    }
+    io.out(`goal ${goal.id} is stopping (sent SIGTERM to its foreground process ${goal.owner.pid})`);
+    return EXIT.ok;
+  }
+  if (!client) throw new GoaldError('daemon-unreachable', 'the goald daemon is not running', 'start it with `goald daemon`; it recovers goals left active');
+  const updated = await client.stopGoal(goal.id);
+  io.out(`goal ${updated.id} stopped`);
+  return EXIT.ok;
+}

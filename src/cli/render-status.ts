@@ -1,0 +1,92 @@
+// `goald status`, `history` and `show` output: the goal box, one line per goal, one row per turn.
+
+import type { GoalRecord } from '../../state/types.js';
+import type { TurnRecord } from '../supervisor/types.js';
+import { clip, formatCount, formatElapsed } from './format.js';
+
+function maxTurnsOf(goal: GoalRecord): number | null {
+  const settings = goal.settings;
+  if (settings && typeof settings === 'object' && !Array.isArray(settings)) {
+    const limits = settings.limits;
+    if (limits && typeof limits === 'object' && !Array.isArray(limits) && typeof limits.maxTurns === 'number') return limits.maxTurns;
+  }
+  return null;
+}
+
+function statusWord(goal: GoalRecord): string {
+  if (goal.status === 'active') return goal.phase === 'queued' ? 'queued' : `active · ${goal.phase}`;
+  if (goal.status === 'paused') return `paused (${goal.pauseReason ?? 'requested'})`;
+  if (goal.status === 'failed') return `failed (${goal.reason ?? 'unknown'})`;
+  return 'achieved';
+}
+
+function elapsedOf(goal: GoalRecord, now: number): number {
+  if (goal.summary.activeMs > 0 && goal.status !== 'active') return goal.summary.activeMs;
+  const start = goal.startedAt ?? goal.createdAt;
+  const end = goal.finishedAt ? Date.parse(goal.finishedAt) : now;
+  return Math.max(0, end - Date.parse(start));
+}
+
+/** The multi-line box for one goal. */
+export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
+  const maxTurns = maxTurnsOf(goal);
+  const lines = [
+    `Goal: ${clip(goal.condition, 70)}`,
+    `id ${goal.id} · ${statusWord(goal)}`,
+    `turn ${goal.summary.turns}${maxTurns === null ? '' : `/${maxTurns}`} · ${formatCount(goal.summary.tokens)} tokens · ${formatElapsed(elapsedOf(goal, now))}`,
+    `workspace ${goal.workspace}`,
+  ];
+  const checks = goal.summary.checksPassing + goal.summary.checksFailing;
+  if (checks > 0) lines.push(`checks ${goal.summary.checksPassing}/${checks} passing`);
+  if (goal.summary.lastVerdictReason) lines.push(`last verdict: ${clip(goal.summary.lastVerdictReason, 90)}`);
+  if (goal.reasonMessage && goal.status === 'failed') lines.push(`why: ${clip(goal.reasonMessage, 90)}`);
+  if (goal.summary.remaining.length > 0) lines.push(`remaining: ${clip(goal.summary.remaining.join('; '), 90)}`);
+  if (goal.summary.files.length > 0) {
+    const files = goal.summary.files.slice(0, 5).map((file) => (file.added === null ? file.path : `${file.path} (+${file.added} -${file.deleted ?? 0})`));
+    lines.push(`files: ${clip(files.join(', '), 90)}${goal.summary.files.length > 5 ? ` and ${goal.summary.files.length - 5} more` : ''}`);
+  }
+  const width = Math.max(...lines.map((line) => line.length));
+  return [`╭${'─'.repeat(width + 2)}╮`, ...lines.map((line) => `│ ${line.padEnd(width)} │`), `╰${'─'.repeat(width + 2)}╯`].join('\n');
+}
+
+/** One line per goal. */
+export function renderGoalLine(goal: GoalRecord, now = Date.now()): string {
+  const maxTurns = maxTurnsOf(goal);
+  return [
+    goal.id,
+    statusWord(goal).padEnd(22),
+    `turn ${goal.summary.turns}${maxTurns === null ? '' : `/${maxTurns}`}`.padEnd(10),
+    `${formatCount(goal.summary.tokens)} tok`.padEnd(12),
+    formatElapsed(elapsedOf(goal, now)).padEnd(8),
+    clip(goal.condition, 60),
+  ].join('  ');
+}
+
+/** One row per turn for `goald show`. */
+export function renderTurnRow(turn: TurnRecord): string {
+  const duration = turn.agent ? formatElapsed(turn.agent.durationMs) : '-';
+  const outcome = turn.agent ? turn.agent.outcome : 'pre-check';
+  const checks = turn.checks.length === 0 ? '-' : `${turn.checks.filter((check) => check.passed).length}/${turn.checks.length}`;
+  const verdict =
+    turn.evaluation.kind === 'verdict'
+      ? `${turn.evaluation.verdict.achieved ? 'met' : 'not yet'}: ${clip(turn.evaluation.verdict.reason, 50)}`
+      : turn.evaluation.kind === 'error'
+        ? `evaluator error: ${clip(turn.evaluation.message, 40)}`
+        : `(${clip(turn.evaluation.reason, 40)})`;
+  const b = turn.breakers;
+  const breakerState = turn.trip
+    ? `TRIPPED ${turn.trip.breaker}`
+    : `stag ${b.consecutiveStagnantTurns} · agentF ${b.consecutiveAgentFailures} · evalF ${b.consecutiveEvaluatorFailures} · osc ${b.oscillations}`;
+  return [
+    String(turn.turn).padStart(4),
+    outcome.padEnd(11),
+    duration.padEnd(8),
+    formatCount(turn.tokens).padStart(9),
+    `${turn.files.length} files`.padEnd(9),
+    `checks ${checks}`.padEnd(12),
+    verdict.padEnd(60),
+    breakerState,
+  ].join('  ');
+}
+
+export const TURN_TABLE_HEADER = ['turn', 'outcome    ', 'duration', '   tokens', 'files    ', 'checks      ', 'verdict'.padEnd(60), 'breakers'].join('  ');

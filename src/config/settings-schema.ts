@@ -1,0 +1,60 @@
+// The zod schema of resolved GoalSettings, for settings read back from state.json (daemon recovery): the
+// store is a file on disk, so what comes back is validated like any other untrusted input.
+
+import { z } from 'zod';
+import type { GoalSettings } from './types.js';
+
+const nonNegative = z.number().nonnegative();
+
+export const goalSettingsSchema = z.object({
+  condition: z.string().min(1),
+  workspace: z.string().min(1),
+  checks: z.array(z.object({ name: z.string(), run: z.string(), timeoutMs: nonNegative })),
+  agent: z.object({
+    adapter: z.enum(['command', 'claude-code', 'codex', 'gemini', 'aider']),
+    command: z.string(),
+    args: z.array(z.string()),
+    session: z.enum(['fresh', 'resume']),
+    model: z.string().nullable(),
+  }),
+  evaluator: z.object({
+    provider: z.enum(['openai', 'anthropic', 'none']),
+    model: z.string().nullable(),
+    baseURL: z.string().nullable(),
+    maxInputChars: nonNegative,
+    skipWhenChecksFail: z.boolean(),
+    timeoutMs: nonNegative,
+    retries: nonNegative,
+  }),
+  limits: z.object({
+    maxTurns: nonNegative,
+    tokenBudget: nonNegative,
+    turnTokenLimit: nonNegative,
+    turnTimeoutMs: nonNegative,
+    costBudgetUsd: nonNegative.nullable(),
+    wallClockMs: nonNegative.nullable(),
+    cooldownMs: nonNegative,
+    repeatedDiff: z.object({ count: nonNegative, window: nonNegative }),
+    oscillation: nonNegative,
+    stagnation: nonNegative,
+    evaluatorFailures: nonNegative,
+    agentFailures: nonNegative,
+    blockedVerdicts: nonNegative,
+  }),
+  ancestry: z.object({
+    mission: z.string().optional(),
+    project: z.string().optional(),
+    goal: z.string().optional(),
+    loop: z.string().optional(),
+  }),
+  noisePaths: z.array(z.string()),
+  allowSameModel: z.boolean(),
+}) satisfies z.ZodType<GoalSettings>;
+
+/** Parses stored settings; the error message says which field is off. */
+export function parseStoredSettings(value: unknown): { ok: true; settings: GoalSettings } | { ok: false; problem: string } {
+  const parsed = goalSettingsSchema.safeParse(value);
+  if (parsed.success) return { ok: true, settings: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, problem: issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid settings' };
+}

@@ -1,0 +1,55 @@
+// The first CLI command that needs the daemon starts it, detached (PM2-style), with its output in
+// GOALD_HOME/daemon.log, and waits for /v1/ping.
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, closeSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resolveGoaldHome, resolveSocketPath } from '../../state/index.js';
+import { createDaemonClient, isDaemonAlive, waitForDaemon, type DaemonClient } from './client.js';
+import { checkSocketPath } from './socket-path.js';
+
+const DAEMON_START_TIMEOUT_MS = 15_000; // first start on a cold disk loads the SDKs; generous but bounded
+const GOALD_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'bin.js');
+
+/** The socket path for this environment (validated for length). */
+export function daemonSocketPath(env: NodeJS.ProcessEnv): string {
+  const socketPath = resolveSocketPath(env, resolveGoaldHome(env));
+  checkSocketPath(socketPath);
+  return socketPath;
+}
+
+/** Starts the daemon detached in the background; returns its pid. */
+export function spawnDetachedDaemon(env: NodeJS.ProcessEnv): number {
+  const home = resolveGoaldHome(env);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const logFd = openSync(path.join(home, 'daemon.log'), 'a', 0o600);
+  try {
+    const child = spawn(process.execPath, [GOALD_BIN, 'daemon', '--foreground'], {
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+      env,
+      cwd: home,
+    });
+    child.unref();
+    return child.pid ?? 0;
+  } finally {
+    closeSync(logFd);
+  }
+}
+
+/** A client for a daemon that is running, starting one first when none answers. */
+export async function ensureDaemon(env: NodeJS.ProcessEnv): Promise<DaemonClient> {
+  const socketPath = daemonSocketPath(env);
+  if (!(await isDaemonAlive(socketPath))) {
+    spawnDetachedDaemon(env);
+    await waitForDaemon(socketPath, { timeoutMs: DAEMON_START_TIMEOUT_MS });
+  }
+  return createDaemonClient(socketPath);
+}
+
+/** A client for the running daemon, or null when none answers (never starts one). */
+export async function connectIfRunning(env: NodeJS.ProcessEnv): Promise<DaemonClient | null> {
+  const socketPath = daemonSocketPath(env);
+  return (await isDaemonAlive(socketPath)) ? createDaemonClient(socketPath) : null;
+}

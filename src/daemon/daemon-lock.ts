@@ -1,0 +1,52 @@
+// One daemon per GOALD_HOME: a pid file created exclusively. A leftover file from a dead daemon (or from
+// a pid now used by an unrelated process) is stale and replaced; a live daemon is never displaced.
+
+import { readFileSync } from 'node:fs';
+import { open, readFile, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { GoaldError } from '../errors.js';
+
+export const DAEMON_LOCK_FILE_NAME = 'daemon.pid';
+
+function isGoaldProcess(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    // A reused pid belongs to some other program: only a goald daemon's command line holds the lock.
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes('daemon');
+  } catch {
+    return true; // no /proc: trust the pid
+  }
+}
+
+/** Takes the home's daemon lock; resolves with its release function. */
+export async function acquireDaemonLock(home: string): Promise<() => Promise<void>> {
+  const lockPath = path.join(home, DAEMON_LOCK_FILE_NAME);
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const handle = await open(lockPath, 'wx', 0o600);
+      await handle.writeFile(`${process.pid}\n`);
+      await handle.close();
+      return async () => {
+        const owner = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
+        if (owner === process.pid) await unlink(lockPath).catch(() => undefined);
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isGoaldProcess(holder)) {
+        throw new GoaldError(
+          'conflict',
+          `a goald daemon (pid ${holder}) already runs for ${home}`,
+          'use it, or stop it first with: goald daemon stop',
+        );
+      }
+      await unlink(lockPath).catch(() => undefined);
+    }
+  }
+  throw new GoaldError('conflict', `could not take the daemon lock ${lockPath}`, 'another daemon may be starting; try again');
+}

@@ -1,0 +1,462 @@
+// The daemon's goal host: one supervisor per running goal, a queue per workspace (one active goal each),
+// live event fan-out for `logs -f`, and crash recovery of goals a previous daemon left active.
+
+import { appendTurnRecord, readTurnRecords } from '../../state/index.js';
+import type { GoalRecord, LoopRecord, Store } from '../../state/types.js';
+import { isSameProcess } from '../agents/process-identity.js';
+import { createAgent } from '../agents/registry.js';
+import { systemClock, type Clock } from '../clock.js';
+import { parseStoredSettings } from '../config/settings-schema.js';
+import { GoaldError } from '../errors.js';
+import { createEvaluator } from '../evaluator/create-evaluator.js';
+import { createEventLogObserver, readEventLog } from '../supervisor/event-log.js';
+import { buildSupervisor, newGoalRecord, prepareGoal, type PreparedGoal } from '../supervisor/launch.js';
+import type { GoalSupervisor, RestoredGoal } from '../supervisor/supervisor.js';
+import type { ProgressEvent, TurnRecord } from '../supervisor/types.js';
+import { resolveWorkspace } from '../workspace/find-workspace.js';
+import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
+import type { CreateLoopRequest, EventSubscription, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
+
+const KILL_GRACE_MS = 5_000; // same grace as the agent runner's SIGTERM → SIGKILL
+const QUEUED_PHASE = 'queued';
+
+type Listener = (event: ProgressEvent) => void;
+
+interface RunningGoal {
+  supervisor: GoalSupervisor;
+  done: Promise<void>;
+}
+
+export interface GoalHostOptions {
+  store: Store;
+  /** The daemon's own environment: API keys come from here only. */
+  env: NodeJS.ProcessEnv;
+  version: string;
+  log: (line: string) => void;
+  /** Called when a client asks the daemon to stop. */
+  requestShutdown: () => void;
+  clock?: Clock;
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// A goal owned by a live foreground process is not ours to run or control.
+function isForeignLive(goal: GoalRecord): boolean {
+  return goal.owner?.kind === 'foreground' && goal.owner.pid !== process.pid && isProcessAlive(goal.owner.pid);
+}
+
+async function killLeftoverGroup(pid: number, startTime: string | null): Promise<boolean> {
+  if (!isSameProcess(pid, startTime)) return false;
+  const signalGroup = (signal: NodeJS.Signals): boolean => {
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  signalGroup('SIGCONT'); // a group left SIGSTOPped by `pause --now` cannot act on SIGTERM
+  if (!signalGroup('SIGTERM')) return true;
+  const deadline = Date.now() + KILL_GRACE_MS;
+  while (Date.now() < deadline) {
+    if (!signalGroupAlive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  signalGroup('SIGKILL');
+  return true;
+}
+
+function signalGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export class DaemonGoalHost implements GoalHost {
+  private readonly store: Store;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly clock: Clock;
+  private readonly log: (line: string) => void;
+  private readonly options: GoalHostOptions;
+  private readonly running = new Map<string, RunningGoal>();
+  private readonly listeners = new Map<string, Set<Listener>>();
+  /** Prepared goals waiting in a workspace queue (kept in memory; rebuilt from the store after a restart). */
+  private readonly prepared = new Map<string, PreparedGoal>();
+  private readonly startedAt = new Date();
+  /** Serializes start and dequeue decisions so two requests never both take a free workspace. */
+  private admission: Promise<unknown> = Promise.resolve();
+  private shuttingDown = false;
+
+  constructor(options: GoalHostOptions) {
+    this.options = options;
+    this.store = options.store;
+    this.env = options.env;
+    this.clock = options.clock ?? systemClock;
+    this.log = options.log;
+  }
+
+  info(): ReturnType<GoalHost['info']> {
+    return {
+      pid: process.pid,
+      version: this.options.version,
+      startedAt: this.startedAt.toISOString(),
+      home: this.store.home,
+      goalsRunning: this.running.size,
+    };
+  }
+
+  async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
+    const { goals } = await this.store.read();
+    return goals.filter(
+      (goal) =>
+        (filter.workspace === undefined || goal.workspace === filter.workspace) &&
+        (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status)),
+    );
+  }
+
+  async getGoal(ref: string): Promise<GoalRecord> {
+    const { goals } = await this.store.read();
+    return resolveGoalRef(goals, ref);
+  }
+
+  async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
+    if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
+    // Validate first: bad input writes nothing. API keys come from the daemon's env, never the request.
+    const env: NodeJS.ProcessEnv = { ...this.env, ...request.env };
+    let prepared: PreparedGoal;
+    try {
+      prepared = await prepareGoal({ condition: request.condition, dir: request.dir, flags: request.flags, env });
+    } catch (error) {
+      if (error instanceof GoaldError && error.code === 'missing-api-key') {
+        throw new GoaldError(
+          'missing-api-key',
+          `${error.message} in the daemon's environment`,
+          'export it, then restart the daemon (goald daemon stop) so it inherits it — or use --foreground',
+        );
+      }
+      throw error;
+    }
+    const admit = async (): Promise<StartGoalResponse> => {
+      const goal = newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid });
+      const queued = await this.store.update((state) => {
+        const busy = state.goals.filter((other) => other.workspace === goal.workspace && isLiveGoal(other));
+        const blocking = busy.filter((other) => other.owner?.kind === 'daemon' || isForeignLive(other));
+        if (blocking.length > 0 && !request.queue) {
+          const first = blocking[0] as GoalRecord;
+          throw new GoaldError(
+            'conflict',
+            `goal ${first.id} is already ${first.status} in ${goal.workspace}`,
+            `wait for it, stop it (goald stop ${first.id}), or drop --no-queue to queue behind it`,
+          );
+        }
+        if (blocking.length > 0) goal.phase = QUEUED_PHASE;
+        state.goals.push(goal);
+        return blocking.length > 0;
+      });
+      if (queued) {
+        this.prepared.set(goal.id, prepared);
+        this.log(`goal ${goal.id} queued in ${goal.workspace}`);
+      } else {
+        await this.launch(goal, prepared);
+      }
+      return { goal, queued, warnings: prepared.warnings };
+    };
+    const result = this.admission.then(admit);
+    this.admission = result.catch(() => undefined);
+    return result;
+  }
+
+  async pauseGoal(ref: string, now: boolean): Promise<GoalRecord> {
+    const goal = await this.getGoal(ref);
+    const running = this.controllable(goal, 'pause');
+    if (goal.status === 'paused') throw new GoaldError('conflict', `goal ${goal.id} is already paused`, `resume it with: goald resume ${goal.id}`);
+    running.supervisor.pause(now);
+    return this.getGoal(goal.id);
+  }
+
+  async resumeGoal(ref: string): Promise<GoalRecord> {
+    const goal = await this.getGoal(ref);
+    const running = this.controllable(goal, 'resume');
+    if (goal.status !== 'paused' && running.supervisor.status !== 'paused') {
+      throw new GoaldError('conflict', `goal ${goal.id} is not paused (it is ${goal.status})`, 'only paused goals can be resumed');
+    }
+    running.supervisor.resume();
+    return this.getGoal(goal.id);
+  }
+
+  async stopGoal(ref: string): Promise<GoalRecord> {
+    const goal = await this.getGoal(ref);
+    if (!isLiveGoal(goal)) {
+      throw new GoaldError('conflict', `goal ${goal.id} already ${goal.status}`, 'nothing to stop');
+    }
+    if (goal.phase === QUEUED_PHASE && !this.running.has(goal.id)) {
+      await this.finishQueuedAsStopped(goal.id);
+      return this.getGoal(goal.id);
+    }
+    const running = this.controllable(goal, 'stop');
+    running.supervisor.stop('stopped by the user');
+    await running.done;
+    return this.getGoal(goal.id);
+  }
+
+  async subscribe(ref: string): Promise<EventSubscription> {
+    const goal = await this.getGoal(ref);
+    const past = await readEventLog(this.store.goalDir(goal.id));
+    const finished = !isLiveGoal(goal) || past.some((event) => event.type === 'goal.finished');
+    return {
+      past,
+      finished,
+      follow: (listener) => {
+        const set = this.listeners.get(goal.id) ?? new Set<Listener>();
+        set.add(listener);
+        this.listeners.set(goal.id, set);
+        return () => {
+          set.delete(listener);
+          if (set.size === 0) this.listeners.delete(goal.id);
+        };
+      },
+    };
+  }
+
+  async listLoops(): Promise<LoopRecord[]> {
+    return (await this.store.read()).loops;
+  }
+
+  async createLoop(_request: CreateLoopRequest): Promise<LoopRecord> {
+    throw new GoaldError('bad-request', 'scheduled loops are not available in this build', 'run goals with goald start');
+  }
+
+  async deleteLoop(_ref: string): Promise<LoopRecord> {
+    throw new GoaldError('bad-request', 'scheduled loops are not available in this build', 'run goals with goald start');
+  }
+
+  async shutdown(): Promise<void> {
+    this.options.requestShutdown();
+  }
+
+  /** Lets go of every running goal (agents killed, goals stay active for the next daemon). */
+  async detachAll(): Promise<void> {
+    this.shuttingDown = true;
+    const pending = [...this.running.values()];
+    for (const goal of pending) goal.supervisor.detach();
+    await Promise.all(pending.map((goal) => goal.done));
+  }
+
+  /** Adopts goals a previous daemon left active: kills leftover agents, records interrupted turns, resumes. */
+  async recover(): Promise<void> {
+    const { goals } = await this.store.read();
+    for (const goal of goals.filter(isLiveGoal)) {
+      if (isForeignLive(goal)) continue;
+      if (goal.owner?.kind === 'foreground') {
+        await this.markOrphanedForeground(goal);
+        continue;
+      }
+      if (goal.runningAgent) {
+        const killed = await killLeftoverGroup(goal.runningAgent.pid, goal.runningAgent.startTime);
+        if (killed) this.log(`goal ${goal.id}: killed the leftover agent group ${goal.runningAgent.pid}`);
+      }
+      if (goal.phase === QUEUED_PHASE) continue;
+      try {
+        await this.resumeAfterCrash(goal);
+      } catch (error) {
+        this.log(`goal ${goal.id}: could not be recovered: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    const workspaces = new Set(goals.filter((goal) => goal.phase === QUEUED_PHASE).map((goal) => goal.workspace));
+    for (const workspace of workspaces) await this.startNextQueued(workspace);
+  }
+
+  private controllable(goal: GoalRecord, action: string): RunningGoal {
+    const running = this.running.get(goal.id);
+    if (running) return running;
+    if (!isLiveGoal(goal)) throw new GoaldError('conflict', `goal ${goal.id} already ${goal.status}`, `nothing to ${action}`);
+    if (goal.phase === QUEUED_PHASE) {
+      throw new GoaldError('conflict', `goal ${goal.id} is queued and has not started`, `stop it with: goald stop ${goal.id}`);
+    }
+    if (goal.owner?.kind === 'foreground') {
+      throw new GoaldError(
+        'conflict',
+        `goal ${goal.id} runs in a foreground process (pid ${goal.owner.pid})`,
+        'control it from that terminal (Ctrl-C stops it)',
+      );
+    }
+    throw new GoaldError('conflict', `goal ${goal.id} is not running in this daemon`, 'restart the daemon to recover it');
+  }
+
+  private emit(goalId: string, event: ProgressEvent): void {
+    for (const listener of this.listeners.get(goalId) ?? []) {
+      try {
+        listener(event);
+      } catch {
+        // a broken stream never disturbs the goal
+      }
+    }
+  }
+
+  private async launch(goal: GoalRecord, prepared: PreparedGoal, restored?: RestoredGoal): Promise<void> {
+    const supervisor = await buildSupervisor({
+      store: this.store,
+      goal,
+      prepared,
+      owner: 'daemon',
+      clock: this.clock,
+      ...(restored ? { restored } : {}),
+      observers: [createEventLogObserver(this.store.goalDir(goal.id)), { onEvent: (event) => this.emit(goal.id, event) }],
+    });
+    this.log(`goal ${goal.id} running in ${goal.workspace}`);
+    const done = supervisor.run().then(
+      (outcome) => {
+        if (outcome) this.log(`goal ${goal.id} ${outcome.status}${outcome.failure ? ` (${outcome.failure.reason})` : ''}`);
+      },
+      async (error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        this.log(`goal ${goal.id} crashed: ${message}`);
+        await this.markFailed(goal.id, 'stopped', `goald hit an internal error: ${message}`);
+      },
+    );
+    const entry: RunningGoal = {
+      supervisor,
+      done: done.finally(() => {
+        this.running.delete(goal.id);
+        if (!this.shuttingDown) void this.startNextQueued(goal.workspace);
+      }),
+    };
+    this.running.set(goal.id, entry);
+  }
+
+  private async startNextQueued(workspace: string): Promise<void> {
+    const next = async (): Promise<void> => {
+      if (this.shuttingDown) return;
+      const { goals } = await this.store.read();
+      const live = goals.filter((goal) => goal.workspace === workspace && isLiveGoal(goal));
+      if (live.some((goal) => goal.phase !== QUEUED_PHASE && (this.running.has(goal.id) || isForeignLive(goal)))) return;
+      const candidate = live
+        .filter((goal) => goal.phase === QUEUED_PHASE)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0];
+      if (!candidate) return;
+      try {
+        const prepared = this.prepared.get(candidate.id) ?? (await this.materialize(candidate));
+        this.prepared.delete(candidate.id);
+        await this.store.update((state) => {
+          const goal = state.goals.find((other) => other.id === candidate.id);
+          if (goal) {
+            goal.phase = 'preparing';
+            goal.owner = { kind: 'daemon', pid: process.pid };
+          }
+        });
+        await this.launch({ ...candidate, phase: 'preparing' }, prepared);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.log(`queued goal ${candidate.id} could not start: ${message}`);
+        await this.markFailed(candidate.id, 'workspace-gone', message);
+        void this.startNextQueued(workspace); // not awaited: it queues behind this very admission step
+      }
+    };
+    const result = this.admission.then(next);
+    this.admission = result.catch(() => undefined);
+    return result;
+  }
+
+  // Rebuilds a goal's collaborators from its stored settings (after a restart, or for a queued goal).
+  private async materialize(goal: GoalRecord): Promise<PreparedGoal> {
+    const parsed = parseStoredSettings(goal.settings);
+    if (!parsed.ok) throw new GoaldError('state-corrupt', `goal ${goal.id} has invalid stored settings (${parsed.problem})`);
+    const settings = parsed.settings;
+    const workspace = await resolveWorkspace(settings.workspace);
+    return {
+      settings,
+      workspace,
+      agent: createAgent(settings.agent, this.env),
+      evaluator: createEvaluator(settings.evaluator, this.env),
+      warnings: [],
+    };
+  }
+
+  private async resumeAfterCrash(goal: GoalRecord): Promise<void> {
+    const prepared = await this.materialize(goal);
+    const goalDir = this.store.goalDir(goal.id);
+    const turns = (await readTurnRecords(goalDir)) as TurnRecord[];
+    let lastTurn = turns.at(-1) ?? null;
+    const midTurn = ['running', 'checking', 'evaluating'].includes(goal.phase);
+    if (midTurn && lastTurn && goal.runningAgent) {
+      // The turn in flight when the daemon died: recorded as interrupted so history shows it.
+      const interrupted: TurnRecord = {
+        ...lastTurn,
+        turn: goal.runningAgent.turn,
+        startedAt: goal.updatedAt,
+        finishedAt: new Date(this.clock.now()).toISOString(),
+        agent: {
+          outcome: 'interrupted',
+          exitCode: null,
+          signal: null,
+          durationMs: 0,
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: null, estimated: true },
+          finalMessage: '',
+          error: 'interrupted: the daemon stopped during the turn',
+        },
+        files: [],
+        patchId: null,
+        evaluation: { kind: 'skipped', reason: 'interrupted' },
+        tokens: 0,
+        achieved: false,
+        breakers: { ...lastTurn.breakers, turns: Math.max(lastTurn.breakers.turns, goal.runningAgent.turn) },
+        trip: null,
+        status: 'active',
+        promptFile: `turn-${goal.runningAgent.turn}.prompt.txt`,
+        transcriptFile: `turn-${goal.runningAgent.turn}.log`,
+      };
+      await appendTurnRecord(goalDir, interrupted);
+      lastTurn = interrupted;
+    }
+    await this.store.update((state) => {
+      const record = state.goals.find((other) => other.id === goal.id);
+      if (record) {
+        record.owner = { kind: 'daemon', pid: process.pid };
+        record.runningAgent = null;
+      }
+    });
+    this.log(`goal ${goal.id}: recovered (${goal.status}, was ${goal.phase})`);
+    const restored: RestoredGoal | undefined =
+      goal.machine === null ? undefined : { machine: goal.machine, lastTurn, initialTree: turns[0]?.tree ?? null };
+    await this.launch({ ...goal, owner: { kind: 'daemon', pid: process.pid }, runningAgent: null }, prepared, restored);
+  }
+
+  private async markOrphanedForeground(goal: GoalRecord): Promise<void> {
+    if (goal.runningAgent) await killLeftoverGroup(goal.runningAgent.pid, goal.runningAgent.startTime);
+    const pid = goal.owner?.pid ?? 0;
+    await this.markFailed(goal.id, 'stopped', `its foreground process (pid ${pid}) exited without finishing it`);
+  }
+
+  private async finishQueuedAsStopped(goalId: string): Promise<void> {
+    this.prepared.delete(goalId);
+    await this.markFailed(goalId, 'stopped', 'stopped by the user while queued');
+    const event: ProgressEvent = { type: 'goal.finished', id: goalId, status: 'failed', reason: 'stopped', breaker: null, turns: 0, tokens: 0 };
+    createEventLogObserver(this.store.goalDir(goalId)).onEvent?.(event);
+    this.emit(goalId, event);
+  }
+
+  private async markFailed(goalId: string, reason: 'stopped' | 'workspace-gone', message: string): Promise<void> {
+    const now = new Date(this.clock.now()).toISOString();
+    await this.store.update((state) => {
+      const goal = state.goals.find((other) => other.id === goalId);
+      if (!goal || !isLiveGoal(goal)) return;
+      goal.status = 'failed';
+      goal.phase = 'failed';
+      goal.reason = reason;
+      goal.reasonMessage = message;
+      goal.finishedAt = now;
+      goal.updatedAt = now;
+      goal.runningAgent = null;
+    });
+  }
+}
