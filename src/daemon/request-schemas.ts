@@ -130,12 +130,12 @@ export function parseCreateLoopRequest(body: unknown): CreateLoopRequest {
 
 /** Validates an optional POST /v1/goals/:id/pause body: `{ now?: boolean }`. */
 export function parsePauseRequest(body: unknown): { now: boolean } {
-  return parseWith(pauseSchema, body ?? {}, 'pause request');
+  return parseWith(pauseSchema, body === undefined ? {} : body, 'pause request');
 }
 
 /** Validates a body that must be absent or `{}` (resume, stop, daemon stop). */
 export function parseEmptyRequest(body: unknown, what: string): void {
-  parseWith(emptySchema, body ?? {}, what);
+  parseWith(emptySchema, body === undefined ? {} : body, what);
 }
 
 /** Validates a goal or loop id (or unique prefix) taken from the path. */

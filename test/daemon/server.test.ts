@@ -157,14 +157,14 @@ describe('errors', () => {
   test('a body over 1 MiB is a 413 and the connection is closed', async () => {
     const { socketPath, host } = await startTestDaemon();
     const big = JSON.stringify(startBody({ condition: 'x'.repeat(1024 * 1024 + 10) }));
-    const declared = await rawExchange(socketPath, `POST /v1/goals HTTP/1.1\r\nHost: x\r\nContent-Length: ${big.length}\r\n\r\n${big}`);
+    const declared = (await rawExchange(socketPath, `POST /v1/goals HTTP/1.1\r\nHost: x\r\nContent-Length: ${big.length}\r\n\r\n${big}`)).text;
     expect(declared).toMatch(/^HTTP\/1\.1 413 /);
     expect(declared.toLowerCase()).toContain('connection: close');
     expect(declared).toContain('"code":"bad-request"');
     // Chunked: no Content-Length, so the limit trips while reading.
     const chunk = 'y'.repeat(64 * 1024);
     const chunks = Array.from({ length: 20 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
-    const chunked = await rawExchange(socketPath, `POST /v1/goals HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`);
+    const chunked = (await rawExchange(socketPath, `POST /v1/goals HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`)).text;
     expect(chunked).toMatch(/^HTTP\/1\.1 413 /);
     expect(host.startRequests).toEqual([]);
     await expect(createDaemonClient(socketPath).ping()).resolves.toMatchObject({ ok: true });

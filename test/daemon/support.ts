@@ -80,39 +80,50 @@ export function rawRequest(
   });
 }
 
+export interface RawExchange {
+  /** Everything the server sent, as latin1 (bytes preserved one to one). */
+  text: string;
+  /** `closed`: the connection ended; `idle`: nothing arrived for `idleMs` and we gave up (a server bug). */
+  ended: 'closed' | 'idle' | 'aborted';
+}
+
 /**
  * Writes raw bytes on a fresh connection and collects everything the server sends until it closes (or
  * until `idleMs` pass without data, a bound for a server that wrongly keeps it open). `halfClose` ends
- * our side after writing; `abortAfterWrite` drops the connection at once. Write errors (EPIPE after the server hung up) are ignored: the reply is what counts.
+ * our side after writing; `abortAfterWrite` drops the connection at once. Write errors (EPIPE after the
+ * server hung up) are ignored: the reply is what counts.
  */
 export function rawExchange(
   socketPath: string,
   bytes: Buffer | string,
   options: { halfClose?: boolean; abortAfterWrite?: boolean; idleMs?: number } = {},
-): Promise<string> {
+): Promise<RawExchange> {
   return new Promise((resolve) => {
     const socket = connect({ path: socketPath });
     const chunks: Buffer[] = [];
     let timer: NodeJS.Timeout | undefined;
-    const done = (): void => {
+    let settled = false;
+    const done = (ended: RawExchange['ended']): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(Buffer.concat(chunks).toString('latin1'));
+      resolve({ text: Buffer.concat(chunks).toString('latin1'), ended });
     };
     const arm = (): void => {
       clearTimeout(timer);
-      timer = setTimeout(done, options.idleMs ?? 2_000);
+      timer = setTimeout(() => done('idle'), options.idleMs ?? 3_000);
     };
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       arm();
     });
     socket.on('error', () => {});
-    socket.on('close', done);
+    socket.on('close', () => done('closed'));
     socket.on('connect', () => {
       arm();
       socket.write(bytes, () => {
-        if (options.abortAfterWrite === true) done();
+        if (options.abortAfterWrite === true) done('aborted');
         else if (options.halfClose === true) socket.end();
       });
     });
