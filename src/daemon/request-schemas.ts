@@ -27,31 +27,31 @@ const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 const MAX_MESSAGE_CHARS = 600;
 
 /** A string that can safely reach a child's argv or environment (NUL would make spawn throw later). */
-function text(): z.ZodString {
+function stringWithoutNul(): z.ZodString {
   return z.string().refine((value) => !value.includes('\0'), 'must not contain NUL bytes');
 }
 
 const flagsSchema = z.strictObject({
-  agent: text().optional(),
-  adapter: text().optional(),
-  check: z.array(text()).optional(),
-  evaluator: text().optional(),
-  maxTurns: text().optional(),
-  tokenBudget: text().optional(),
-  turnTokenLimit: text().optional(),
-  turnTimeout: text().optional(),
-  costBudget: text().optional(),
-  wallClock: text().optional(),
-  cooldown: text().optional(),
+  agent: stringWithoutNul().optional(),
+  adapter: stringWithoutNul().optional(),
+  check: z.array(stringWithoutNul()).optional(),
+  evaluator: stringWithoutNul().optional(),
+  maxTurns: stringWithoutNul().optional(),
+  tokenBudget: stringWithoutNul().optional(),
+  turnTokenLimit: stringWithoutNul().optional(),
+  turnTimeout: stringWithoutNul().optional(),
+  costBudget: stringWithoutNul().optional(),
+  wallClock: stringWithoutNul().optional(),
+  cooldown: stringWithoutNul().optional(),
   allowSameModel: z.boolean().optional(),
 });
 
 const startGoalShape = {
-  condition: text().optional(),
-  dir: text().refine((value) => isAbsolute(value), 'must be an absolute path'),
+  condition: stringWithoutNul().optional(),
+  dir: stringWithoutNul().refine((value) => isAbsolute(value), 'must be an absolute path'),
   flags: flagsSchema.default({}),
   // Key names are checked before zod runs (see refuseForeignEnv) so secrets get their own message.
-  env: z.record(z.string(), text()).default({}),
+  env: z.record(z.string(), stringWithoutNul()).default({}),
   queue: z.boolean().default(true),
 };
 
@@ -59,7 +59,7 @@ const startGoalSchema = z.strictObject(startGoalShape);
 
 const createLoopSchema = z.strictObject({
   ...startGoalShape,
-  every: text().min(1, 'must not be empty'),
+  every: stringWithoutNul().min(1, 'must not be empty'),
   catchUp: z.enum(['once', 'skip']).optional(),
 });
 

@@ -37,7 +37,7 @@ export interface Route extends RoutePattern {
   handler(context: RouteContext): Promise<RouteReply>;
 }
 
-function json(body: unknown, status = 200): RouteReply {
+function replyJson(body: unknown, status = 200): RouteReply {
   return { kind: 'json', status, body };
 }
 
@@ -50,22 +50,22 @@ export const ROUTES: readonly Route[] = [
   {
     method: 'GET',
     pattern: '/v1/ping',
-    handler: async ({ host }) => json({ ok: true, ...host.info() }),
+    handler: async ({ host }) => replyJson({ ok: true, ...host.info() }),
   },
   {
     method: 'GET',
     pattern: '/v1/goals',
-    handler: async ({ host, query }) => json({ goals: await host.listGoals(parseListGoalsQuery(query)) }),
+    handler: async ({ host, query }) => replyJson({ goals: await host.listGoals(parseListGoalsQuery(query)) }),
   },
   {
     method: 'POST',
     pattern: '/v1/goals',
-    handler: async ({ host, body }) => json(await host.startGoal(parseStartGoalRequest(body)), 201),
+    handler: async ({ host, body }) => replyJson(await host.startGoal(parseStartGoalRequest(body)), 201),
   },
   {
     method: 'GET',
     pattern: '/v1/goals/:id',
-    handler: async (context) => json({ goal: await context.host.getGoal(idParam(context, 'goal')) }),
+    handler: async (context) => replyJson({ goal: await context.host.getGoal(idParam(context, 'goal')) }),
   },
   {
     method: 'POST',
@@ -73,7 +73,7 @@ export const ROUTES: readonly Route[] = [
     handler: async (context) => {
       const id = idParam(context, 'goal');
       const { now } = parsePauseRequest(context.body);
-      return json({ goal: await context.host.pauseGoal(id, now) });
+      return replyJson({ goal: await context.host.pauseGoal(id, now) });
     },
   },
   {
@@ -82,7 +82,7 @@ export const ROUTES: readonly Route[] = [
     handler: async (context) => {
       const id = idParam(context, 'goal');
       parseEmptyRequest(context.body, 'resume request');
-      return json({ goal: await context.host.resumeGoal(id) });
+      return replyJson({ goal: await context.host.resumeGoal(id) });
     },
   },
   {
@@ -91,7 +91,7 @@ export const ROUTES: readonly Route[] = [
     handler: async (context) => {
       const id = idParam(context, 'goal');
       parseEmptyRequest(context.body, 'stop request');
-      return json({ goal: await context.host.stopGoal(id) });
+      return replyJson({ goal: await context.host.stopGoal(id) });
     },
   },
   {
@@ -106,17 +106,17 @@ export const ROUTES: readonly Route[] = [
   {
     method: 'GET',
     pattern: '/v1/loops',
-    handler: async ({ host }) => json({ loops: await host.listLoops() }),
+    handler: async ({ host }) => replyJson({ loops: await host.listLoops() }),
   },
   {
     method: 'POST',
     pattern: '/v1/loops',
-    handler: async ({ host, body }) => json({ loop: await host.createLoop(parseCreateLoopRequest(body)) }, 201),
+    handler: async ({ host, body }) => replyJson({ loop: await host.createLoop(parseCreateLoopRequest(body)) }, 201),
   },
   {
     method: 'DELETE',
     pattern: '/v1/loops/:id',
-    handler: async (context) => json({ loop: await context.host.deleteLoop(idParam(context, 'loop')) }),
+    handler: async (context) => replyJson({ loop: await context.host.deleteLoop(idParam(context, 'loop')) }),
   },
   {
     method: 'POST',

@@ -29,7 +29,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 // A connection silent this long is dropped; event streams switch it off (a goal can be quiet for hours).
 const IDLE_SOCKET_TIMEOUT_MS = 120_000;
 // After close() stops accepting, requests in flight get this long to finish before connections are cut.
-const CLOSE_GRACE_MS = 2_000;
+const DEFAULT_CLOSE_GRACE_MS = 2_000;
 // The socket is created under this umask so it is born 0600: no window where others could connect.
 const SOCKET_UMASK = 0o177;
 const SOCKET_MODE = 0o600;
@@ -41,6 +41,8 @@ export interface ControlServerOptions {
   host: GoalHost;
   /** One line per request (method, path, status, duration) and per internal error; never bodies. */
   log?: (line: string) => void;
+  /** How long close() lets requests in flight finish before cutting connections; default 2 s. */
+  closeGraceMs?: number;
 }
 
 export interface ControlServer {
@@ -82,7 +84,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
     for (const pipe of state.streams) pipe.end();
     state.streams.clear();
     server.closeIdleConnections();
-    const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    const grace = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
     await stopped;
     clearTimeout(grace);
     await removeSocketFile(socketPath, socketInode);

@@ -111,6 +111,36 @@ describe('socket file and directory', () => {
     // A second close is harmless.
     await daemon.server.close();
   });
+
+  test('close() lets a request in flight finish, and new requests on open connections are refused', async () => {
+    const { server, host, client, socketPath } = await startTestDaemon();
+    host.addGoal({ id: 'g1' });
+    let release: () => void = () => {};
+    const arrived = host.holdUntil('getGoal', new Promise<void>((resolve) => (release = resolve)));
+    const inFlight = client.getGoal('g1');
+    await arrived;
+    const closing = server.close();
+    // Accepting stopped at once: a new connection finds no listener.
+    await expect(createDaemonClient(socketPath).ping()).rejects.toMatchObject({ code: 'daemon-unreachable' });
+    release();
+    await expect(inFlight).resolves.toMatchObject({ id: 'g1' });
+    await closing;
+  });
+
+  test('close() never hangs on a client stuck mid-request or a host call that never returns', async () => {
+    const { server, host, socketPath } = await startTestDaemon(new FakeGoalHost(), { closeGraceMs: 50 });
+    const stuck = connect({ path: socketPath });
+    stuck.on('error', () => {});
+    await new Promise<void>((resolve) => stuck.once('connect', () => resolve()));
+    stuck.write('GET /v1/pi');
+    const arrived = host.holdUntil('listLoops', new Promise<void>(() => {}));
+    const hanging = rawRequest(socketPath, 'GET', '/v1/loops').catch((error: unknown) => error);
+    await arrived;
+    await server.close();
+    await expect(lstat(socketPath)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await hanging).toBeInstanceOf(Error);
+    stuck.destroy();
+  });
 });
 
 describe('errors', () => {

@@ -34,11 +34,11 @@ export interface TestDaemon {
 }
 
 /** Starts a control server over a FakeGoalHost at `<short tmp>/run/goald.sock`; closed when the test ends. */
-export async function startTestDaemon(host = new FakeGoalHost()): Promise<TestDaemon> {
+export async function startTestDaemon(host = new FakeGoalHost(), options: { closeGraceMs?: number } = {}): Promise<TestDaemon> {
   const dir = await shortTempDir();
   const socketPath = path.join(dir, 'run', 'goald.sock');
   const logs: string[] = [];
-  const server = await createControlServer({ socketPath, host, log: (line) => logs.push(line) });
+  const server = await createControlServer({ socketPath, host, log: (line) => logs.push(line), ...options });
   onTestFinished(() => server.close());
   return { host, server, client: createDaemonClient(socketPath), socketPath, dir, logs };
 }
