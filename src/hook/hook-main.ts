@@ -1,0 +1,53 @@
+// The fast entry of `goald hook <name>`: bin.js imports it before anything else (commander, zod, the SDKs)
+// when argv[2] is `hook`, because Claude Code runs the hook after every tool call and waits for it. It is
+// an entry point like bin.js: it reads stdin and writes stdout itself. Also runnable directly:
+// `node dist/src/hook/hook-main.js post-tool-use`.
+
+import { pathToFileURL } from 'node:url';
+import { runPostToolUseHook } from './post-tool-use.js';
+
+/** The hooks goald answers, by the name that follows `goald hook`. */
+export const HOOK_NAMES = ['post-tool-use'] as const;
+// Same value as EXIT.usage in src/errors.ts, not imported to keep this path minimal.
+const EXIT_USAGE = 2;
+
+/**
+ * Runs `goald hook <args>`: `args` are the words after `hook` (`process.argv.slice(3)` in bin.js). Reads
+ * the payload from process.stdin, prints the hook's answer (if any) on stdout, and resolves with the exit
+ * code. A hook problem never fails the agent's tool call: only a wrong hook name exits non-zero.
+ */
+export async function main(args: readonly string[]): Promise<number> {
+  const name = args[0];
+  if (name !== 'post-tool-use') {
+    process.stderr.write(
+      `goald hook: ${name === undefined ? 'missing hook name' : `unknown hook ${JSON.stringify(name)}`}; ` +
+        `expected one of: ${HOOK_NAMES.join(', ')}\n`,
+    );
+    return EXIT_USAGE;
+  }
+  const stdin = await readStdin();
+  const outcome = await runPostToolUseHook({ stdin, env: process.env });
+  if (outcome.stdout !== '') await writeStdout(outcome.stdout);
+  return outcome.exitCode;
+}
+
+// All of stdin as text; empty when stdin is a terminal (run by hand), instead of waiting for input.
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY === true) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    // EPIPE when Claude Code stopped reading: nothing to do about it, and never worth a crash.
+    process.stdout.once('error', () => resolve());
+    process.stdout.write(text, () => resolve());
+  });
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  process.exitCode = await main(process.argv.slice(2));
+}
