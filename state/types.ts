@@ -52,6 +52,10 @@ export interface GoalRecord {
   /** Which process runs it: `daemon` or `foreground`, and its pid. */
   owner: { kind: 'daemon' | 'foreground'; pid: number } | null;
   runningAgent: RunningAgent | null;
+  /** How it was started (condition, flags, non-secret env), so live config edits can be re-resolved. */
+  request?: Json;
+  /** The last invalid edit of the workspace's goal.config.json (the last good config stays in force). */
+  configError?: string | null;
 }
 
 export interface LoopRecord {
@@ -73,6 +77,10 @@ export interface LoopRecord {
   waiting: boolean;
   catchUp: 'once' | 'skip';
   stopped: boolean;
+  /** A label (config-declared loops may name themselves). */
+  name?: string | null;
+  /** The last invalid edit of the workspace's goal.config.json that concerns this loop. */
+  configError?: string | null;
 }
 
 export interface StateFile {

@@ -34,6 +34,8 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     .description('Keeps a coding agent working until a goal is verifiably met.')
     .version('0.1.0', '-v, --version')
     .exitOverride()
+    // `goald loop list --json`: options after a subcommand belong to the subcommand, not to `loop`.
+    .enablePositionalOptions()
     .configureOutput({
       writeOut: (text) => io.out(text.replace(/\n$/, '')),
       writeErr: (text) => io.err(text.replace(/\n$/, '')),
@@ -114,6 +116,46 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     .action(async (goal: string, options: { json?: boolean }) => {
       const { runShow } = await import('./commands/history.js');
       exit.code = await runShow(goal, options, io);
+    });
+
+  const loop = addStartOptions(
+    program
+      .command('loop')
+      .description('rerun a goal on a schedule: a duration (30m, 2h) or a 5-field cron expression')
+      .argument('[every]', 'e.g. 30m, 2h, 1d, or "0 9 * * 1-5"')
+      .argument('[condition]', 'the goal of each run (default: goal from goal.config.json)'),
+  )
+    .addOption(new Option('--catch-up <policy>', 'after downtime, run a missed slot once or skip it').choices(['once', 'skip']))
+    .enablePositionalOptions()
+    .action(async (every: string | undefined, condition: string | undefined, options: Record<string, unknown>) => {
+      if (every === undefined) throw new GoaldError('usage', 'goald loop needs a schedule', 'e.g. goald loop 30m "the tests pass" --check "npm test"');
+      const { runLoopCreate } = await import('./commands/loop.js');
+      exit.code = await runLoopCreate(every, condition, options, io);
+    });
+  loop
+    .command('list')
+    .description('list loops: schedule, condition, last run and outcome, next run, runs so far')
+    .option('--json', 'print JSON')
+    .option('--all', 'include stopped loops')
+    .action(async (options: { json?: boolean; all?: boolean }) => {
+      const { runLoopList } = await import('./commands/loop.js');
+      exit.code = await runLoopList(options, io);
+    });
+  loop
+    .command('stop')
+    .description('stop a loop (its runs stay in history)')
+    .argument('<loop>', 'loop id or unique prefix')
+    .action(async (ref: string) => {
+      const { runLoopStop } = await import('./commands/loop.js');
+      exit.code = await runLoopStop(ref, io);
+    });
+  loop
+    .command('run')
+    .description('fire a loop now')
+    .argument('<loop>', 'loop id or unique prefix')
+    .action(async (ref: string) => {
+      const { runLoopRun } = await import('./commands/loop.js');
+      exit.code = await runLoopRun(ref, io);
     });
 
   const daemon = program

@@ -71,6 +71,11 @@ export interface ResolveSettingsInput {
   env: NodeJS.ProcessEnv;
   /** Default: `$XDG_CONFIG_HOME/goald/config.json`, else `~/.config/goald/config.json`. */
   userConfigPath?: string | undefined;
+  /**
+   * A layer between the environment and the workspace file: a config-declared loop's own checks, agent,
+   * evaluator and limits, which override the file's top-level ones for that loop's runs.
+   */
+  loopConfig?: { config: ConfigFile; source: string } | undefined;
 }
 
 export interface ResolvedSettings {
@@ -117,7 +122,8 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
 
   const flagLayer = layerFromFlags(input.flags);
   const envLayer = layerFromEnv(input.env);
-  const fileLayers = [workspaceFile, userFile].flatMap(({ config, path }) =>
+  const loopFile = input.loopConfig ? [{ config: input.loopConfig.config, path: input.loopConfig.source }] : [];
+  const fileLayers = [...loopFile, workspaceFile, userFile].flatMap(({ config, path }) =>
     config === null ? [] : [layerFromConfig(config, path)],
   );
   const layers = [flagLayer, envLayer, ...fileLayers];

@@ -65,6 +65,8 @@ export interface DaemonClient {
   listLoops(): Promise<LoopRecord[]>;
   createLoop(request: CreateLoopRequest): Promise<LoopRecord>;
   deleteLoop(id: string): Promise<LoopRecord>;
+  /** Fires a loop now. */
+  runLoop(id: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }>;
   /** Asks the daemon to shut down; resolves once it has accepted (it stops right after). */
   stopDaemon(): Promise<void>;
 }
@@ -130,6 +132,12 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     listLoops: async () => (await call('GET', '/v1/loops', z.object({ loops: z.array(loopSchema) }))).loops,
     createLoop: async (loopRequest) => (await call('POST', '/v1/loops', loopReplySchema, loopRequest)).loop,
     deleteLoop: async (id) => (await call('DELETE', `/v1/loops/${encodeURIComponent(id)}`, loopReplySchema)).loop,
+    runLoop: (id) =>
+      call(
+        'POST',
+        `/v1/loops/${encodeURIComponent(id)}/run`,
+        z.object({ loop: loopSchema, outcome: z.enum(['started', 'waiting', 'skipped']) }),
+      ),
     stopDaemon: async () => {
       await call('POST', '/v1/daemon/stop', z.object({ ok: z.literal(true) }));
     },

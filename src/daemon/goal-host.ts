@@ -1,24 +1,39 @@
 // The daemon's goal host: one supervisor per running goal, a queue per workspace (one active goal each),
 // live event fan-out for `logs -f`, and crash recovery of goals a previous daemon left active.
 
+import path from 'node:path';
+import { z } from 'zod';
 import { appendTurnRecord, readTurnRecords } from '../../state/index.js';
-import type { GoalRecord, LoopRecord, Store } from '../../state/types.js';
+import type { GoalRecord, Json, LoopRecord, Store } from '../../state/types.js';
 import { isSameProcess } from '../agents/process-identity.js';
 import { createAgent } from '../agents/registry.js';
 import { systemClock, type Clock } from '../clock.js';
+import { watchConfigFile, type ConfigWatcher } from '../config/config-watcher.js';
+import { CONFIG_FILE_NAME, loadConfigFile } from '../config/load-config.js';
+import { resolveGoalSettings } from '../config/resolve-settings.js';
+import type { ConfigFile } from '../config/schema.js';
 import { parseStoredSettings } from '../config/settings-schema.js';
+import type { GoalSettings } from '../config/types.js';
 import { GoaldError } from '../errors.js';
 import { createEvaluator } from '../evaluator/create-evaluator.js';
 import { createEventLogObserver, readEventLog } from '../supervisor/event-log.js';
 import { buildSupervisor, newGoalRecord, prepareGoal, type PreparedGoal } from '../supervisor/launch.js';
 import type { GoalSupervisor, RestoredGoal } from '../supervisor/supervisor.js';
 import type { ProgressEvent, TurnRecord } from '../supervisor/types.js';
+import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
+import { LoopHost, type LoopRunRequest } from './loop-host.js';
 import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
 import type { CreateLoopRequest, EventSubscription, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
 
 const KILL_GRACE_MS = 5_000; // same grace as the agent runner's SIGTERM → SIGKILL
 const QUEUED_PHASE = 'queued';
+
+// GoalRecord.request as admit() stores it; read back leniently (older records may lack it).
+const storedRequestSchema = z.object({
+  flags: z.record(z.string(), z.union([z.string(), z.array(z.string()), z.boolean()])).default({}),
+  env: z.record(z.string(), z.string()).default({}),
+});
 
 type Listener = (event: ProgressEvent) => void;
 
@@ -96,6 +111,8 @@ export class DaemonGoalHost implements GoalHost {
   /** Serializes start and dequeue decisions so two requests never both take a free workspace. */
   private admission: Promise<unknown> = Promise.resolve();
   private shuttingDown = false;
+  private readonly loops: LoopHost;
+  private readonly watchers = new Map<string, ConfigWatcher>();
 
   constructor(options: GoalHostOptions) {
     this.options = options;
@@ -103,6 +120,7 @@ export class DaemonGoalHost implements GoalHost {
     this.env = options.env;
     this.clock = options.clock ?? systemClock;
     this.log = options.log;
+    this.loops = new LoopHost({ store: this.store, clock: this.clock, goals: this, log: this.log });
   }
 
   info(): ReturnType<GoalHost['info']> {
@@ -131,11 +149,41 @@ export class DaemonGoalHost implements GoalHost {
 
   async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
     if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
-    // Validate first: bad input writes nothing. API keys come from the daemon's env, never the request.
+    const prepared = await this.prepare(request);
+    const admitted = await this.admit(prepared, request, { queue: request.queue, loopId: null });
+    if (admitted.goal === null) throw new GoaldError('internal', 'the goal was neither started nor queued');
+    return { goal: admitted.goal, queued: admitted.queued, warnings: prepared.warnings };
+  }
+
+  /** LoopGoalStarter: a fresh goal for a loop run, unless a goal is live in the workspace. */
+  async startLoopRun(loop: LoopRecord, run: LoopRunRequest): Promise<{ outcome: 'started'; goal: GoalRecord } | { outcome: 'waiting' }> {
+    if (this.shuttingDown) return { outcome: 'waiting' };
+    const label = `loop ${loop.id}${loop.name ? ` "${loop.name}"` : ''} (every ${loop.every}), run ${loop.runs + 1}`;
+    const prepared = await this.prepare(run.request, { ancestry: { loop: label }, loopConfig: run.loopConfig });
+    const admitted = await this.admit(prepared, run.request, { queue: false, loopId: loop.id, waitIfBusy: true });
+    return admitted.goal === null ? { outcome: 'waiting' } : { outcome: 'started', goal: admitted.goal };
+  }
+
+  /** LoopGoalStarter: validates a start request (for `goald loop`) without storing anything. */
+  async validateStart(request: StartGoalRequest, run: Pick<LoopRunRequest, 'loopConfig'>): Promise<void> {
+    await this.prepare(request, { loopConfig: run.loopConfig });
+  }
+
+  // Validates a start request end to end. API keys come from the daemon's env, never the request.
+  private async prepare(
+    request: StartGoalRequest,
+    extra: { ancestry?: GoalSettings['ancestry']; loopConfig?: LoopRunRequest['loopConfig'] } = {},
+  ): Promise<PreparedGoal> {
     const env: NodeJS.ProcessEnv = { ...this.env, ...request.env };
-    let prepared: PreparedGoal;
     try {
-      prepared = await prepareGoal({ condition: request.condition, dir: request.dir, flags: request.flags, env });
+      return await prepareGoal({
+        condition: request.condition,
+        dir: request.dir,
+        flags: request.flags,
+        env,
+        ...(extra.ancestry ? { ancestry: extra.ancestry } : {}),
+        ...(extra.loopConfig ? { loopConfig: extra.loopConfig } : {}),
+      });
     } catch (error) {
       if (error instanceof GoaldError && error.code === 'missing-api-key') {
         throw new GoaldError(
@@ -146,12 +194,22 @@ export class DaemonGoalHost implements GoalHost {
       }
       throw error;
     }
-    const admit = async (): Promise<StartGoalResponse> => {
-      const goal = newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid });
+  }
+
+  // Registers a prepared goal: runs it now, queues it behind the workspace's live goal, or refuses.
+  private admit(
+    prepared: PreparedGoal,
+    request: StartGoalRequest,
+    options: { queue: boolean; loopId: string | null; waitIfBusy?: boolean },
+  ): Promise<{ goal: GoalRecord; queued: boolean } | { goal: null; queued: false }> {
+    const admit = async (): Promise<{ goal: GoalRecord; queued: boolean } | { goal: null; queued: false }> => {
+      const goal = newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid }, options.loopId ? { loopId: options.loopId } : {});
+      goal.request = JSON.parse(JSON.stringify({ condition: request.condition ?? null, flags: request.flags, env: request.env })) as Json;
       const queued = await this.store.update((state) => {
         const busy = state.goals.filter((other) => other.workspace === goal.workspace && isLiveGoal(other));
         const blocking = busy.filter((other) => other.owner?.kind === 'daemon' || isForeignLive(other));
-        if (blocking.length > 0 && !request.queue) {
+        if (blocking.length > 0 && options.waitIfBusy) return null;
+        if (blocking.length > 0 && !options.queue) {
           const first = blocking[0] as GoalRecord;
           throw new GoaldError(
             'conflict',
@@ -163,13 +221,14 @@ export class DaemonGoalHost implements GoalHost {
         state.goals.push(goal);
         return blocking.length > 0;
       });
+      if (queued === null) return { goal: null, queued: false };
       if (queued) {
         this.prepared.set(goal.id, prepared);
         this.log(`goal ${goal.id} queued in ${goal.workspace}`);
       } else {
         await this.launch(goal, prepared);
       }
-      return { goal, queued, warnings: prepared.warnings };
+      return { goal, queued };
     };
     const result = this.admission.then(admit);
     this.admission = result.catch(() => undefined);
@@ -180,7 +239,7 @@ export class DaemonGoalHost implements GoalHost {
     const goal = await this.getGoal(ref);
     const running = this.controllable(goal, 'pause');
     if (goal.status === 'paused') throw new GoaldError('conflict', `goal ${goal.id} is already paused`, `resume it with: goald resume ${goal.id}`);
-    running.supervisor.pause(now);
+    await running.supervisor.pause(now);
     return this.getGoal(goal.id);
   }
 
@@ -190,7 +249,7 @@ export class DaemonGoalHost implements GoalHost {
     if (goal.status !== 'paused' && running.supervisor.status !== 'paused') {
       throw new GoaldError('conflict', `goal ${goal.id} is not paused (it is ${goal.status})`, 'only paused goals can be resumed');
     }
-    running.supervisor.resume();
+    await running.supervisor.resume();
     return this.getGoal(goal.id);
   }
 
@@ -229,15 +288,22 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async listLoops(): Promise<LoopRecord[]> {
-    return (await this.store.read()).loops;
+    return this.loops.list();
   }
 
-  async createLoop(_request: CreateLoopRequest): Promise<LoopRecord> {
-    throw new GoaldError('bad-request', 'scheduled loops are not available in this build', 'run goals with goald start');
+  async createLoop(request: CreateLoopRequest): Promise<LoopRecord> {
+    if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
+    const loop = await this.loops.create(request);
+    this.watchWorkspace(loop.workspace);
+    return loop;
   }
 
-  async deleteLoop(_ref: string): Promise<LoopRecord> {
-    throw new GoaldError('bad-request', 'scheduled loops are not available in this build', 'run goals with goald start');
+  async deleteLoop(ref: string): Promise<LoopRecord> {
+    return this.loops.remove(ref);
+  }
+
+  async runLoop(ref: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
+    return this.loops.fire(ref);
   }
 
   async shutdown(): Promise<void> {
@@ -247,6 +313,9 @@ export class DaemonGoalHost implements GoalHost {
   /** Lets go of every running goal (agents killed, goals stay active for the next daemon). */
   async detachAll(): Promise<void> {
     this.shuttingDown = true;
+    await this.loops.stop();
+    await Promise.all([...this.watchers.values()].map((watcher) => watcher.close()));
+    this.watchers.clear();
     const pending = [...this.running.values()];
     for (const goal of pending) goal.supervisor.detach();
     await Promise.all(pending.map((goal) => goal.done));
@@ -274,6 +343,80 @@ export class DaemonGoalHost implements GoalHost {
     }
     const workspaces = new Set(goals.filter((goal) => goal.phase === QUEUED_PHASE).map((goal) => goal.workspace));
     for (const workspace of workspaces) await this.startNextQueued(workspace);
+    await this.loops.start();
+    for (const workspace of await this.loops.workspaces()) {
+      const { config } = await loadConfigFile(path.join(workspace, CONFIG_FILE_NAME)).catch(() => ({ config: null }));
+      await this.loops.syncConfigLoops(workspace, config);
+      this.watchWorkspace(workspace);
+    }
+  }
+
+  // Live configuration: a valid edit of goal.config.json applies from the next turn of the workspace's
+  // goals and re-arms its loops; an invalid edit is reported (status, log) and the last good config stays.
+  private watchWorkspace(workspace: string): void {
+    if (this.watchers.has(workspace) || this.shuttingDown) return;
+    const file = path.join(workspace, CONFIG_FILE_NAME);
+    const watcher = watchConfigFile(file, {
+      onValid: (config) => {
+        void this.applyConfig(workspace, config).catch((error: unknown) =>
+          this.log(`${file}: could not apply: ${error instanceof Error ? error.message : String(error)}`),
+        );
+      },
+      onInvalid: (error) => {
+        this.log(`${file}: invalid edit ignored, the last good configuration stays in force: ${error.message}`);
+        void this.recordConfigError(workspace, error.message);
+      },
+    });
+    this.watchers.set(workspace, watcher);
+  }
+
+  private async recordConfigError(workspace: string, message: string | null): Promise<void> {
+    await this.store.update((state) => {
+      for (const goal of state.goals) if (goal.workspace === workspace && isLiveGoal(goal)) goal.configError = message;
+      for (const loop of state.loops) if (loop.workspace === workspace && !loop.stopped) loop.configError = message;
+    });
+  }
+
+  private async applyConfig(workspace: string, config: ConfigFile | null): Promise<void> {
+    await this.recordConfigError(workspace, null);
+    await this.loops.syncConfigLoops(workspace, config);
+    const { goals } = await this.store.read();
+    for (const goal of goals.filter((candidate) => candidate.workspace === workspace && this.running.has(candidate.id))) {
+      const running = this.running.get(goal.id);
+      if (!running) continue;
+      try {
+        const settings = await this.reresolveSettings(goal);
+        running.supervisor.applySettings(settings, {
+          checks: createCheckRunner({ workspace: settings.workspace, checks: settings.checks }),
+          evaluator: createEvaluator(settings.evaluator, this.env),
+        });
+        this.log(`goal ${goal.id}: configuration updated; applies from the next turn`);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.log(`goal ${goal.id}: the new configuration was not applied: ${message}`);
+        await this.store.update((state) => {
+          const record = state.goals.find((candidate) => candidate.id === goal.id);
+          if (record) record.configError = message;
+        });
+      }
+    }
+  }
+
+  // The goal's settings as its original request would resolve them now (flags still beat the file).
+  private async reresolveSettings(goal: GoalRecord): Promise<GoalSettings> {
+    const stored = parseStoredSettings(goal.settings);
+    if (!stored.ok) throw new GoaldError('state-corrupt', `goal ${goal.id} has invalid stored settings (${stored.problem})`);
+    const request = storedRequestSchema.safeParse(goal.request ?? {});
+    const flags = request.success ? request.data.flags : {};
+    const env = request.success ? request.data.env : {};
+    const { settings } = await resolveGoalSettings({
+      condition: goal.condition,
+      workspace: goal.workspace,
+      flags,
+      env: { ...this.env, ...env },
+    });
+    // What a goal is, and where it came from, never changes mid-run.
+    return { ...settings, condition: stored.settings.condition, ancestry: stored.settings.ancestry, agent: stored.settings.agent };
   }
 
   private controllable(goal: GoalRecord, action: string): RunningGoal {
@@ -326,11 +469,15 @@ export class DaemonGoalHost implements GoalHost {
     );
     const entry: RunningGoal = {
       supervisor,
-      done: done.finally(() => {
+      done: done.finally(async () => {
         this.running.delete(goal.id);
-        if (!this.shuttingDown) void this.startNextQueued(goal.workspace);
+        if (this.shuttingDown) return;
+        await this.startNextQueued(goal.workspace);
+        const finished = (await this.store.read()).goals.find((candidate) => candidate.id === goal.id);
+        if (finished && !isLiveGoal(finished)) await this.loops.onGoalFinished(finished);
       }),
     };
+    this.watchWorkspace(goal.workspace);
     this.running.set(goal.id, entry);
   }
 

@@ -120,6 +120,15 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'POST',
+    pattern: '/v1/loops/:id/run',
+    handler: async (context) => {
+      const id = idParam(context, 'loop');
+      parseEmptyRequest(context.body, 'loop run request');
+      return replyJson(await context.host.runLoop(id));
+    },
+  },
+  {
+    method: 'POST',
     pattern: '/v1/daemon/stop',
     handler: async ({ host, body }) => {
       parseEmptyRequest(body, 'daemon stop request');

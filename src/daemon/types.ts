@@ -55,6 +55,8 @@ export interface GoalHost {
   listLoops(): Promise<LoopRecord[]>;
   createLoop(request: CreateLoopRequest): Promise<LoopRecord>;
   deleteLoop(idOrPrefix: string): Promise<LoopRecord>;
+  /** Fires a loop now, off its cadence (POST /v1/loops/:id/run). */
+  runLoop(idOrPrefix: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }>;
   /** Daemon facts for /v1/ping. */
   info(): { pid: number; version: string; startedAt: string; home: string; goalsRunning: number };
   /** Asks the daemon to shut down cleanly (POST /v1/daemon/stop). */

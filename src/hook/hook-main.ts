@@ -3,6 +3,8 @@
 // an entry point like bin.js: it reads stdin and writes stdout itself. Also runnable directly:
 // `node dist/src/hook/hook-main.js post-tool-use`.
 
+import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { pathToFileURL } from 'node:url';
 import { runPostToolUseHook } from './post-tool-use.js';
 
@@ -31,9 +33,16 @@ export async function main(args: readonly string[]): Promise<number> {
   return outcome.exitCode;
 }
 
-// All of stdin as text; empty when stdin is a terminal (run by hand), instead of waiting for input.
+// All of stdin as text; empty when stdin is a terminal (run by hand), instead of waiting for input. Read
+// with one synchronous call on fd 0: setting up process.stdin as a stream costs several milliseconds.
 async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY === true) return '';
+  if (isatty(0)) return '';
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (error) {
+    // EAGAIN: the parent left our stdin non-blocking; the stream copes with that.
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return '';
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

@@ -3,8 +3,10 @@
 // reflection as `hookSpecificOutput.additionalContext`, which Claude Code adds to the model's context.
 //
 // It runs on every tool call, so its code path imports only node built-ins and small pure modules (no zod,
-// no SDKs, no commander), and it must never fail the agent's tool call: any problem is logged to
-// `<dir>/hook-errors.log` and the hook exits 0 printing nothing.
+// no SDKs, no commander), and its file I/O is synchronous: in a process that lives for one call, the first
+// async fs call pays for starting libuv's thread pool (measured: 1–6 ms against 0.2 ms for the same three
+// sync calls). It must never fail the agent's tool call: any problem is logged to `<dir>/hook-errors.log`
+// and the hook exits 0 printing nothing.
 //
 // Files in the state directory (GOALD_HOOK_STATE_DIR, one per turn, created by the adapter):
 //   tool-calls.jsonl  one ToolCallRecord per tool call, in order
@@ -12,7 +14,7 @@
 //   drift-pause       written (a DriftCheckRecord) once DRIFT_PAUSE_CHECKS high checks came in a row
 //   hook-errors.log   one line per internal error
 
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolCall } from '../agents/types.js';
 import {
@@ -68,32 +70,32 @@ export interface HookOutcome {
 const SILENT: HookOutcome = Object.freeze({ stdout: '', exitCode: 0 });
 
 /** Handles one PostToolUse call: records it, and every N calls returns the reflection for Claude Code. */
-export async function runPostToolUseHook(input: { stdin: string; env: NodeJS.ProcessEnv }): Promise<HookOutcome> {
+export function runPostToolUseHook(input: { stdin: string; env: NodeJS.ProcessEnv }): Promise<HookOutcome> {
   const dir = input.env[HOOK_ENV.stateDir];
   // Not started by goald (or an adapter bug): nothing to record into, and nothing to say.
-  if (dir === undefined || dir.trim() === '') return SILENT;
+  if (dir === undefined || dir.trim() === '') return Promise.resolve(SILENT);
   try {
-    return await handleToolCall(dir, input.stdin, input.env);
+    return Promise.resolve(handleToolCall(dir, input.stdin, input.env));
   } catch (error) {
-    await logError(dir, error);
-    return SILENT;
+    logError(dir, error);
+    return Promise.resolve(SILENT);
   }
 }
 
-async function handleToolCall(dir: string, stdin: string, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
+function handleToolCall(dir: string, stdin: string, env: NodeJS.ProcessEnv): HookOutcome {
   const call = parsePayload(stdin);
   if (call.command !== undefined) call.command = redactApiKeys(call.command, env);
   const record: ToolCallRecord = { id: makeRunId(), ...call };
-  await mkdir(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   const toolCallsPath = join(dir, HOOK_FILES.toolCalls);
   // One short append per call: O_APPEND writes of one line do not interleave, so concurrent hooks (Claude
   // Code may run tools in parallel) each add exactly one whole line.
-  await appendFile(toolCallsPath, `${JSON.stringify(record)}\n`);
+  appendFileSync(toolCallsPath, `${JSON.stringify(record)}\n`);
 
   const every = readReciteEvery(env[HOOK_ENV.reciteEvery]);
   // This call's position is where its own line landed, not the line count: two hooks racing would both
   // see the same count, one cadence point would be missed and another hit twice.
-  const lines = (await readFile(toolCallsPath, 'utf8')).split('\n').filter((line) => line !== '');
+  const lines = readFileSync(toolCallsPath, 'utf8').split('\n').filter((line) => line !== '');
   const position = lines.findIndex((line) => line.startsWith(`{"id":"${record.id}"`)) + 1;
   if (position === 0) throw new Error(`the line of tool call ${record.id} is missing from ${toolCallsPath}`);
   if (position % every !== 0) return SILENT;
@@ -101,8 +103,8 @@ async function handleToolCall(dir: string, stdin: string, env: NodeJS.ProcessEnv
   const task = env[HOOK_ENV.condition] ?? null;
   const recentCalls = lines.slice(0, position).slice(-DRIFT_WINDOW).flatMap(parseRecordLine);
   const drift = scoreDrift({ goal: task ?? '', recentCalls });
-  const check = await recordDriftCheck(dir, drift, position);
-  if (check.shouldPause) await writeFile(join(dir, HOOK_FILES.driftPause), `${JSON.stringify(check)}\n`);
+  const check = recordDriftCheck(dir, drift, position);
+  if (check.shouldPause) writeFileSync(join(dir, HOOK_FILES.driftPause), `${JSON.stringify(check)}\n`);
 
   const reflection = renderReflection({ task, toolCallsSinceLastCheck: every, drift });
   const output = { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: reflection } };
@@ -132,17 +134,17 @@ function parsePayload(stdin: string): ToolCall {
 }
 
 // Appends this check to drift.jsonl, with the tracker state folded over all earlier checks of the turn.
-async function recordDriftCheck(dir: string, drift: DriftResult, toolCalls: number): Promise<DriftCheckRecord> {
+function recordDriftCheck(dir: string, drift: DriftResult, toolCalls: number): DriftCheckRecord {
   const driftPath = join(dir, HOOK_FILES.drift);
   let earlier: DriftResult[] = [];
   try {
-    earlier = (await readFile(driftPath, 'utf8')).split('\n').flatMap(parseDriftLine);
+    earlier = readFileSync(driftPath, 'utf8').split('\n').flatMap(parseDriftLine);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const state = [...earlier, drift].reduce(nextDriftState, INITIAL_DRIFT_STATE);
   const check: DriftCheckRecord = { at: new Date().toISOString(), toolCalls, ...drift, ...state };
-  await appendFile(driftPath, `${JSON.stringify(check)}\n`);
+  appendFileSync(driftPath, `${JSON.stringify(check)}\n`);
   return check;
 }
 
@@ -195,11 +197,11 @@ function makeRunId(): string {
   return `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-async function logError(dir: string, error: unknown): Promise<void> {
+function logError(dir: string, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
   try {
-    await mkdir(dir, { recursive: true });
-    await appendFile(join(dir, HOOK_FILES.errors), `${new Date().toISOString()} ${message.replace(/\s+/g, ' ')}\n`);
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(join(dir, HOOK_FILES.errors), `${new Date().toISOString()} ${message.replace(/\s+/g, ' ')}\n`);
   } catch {
     // Nowhere to log: stay silent rather than fail the agent's tool call.
   }

@@ -7,7 +7,7 @@ import type { GoalRecord, Json, Store } from '../../state/types.js';
 import { createAgent } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { systemClock, type Clock } from '../clock.js';
-import { resolveGoalSettings, type StartFlags } from '../config/resolve-settings.js';
+import { resolveGoalSettings, type ResolveSettingsInput, type StartFlags } from '../config/resolve-settings.js';
 import type { GoalSettings } from '../config/types.js';
 import { assertDifferentModels, createEvaluator } from '../evaluator/create-evaluator.js';
 import type { Evaluator } from '../evaluator/types.js';
@@ -32,6 +32,7 @@ export async function prepareGoal(request: {
   flags: StartFlags;
   env: NodeJS.ProcessEnv;
   ancestry?: GoalSettings['ancestry'];
+  loopConfig?: ResolveSettingsInput['loopConfig'];
 }): Promise<PreparedGoal> {
   const workspace = await resolveWorkspace(request.dir);
   const { settings, warnings } = await resolveGoalSettings({
@@ -39,6 +40,7 @@ export async function prepareGoal(request: {
     workspace: workspace.root,
     flags: request.flags,
     env: request.env,
+    loopConfig: request.loopConfig,
   });
   if (request.ancestry) settings.ancestry = { ...settings.ancestry, ...request.ancestry };
   const agent = createAgent(settings.agent, request.env);

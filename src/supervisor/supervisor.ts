@@ -87,8 +87,10 @@ function asJson(value: unknown): Json {
 
 export class GoalSupervisor {
   readonly id: string;
-  private readonly settings: GoalSettings;
+  private settings: GoalSettings;
   private readonly deps: SupervisorDeps;
+  /** A live config edit, applied at the next turn boundary (edits never restart a running turn). */
+  private pendingSettings: { settings: GoalSettings; checks: CheckRunner; evaluator: Evaluator } | null = null;
   private readonly actor: GoalActor;
   private readonly wakeup = new Wakeup();
   /** Aborted by stop(): kills the agent group, abandons checks and evaluator calls. */
@@ -185,28 +187,48 @@ export class GoalSupervisor {
     return this.finish();
   }
 
-  /** Pauses at the next turn boundary, or now (SIGSTOP to the agent's group). */
-  pause(now: boolean): void {
+  /**
+   * Pauses at the next turn boundary, or now (SIGSTOP to the agent's group). Resolves once the new state
+   * is stored, so a caller that reads the goal back sees it paused.
+   */
+  pause(now: boolean): Promise<void> {
     const before = this.actor.getSnapshot();
-    if (before.status === 'done' || statusOf(before.value) === 'paused') return;
+    if (before.status === 'done' || statusOf(before.value) === 'paused') return Promise.resolve();
     this.actor.send({ type: 'goal.pause', now });
     const after = this.actor.getSnapshot();
+    let stored = Promise.resolve();
     if (statusOf(after.value) === 'paused') {
       if (now && phaseOf(before.value) === 'running') {
         this.deps.agent.suspend?.();
         this.agentSuspended = true;
       }
-      this.onPaused();
+      stored = this.onPaused();
     }
     this.wakeup.wake();
+    return stored;
   }
 
-  /** Resumes a paused goal (SIGCONT when it was paused mid-turn). */
-  resume(): void {
-    if (statusOf(this.actor.getSnapshot().value) !== 'paused') return;
+  /** Resumes a paused goal (SIGCONT when it was paused mid-turn); resolves once the new state is stored. */
+  resume(): Promise<void> {
+    if (statusOf(this.actor.getSnapshot().value) !== 'paused') return Promise.resolve();
     this.actor.send({ type: 'goal.resume', at: this.deps.clock.now() });
-    this.onResumed();
+    const stored = this.onResumed();
     this.wakeup.wake();
+    return stored;
+  }
+
+  /** Takes new settings (limits, checks, evaluator, noise paths) from the next turn on. */
+  applySettings(settings: GoalSettings, parts: { checks: CheckRunner; evaluator: Evaluator }): void {
+    this.pendingSettings = { settings, ...parts };
+  }
+
+  private takePendingSettings(): void {
+    if (this.pendingSettings === null) return;
+    const { settings, checks, evaluator } = this.pendingSettings;
+    this.pendingSettings = null;
+    this.settings = settings;
+    this.deps.checks = checks;
+    this.deps.evaluator = evaluator;
   }
 
   /** Lets go of the goal without ending it (daemon shutdown): kills the agent, keeps the goal active. */
@@ -242,17 +264,17 @@ export class GoalSupervisor {
     return this.activeMsBeforeStretch + (this.deps.clock.now() - this.activeSince);
   }
 
-  private onPaused(): void {
+  private onPaused(): Promise<void> {
     if (this.pausedAt === null) {
       this.activeMsBeforeStretch = this.activeMs();
       this.pausedAt = this.deps.clock.now();
     }
     const reason = this.actor.getSnapshot().context.pauseReason ?? 'requested';
     this.emit({ type: 'goal.paused', id: this.id, reason });
-    void this.persist();
+    return this.persist();
   }
 
-  private onResumed(): void {
+  private onResumed(): Promise<void> {
     if (this.pausedAt !== null) {
       this.pausedAt = null;
       this.activeSince = this.deps.clock.now();
@@ -262,7 +284,7 @@ export class GoalSupervisor {
       this.agentSuspended = false;
     }
     this.emit({ type: 'goal.resumed', id: this.id });
-    void this.persist();
+    return this.persist();
   }
 
   private async waitWhilePaused(): Promise<void> {
@@ -279,7 +301,7 @@ export class GoalSupervisor {
       timer.abort();
       if (woke && statusOf(this.actor.getSnapshot().value) === 'paused') {
         this.actor.send({ type: 'timer.fired', timer: 'usage-reset', at: this.deps.clock.now() });
-        this.onResumed();
+        await this.onResumed();
       }
       return;
     }
@@ -335,6 +357,7 @@ export class GoalSupervisor {
   }
 
   private async coolDownThenTurn(): Promise<void> {
+    this.takePendingSettings();
     const { nextTurnAt } = this.actor.getSnapshot().context;
     const delay = nextTurnAt === null ? 0 : nextTurnAt - this.deps.clock.now();
     if (delay > 0) {
@@ -537,7 +560,7 @@ export class GoalSupervisor {
       evaluatorError: evaluation.kind === 'error' ? evaluation.message : null,
       agentError: result.error ?? null,
     });
-    if (statusOf(this.actor.getSnapshot().value) === 'paused') this.onPaused();
+    if (statusOf(this.actor.getSnapshot().value) === 'paused') await this.onPaused();
   }
 
   private async evaluate(

@@ -226,6 +226,14 @@ export class FakeGoalHost implements GoalHost {
     return { ...loop, stopped: true };
   }
 
+  async runLoop(idOrPrefix: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
+    await this.enter('runLoop');
+    const id = this.resolve(idOrPrefix, this.loops, 'loop');
+    const loop = this.loops.get(id);
+    if (loop === undefined) throw new GoaldError('not-found', `no loop ${id}`);
+    return { loop: { ...loop }, outcome: 'started' };
+  }
+
   async shutdown(): Promise<void> {
     await this.enter('shutdown');
     this.shutdownCalls += 1;

@@ -32,9 +32,15 @@ const startOptionsSchema = z.object({
   json: z.boolean().default(false),
   foreground: z.boolean().default(false),
   wait: z.boolean().default(false),
+  catchUp: z.enum(['once', 'skip']).optional(),
 });
 
 export type StartOptions = z.infer<typeof startOptionsSchema>;
+
+/** Validates commander's raw options for `start` and `loop`. */
+export function parseStartOptions(rawOptions: Record<string, unknown>): StartOptions {
+  return startOptionsSchema.parse(rawOptions);
+}
 
 /** The config-relevant flags, as resolveGoalSettings takes them. */
 export function toStartFlags(options: StartOptions): StartFlags {
