@@ -3,9 +3,7 @@
 // an entry point like bin.js: it reads stdin and writes stdout itself. Also runnable directly:
 // `node dist/src/hook/hook-main.js post-tool-use`.
 
-import { readFileSync } from 'node:fs';
-import { isatty } from 'node:tty';
-import { pathToFileURL } from 'node:url';
+import { fstatSync, readFileSync } from 'node:fs';
 import { runPostToolUseHook } from './post-tool-use.js';
 
 /** The hooks goald answers, by the name that follows `goald hook`. */
@@ -36,11 +34,13 @@ export async function main(args: readonly string[]): Promise<number> {
 // All of stdin as text; empty when stdin is a terminal (run by hand), instead of waiting for input. Read
 // with one synchronous call on fd 0: setting up process.stdin as a stream costs several milliseconds.
 async function readStdin(): Promise<string> {
-  if (isatty(0)) return '';
   try {
+    // A terminal (or /dev/null): a character device, never a payload.
+    if (fstatSync(0).isCharacterDevice()) return '';
     return readFileSync(0, 'utf8');
   } catch (error) {
-    // EAGAIN: the parent left our stdin non-blocking; the stream copes with that.
+    // EAGAIN: the parent left our stdin non-blocking, and the stream copes with that. Anything else (EBADF:
+    // no stdin at all) means there is no payload.
     if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return '';
   }
   const chunks: Buffer[] = [];
@@ -56,7 +56,7 @@ function writeStdout(text: string): Promise<void> {
   });
 }
 
-const entry = process.argv[1];
-if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+// Run directly (not imported by bin.js). import.meta.filename spares loading node:url for pathToFileURL.
+if (process.argv[1] === import.meta.filename) {
   process.exitCode = await main(process.argv.slice(2));
 }

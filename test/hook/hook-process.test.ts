@@ -76,6 +76,19 @@ describe('as Claude Code runs it', () => {
     expect(await readJsonLines(join(stateDir, HOOK_FILES.toolCalls))).toHaveLength(4);
   });
 
+  test('hooks running at the same time each count once: one answer per 3 calls, none lost or doubled', async () => {
+    // Claude Code may run tools, and so their hooks, in parallel.
+    const stateDir = join(await makeTempDir(), 'turn-1.hook');
+    const env = { PATH: process.env.PATH, GOALD_HOOK_STATE_DIR: stateDir, GOALD_RECITE_EVERY: '3' };
+    const runs = await Promise.all(
+      Array.from({ length: 9 }, (_, index) => run(process.execPath, [builtHookMain, 'post-tool-use'], bashPayload(`echo ${index}`), env)),
+    );
+    expect(runs.every((r) => r.code === 0 && r.stderr === '')).toBe(true);
+    expect(runs.filter((r) => r.stdout !== '')).toHaveLength(3);
+    expect(await readJsonLines(join(stateDir, HOOK_FILES.toolCalls))).toHaveLength(9);
+    expect(await readJsonLines(join(stateDir, HOOK_FILES.drift))).toHaveLength(3);
+  });
+
   test('garbage on stdin: exit 0, nothing on stdout or stderr', async () => {
     const stateDir = join(await makeTempDir(), 'turn-1.hook');
     const result = await run(process.execPath, [builtHookMain, 'post-tool-use'], '\u0000garbage{{', {
