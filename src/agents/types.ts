@@ -35,6 +35,13 @@ export interface TurnInput {
   timeoutMs: number;
   /** Kill the group when the turn's tokens pass this (0 = no limit). */
   turnTokenLimit: number;
+  /**
+   * A per-turn directory (already created) for the adapter's own files, e.g. the state Claude Code's
+   * PostToolUse hook keeps (GOALD_HOOK_STATE_DIR); the supervisor reads `drift-pause` there after the turn.
+   */
+  stateDir?: string;
+  /** In-turn recitation cadence for adapters with hooks (tool calls between reflections). */
+  reciteEveryToolCalls?: number;
   /** Called once the child is running, with its pid (= its process group id). */
   onSpawn?: (pid: number) => void;
 }

@@ -63,6 +63,7 @@ export function nextBreakerState(state: BreakerState, facts: TurnFacts, noisePat
     costUsd: state.costUsd + facts.costUsd,
     activeMs: state.activeMs + facts.activeMs,
     consecutiveAgentFailures: facts.agentFailed ? state.consecutiveAgentFailures + 1 : 0,
+    consecutivePermissionDenials: facts.permissionDenied ? (state.consecutivePermissionDenials ?? 0) + 1 : 0,
     consecutiveEvaluatorFailures: facts.evaluatorFailed
       ? state.consecutiveEvaluatorFailures + 1
       : facts.evaluatorSkipped

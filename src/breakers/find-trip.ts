@@ -6,6 +6,7 @@
 // | token-budget       | tokens >= budget (reached)                               | tokens + projected > budget     |
 // | cost-budget        | USD > budget (passed); null = off                        | USD + projected > budget        |
 // | wall-clock         | active time > limit (passed); null = off                 | active time >= limit (none left)|
+// | permission-denied  | turns in a row with denied tool calls >= limit           | -                               |
 // | agent-failures     | consecutive failed agent turns >= limit                  | -                               |
 // | evaluator-failures | consecutive evaluator errors >= limit (skips don't count)| -                               |
 // | repeated-diff      | one non-empty patch id >= count times in the last window | -                               |
@@ -74,6 +75,18 @@ const AFTER_TURN_RULES: readonly [BreakerName, Rule][] = [
             `active for ${formatDuration(state.activeMs)} (limit ${formatDuration(limits.wallClockMs)})`,
             state.activeMs,
             limits.wallClockMs,
+          )
+        : null,
+  ],
+  [
+    'permission-denied',
+    (state, limits) =>
+      isOn(limits.permissionDenials) && (state.consecutivePermissionDenials ?? 0) >= limits.permissionDenials
+        ? trip(
+            'permission-denied',
+            `the agent's tool calls were denied ${state.consecutivePermissionDenials ?? 0} turns in a row (limit ${limits.permissionDenials}); grant them with --permission-mode / --allowedTools in agent.args`,
+            state.consecutivePermissionDenials ?? 0,
+            limits.permissionDenials,
           )
         : null,
   ],

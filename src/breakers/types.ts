@@ -25,6 +25,8 @@ export interface TurnFacts {
   evaluatorSkipped?: boolean;
   /** The turn was killed for passing the per-turn token limit. */
   turnTokenLimitHit: boolean;
+  /** The agent's CLI denied tool calls for lack of permission (Claude Code's permission_denials). */
+  permissionDenied?: boolean;
   /** Wall time spent active in this turn (paused time excluded). */
   activeMs: number;
 }
@@ -36,6 +38,8 @@ export interface BreakerState {
   costUsd: number;
   activeMs: number;
   consecutiveAgentFailures: number;
+  /** Consecutive turns whose tool calls were denied for lack of permission (absent in older records). */
+  consecutivePermissionDenials?: number;
   consecutiveEvaluatorFailures: number;
   consecutiveStagnantTurns: number;
   /** Patch ids of the most recent turns (null for empty deltas), newest last, bounded (breaker-state.ts). */

@@ -20,6 +20,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   evaluatorFailures: 3,
   agentFailures: 3,
   blockedVerdicts: 3,
+  permissionDenials: 2,
 });
 
 export const DEFAULT_EVALUATOR: Readonly<EvaluatorSpec> = Object.freeze({

@@ -368,6 +368,7 @@ function limitsFromConfig(limits: ConfigLimits, path: string): Partial<Limits> {
   if (limits.evaluatorFailures !== undefined) out.evaluatorFailures = limits.evaluatorFailures;
   if (limits.agentFailures !== undefined) out.agentFailures = limits.agentFailures;
   if (limits.blockedVerdicts !== undefined) out.blockedVerdicts = limits.blockedVerdicts;
+  if (limits.permissionDenials !== undefined) out.permissionDenials = limits.permissionDenials;
   return out;
 }
 
@@ -432,6 +433,7 @@ function mergeLimits(layers: readonly Layer[]): Limits {
     evaluatorFailures: limit('evaluatorFailures'),
     agentFailures: limit('agentFailures'),
     blockedVerdicts: limit('blockedVerdicts'),
+    permissionDenials: limit('permissionDenials'),
   };
 }
 

@@ -166,6 +166,9 @@ const limitsSchema = z
     blockedVerdicts: positiveInt(
       `Consecutive "blocked" verdicts that pause the goal for a human. Default: ${DEFAULT_LIMITS.blockedVerdicts}.`,
     ).optional(),
+    permissionDenials: positiveInt(
+      `Consecutive turns whose tool calls the agent's CLI denied (missing permission flags) before goald stops. Default: ${DEFAULT_LIMITS.permissionDenials}.`,
+    ).optional(),
   })
   .meta({
     id: 'Limits',

@@ -40,6 +40,7 @@ export const goalSettingsSchema = z.object({
     evaluatorFailures: nonNegative,
     agentFailures: nonNegative,
     blockedVerdicts: nonNegative,
+    permissionDenials: nonNegative.default(2),
   }),
   ancestry: z.object({
     mission: z.string().optional(),

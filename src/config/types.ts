@@ -59,6 +59,8 @@ export interface Limits {
   agentFailures: number;
   /** Consecutive `blocked` verdicts that pause the goal. */
   blockedVerdicts: number;
+  /** Consecutive turns whose tool calls the agent's CLI denied (permission flags missing). */
+  permissionDenials: number;
 }
 
 /** Where the goal comes from; one line each in the prompt's "# Why you're here" block. */

@@ -2,7 +2,7 @@
 // the results to the pure goal machine as events, and persists every turn before acting on it.
 
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createActor, type Actor, type SnapshotFrom } from 'xstate';
 import {
@@ -16,7 +16,7 @@ import {
 import { appendTurnRecord } from '../../state/turn-log.js';
 import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
 import { readProcessStartTime } from '../agents/process-identity.js';
-import type { AgentAdapter, TurnResult } from '../agents/types.js';
+import type { AgentAdapter, ToolCall, TurnResult } from '../agents/types.js';
 import {
   findTrip,
   initialBreakerState,
@@ -29,12 +29,23 @@ import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
+import {
+  DRIFT_WINDOW,
+  driftWarning,
+  INITIAL_DRIFT_STATE,
+  nextDriftState,
+  scoreDrift,
+  type DriftState,
+} from '../prompt/drift.js';
 import { checksSignature } from '../workspace/checks.js';
 import type { CheckResult, CheckRunner, FileChange, Snapshotter } from '../workspace/types.js';
 import { Wakeup } from './wakeup.js';
 import type { CheckBrief, EvaluationRecord, ProgressEvent, SupervisorObserver, TurnRecord } from './types.js';
 
 const PATCH_FOR_EVALUATOR_MAX_CHARS = 12_000; // half the default evaluator budget; the evaluator cuts further
+// When a usage limit gives no reset time, try again after this long (limits commonly reset hourly or better).
+const USAGE_LIMIT_DEFAULT_WAIT_MS = 15 * 60_000;
+const DRIFT_PAUSE_FILE = 'drift-pause'; // written by `goald hook post-tool-use` (src/hook/post-tool-use.ts)
 
 export interface SupervisorDeps {
   store: Store;
@@ -112,6 +123,10 @@ export class GoalSupervisor {
   private pausedAt: number | null = null;
   private agentSuspended = false;
   private lastBoundaryActiveMs = 0;
+  /** Drift between turns, from the adapters' parsed tool calls (the in-turn hook keeps its own). */
+  private driftState: DriftState = INITIAL_DRIFT_STATE;
+  private recentToolCalls: ToolCall[] = [];
+  private driftWarningLine: string | null = null;
 
   constructor(goal: GoalRecord, settings: GoalSettings, deps: SupervisorDeps, restored?: RestoredGoal) {
     this.id = goal.id;
@@ -401,9 +416,11 @@ export class GoalSupervisor {
       lastVerdict: this.lastVerdict,
       checks: this.lastChecks,
       filesChanged: this.summary.files,
-      warnings: nearBreakerWarnings(breakers, limits),
+      warnings: [...nearBreakerWarnings(breakers, limits), ...(this.driftWarningLine ? [this.driftWarningLine] : [])],
     });
     await writeFile(path.join(goalDir, promptFile), prompt, { mode: 0o600 });
+    const stateDir = path.join(goalDir, `turn-${turn}.state`);
+    await mkdir(stateDir, { recursive: true, mode: 0o700 });
 
     const wallClockLeft = limits.wallClockMs === null ? 0 : Math.max(1, limits.wallClockMs - this.activeMs());
     const timeoutMs =
@@ -427,6 +444,7 @@ export class GoalSupervisor {
         transcriptPath: path.join(goalDir, transcriptFile),
         timeoutMs,
         turnTokenLimit: limits.turnTokenLimit,
+        stateDir,
         onSpawn: (pid) => {
           void this.recordRunningAgent(pid, turn);
         },
@@ -444,6 +462,10 @@ export class GoalSupervisor {
     }
     if (this.isInterrupted()) {
       await this.recordAbandonedTurn(turn, startedAt, result, promptFile, transcriptFile);
+      return;
+    }
+    if (result.outcome === 'usage-limited') {
+      await this.pauseForUsageLimit(turn, startedAt, result, promptFile, transcriptFile);
       return;
     }
     this.actor.send({ type: 'turn.finished' });
@@ -496,8 +518,10 @@ export class GoalSupervisor {
       evaluatorFailed: evaluation.kind === 'error',
       evaluatorSkipped: evaluation.kind === 'skipped',
       turnTokenLimitHit: result.outcome === 'token-limit',
+      permissionDenied: (result.permissionDenials ?? 0) > 0,
       activeMs: activeMs - this.lastBoundaryActiveMs,
     };
+    const drift = this.assessDrift(result, stateDir);
     const nextBreakers = nextBreakerState(breakers, facts, this.settings.noisePaths);
     this.lastBoundaryActiveMs = activeMs;
     this.breakers = nextBreakers;
@@ -541,9 +565,15 @@ export class GoalSupervisor {
       status: this.status,
       promptFile,
       transcriptFile,
+      drift,
     };
     await appendTurnRecord(goalDir, record);
     await this.persist(trip);
+    if (drift?.pause && this.phase === 'coolingDown') {
+      // Persistent high drift: a human should look before more turns are spent.
+      this.actor.send({ type: 'goal.pause', now: false, reason: 'drift' });
+      this.onPaused();
+    }
 
     this.emit({
       type: 'turn.finished',
@@ -561,6 +591,66 @@ export class GoalSupervisor {
       agentError: result.error ?? null,
     });
     if (statusOf(this.actor.getSnapshot().value) === 'paused') await this.onPaused();
+  }
+
+  // Drift from this turn's tool calls (and the in-turn hook's verdict, when the adapter has one).
+  private assessDrift(result: TurnResult, stateDir: string): TurnRecord['drift'] {
+    const calls = result.toolCalls ?? [];
+    const hookPaused = existsSync(path.join(stateDir, DRIFT_PAUSE_FILE));
+    if (calls.length === 0 && !hookPaused) return null;
+    this.recentToolCalls = [...this.recentToolCalls, ...calls].slice(-DRIFT_WINDOW);
+    const score = scoreDrift({ goal: this.settings.condition, recentCalls: this.recentToolCalls });
+    this.driftState = nextDriftState(this.driftState, score);
+    this.driftWarningLine = driftWarning(score);
+    return { ...score, consecutiveHigh: this.driftState.consecutiveHigh, pause: this.driftState.shouldPause || hookPaused };
+  }
+
+  // The agent's provider refused for a usage limit: not a failure; pause until the reset, then resume.
+  private async pauseForUsageLimit(
+    turn: number,
+    startedAt: number,
+    result: TurnResult,
+    promptFile: string,
+    transcriptFile: string,
+  ): Promise<void> {
+    const resumeAt = result.usageLimit?.resetAt ?? this.deps.clock.now() + USAGE_LIMIT_DEFAULT_WAIT_MS;
+    this.actor.send({ type: 'usage.limited', resumeAt });
+    const tokens = result.usage.totalTokens;
+    const breakers = this.breakers ?? initialBreakerState(this.currentTree ?? '');
+    // Counted by no breaker but the budgets: the tokens were spent all the same.
+    this.breakers = { ...breakers, tokens: breakers.tokens + tokens, costUsd: breakers.costUsd + (result.usage.costUsd ?? 0) };
+    this.updateSummary(this.lastChecks ?? [], [], tokens, turn, result.usage.costUsd ?? 0);
+    const record: TurnRecord = {
+      goalId: this.id,
+      turn,
+      startedAt: new Date(startedAt).toISOString(),
+      finishedAt: new Date(this.deps.clock.now()).toISOString(),
+      agent: {
+        outcome: result.outcome,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        durationMs: result.durationMs,
+        usage: result.usage,
+        finalMessage: result.finalMessage,
+        error: result.usageLimit?.message ?? result.error ?? 'usage limit',
+      },
+      tree: this.currentTree ?? '',
+      files: [],
+      patchId: null,
+      checks: [],
+      evaluation: { kind: 'skipped', reason: `usage-limited until ${new Date(resumeAt).toISOString()}` },
+      tokens,
+      achieved: false,
+      breakers: this.breakers,
+      trip: null,
+      status: this.status,
+      promptFile,
+      transcriptFile,
+      drift: null,
+    };
+    await appendTurnRecord(this.deps.store.goalDir(this.id), record);
+    await this.persist();
+    this.onPaused();
   }
 
   private async evaluate(

@@ -5,6 +5,7 @@ import type { BreakerName, FailureReason, GoalStatus, PauseReason } from '../../
 import type { TurnOutcome, Usage } from '../agents/types.js';
 import type { BreakerState, Trip } from '../breakers/types.js';
 import type { EvaluatorUsage, Verdict } from '../evaluator/types.js';
+import type { DriftResult } from '../prompt/drift.js';
 import type { CheckResult, FileChange } from '../workspace/types.js';
 
 export type EvaluationRecord =
@@ -43,6 +44,8 @@ export interface TurnRecord {
   /** Relative to the goal's directory. */
   promptFile: string | null;
   transcriptFile: string | null;
+  /** Drift measured from the turn's tool calls (structured adapters); null when there were none. */
+  drift?: (DriftResult & { consecutiveHigh: number; pause: boolean }) | null;
 }
 
 export interface CheckBrief {

@@ -225,6 +225,7 @@ describe('findTrip', () => {
       'token-budget',
       'cost-budget',
       'wall-clock',
+      'permission-denied',
       'agent-failures',
       'evaluator-failures',
       'repeated-diff',
@@ -242,6 +243,7 @@ describe('findTrip', () => {
     costUsd: 10,
     activeMs: 10_000,
     consecutiveAgentFailures: 3,
+    consecutivePermissionDenials: 2,
     consecutiveEvaluatorFailures: 3,
     consecutiveStagnantTurns: 5,
     recentPatchIds: ['p', 'p', 'p'],
@@ -259,7 +261,7 @@ describe('findTrip', () => {
     oscillation: { oscillation: 0 },
     stagnation: { stagnation: 0 },
     'max-turns': { maxTurns: 0 },
-    'permission-denied': {},
+    'permission-denied': { permissionDenials: 0 },
   };
 
   it.each(TRIP_PRIORITY.map((breaker, index) => [breaker, index] as const))(

@@ -21,6 +21,7 @@ export const LIMITS: Limits = {
   evaluatorFailures: 3,
   agentFailures: 3,
   blockedVerdicts: 3,
+  permissionDenials: 2,
 };
 
 export function limitsWith(over: Partial<Limits>): Limits {
