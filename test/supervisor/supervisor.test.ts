@@ -1,0 +1,198 @@
+// The supervisor in-process with real collaborators (store, git snapshots, checks) and a scripted agent:
+// an AgentAdapter written for the test (the contract, not a module mock), so structured-agent outcomes —
+// usage limits, permission denials, tool calls — can be driven exactly.
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { openStore, readTurnRecords } from '../../state/index.js';
+import type { Store } from '../../state/types.js';
+import type { AgentAdapter, TurnInput, TurnResult, ToolCall } from '../../src/agents/types.js';
+import { systemClock } from '../../src/clock.js';
+import { DEFAULT_LIMITS, DEFAULT_NOISE_PATHS } from '../../src/config/defaults.js';
+import type { GoalSettings } from '../../src/config/types.js';
+import { createNoneEvaluator } from '../../src/evaluator/none-evaluator.js';
+import { buildSupervisor, newGoalRecord } from '../../src/supervisor/launch.js';
+import type { GoalSupervisor } from '../../src/supervisor/supervisor.js';
+import type { ProgressEvent, TurnRecord } from '../../src/supervisor/types.js';
+import { createCheckRunner } from '../../src/workspace/checks.js';
+import { resolveWorkspace } from '../../src/workspace/find-workspace.js';
+import { gitdir } from '../helpers/gitdir.js';
+
+type Step = (input: TurnInput) => Promise<Partial<TurnResult>> | Partial<TurnResult>;
+
+// A scripted agent: step i runs on turn i+1 (the last step repeats); records every input it got.
+class ScriptedAgent implements AgentAdapter {
+  readonly name = 'scripted';
+  readonly model = null;
+  readonly inputs: TurnInput[] = [];
+  suspended = 0;
+  resumed = 0;
+  constructor(private readonly steps: Step[]) {}
+  async runTurn(input: TurnInput): Promise<TurnResult> {
+    this.inputs.push(input);
+    const step = this.steps[Math.min(this.inputs.length - 1, this.steps.length - 1)];
+    const partial = step ? await step(input) : {};
+    return {
+      outcome: 'completed',
+      exitCode: 0,
+      signal: null,
+      durationMs: 1,
+      usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15, costUsd: null, estimated: false },
+      finalMessage: 'done',
+      outputTail: '',
+      ...partial,
+    };
+  }
+  suspend(): void {
+    this.suspended += 1;
+  }
+  resume(): void {
+    this.resumed += 1;
+  }
+}
+
+async function setup(options: { checks: string[]; limits?: Partial<GoalSettings['limits']>; agent: ScriptedAgent }) {
+  const repo = await gitdir({ files: { 'README.md': '# x\n' }, initialCommit: true });
+  const home = await realpath(await mkdtemp(path.join(tmpdir(), 'gs-')));
+  onTestFinished(() => rm(home, { recursive: true, force: true }));
+  const store: Store = await openStore(home);
+  const workspace = await resolveWorkspace(repo.dir);
+  const settings: GoalSettings = {
+    condition: 'the file answer.txt says 42',
+    workspace: workspace.root,
+    checks: options.checks.map((run, index) => ({ name: `check${index + 1}`, run, timeoutMs: 10_000 })),
+    agent: { adapter: 'command', command: 'scripted', args: [], session: 'fresh', model: null },
+    evaluator: { provider: 'none', model: null, baseURL: null, maxInputChars: 24_000, skipWhenChecksFail: true, timeoutMs: 10_000, retries: 0 },
+    limits: { ...DEFAULT_LIMITS, cooldownMs: 0, ...options.limits },
+    ancestry: {},
+    noisePaths: [...DEFAULT_NOISE_PATHS],
+    allowSameModel: false,
+  };
+  const goal = newGoalRecord(settings, { kind: 'foreground', pid: process.pid });
+  await store.update((state) => {
+    state.goals.push(goal);
+  });
+  const events: ProgressEvent[] = [];
+  const supervisor: GoalSupervisor = await buildSupervisor({
+    store,
+    goal,
+    prepared: { settings, workspace, agent: options.agent, evaluator: createNoneEvaluator() },
+    observers: [{ onEvent: (event) => events.push(event) }],
+    owner: 'foreground',
+    clock: systemClock,
+  });
+  const turns = async (): Promise<TurnRecord[]> => (await readTurnRecords(store.goalDir(goal.id))) as TurnRecord[];
+  return { repo, store, goal, supervisor, events, turns, settings, workspace };
+}
+
+function waitFor(events: ProgressEvent[], predicate: (event: ProgressEvent) => boolean): Promise<ProgressEvent> {
+  return new Promise((resolve, reject) => {
+    const deadline = Date.now() + 10_000;
+    const poll = (): void => {
+      const found = events.find(predicate);
+      if (found) resolve(found);
+      else if (Date.now() > deadline) reject(new Error('event did not arrive'));
+      else setTimeout(poll, 10);
+    };
+    poll();
+  });
+}
+
+const writeAnswer = (value: string): Step => async (input) => {
+  await writeFile(path.join(input.workspace, 'answer.txt'), `${value}\n`);
+  return {};
+};
+
+describe('supervisor', () => {
+  it('pauses a usage-limited turn until the reset, then resumes by itself without counting a failure', async () => {
+    const agent = new ScriptedAgent([
+      () => ({ outcome: 'usage-limited', exitCode: 1, usageLimit: { resetAt: Date.now() + 300, message: 'usage limit; resets soon' } }),
+      writeAnswer('42'),
+    ]);
+    const { supervisor, events, turns } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
+    const outcome = await supervisor.run();
+    expect(outcome?.status).toBe('achieved');
+    expect(events.find((event) => event.type === 'goal.paused')).toMatchObject({ reason: 'usage-limited' });
+    expect(events.some((event) => event.type === 'goal.resumed')).toBe(true);
+    const records = await turns();
+    expect(records.map((turn) => turn.agent?.outcome ?? 'pre-check')).toEqual(['pre-check', 'usage-limited', 'completed']);
+    expect(records[1]?.breakers.consecutiveAgentFailures).toBe(0);
+    expect(records[2]?.breakers.consecutiveAgentFailures).toBe(0);
+  });
+
+  it('fails with permission-denied after two turns whose tool calls were denied', async () => {
+    const agent = new ScriptedAgent([() => ({ outcome: 'failed', exitCode: 0, permissionDenials: 3, error: 'tool calls denied' })]);
+    const { supervisor } = await setup({ checks: ['false'], agent });
+    const outcome = await supervisor.run();
+    expect(outcome).toMatchObject({ status: 'failed', breaker: 'permission-denied', turns: 2 });
+  });
+
+  it('warns about drift in the next prompt and pauses on persistent drift', async () => {
+    const repeated: ToolCall[] = [1, 2, 3, 4].map(() => ({ name: 'Write', filePath: 'zzz/unrelated.log' }));
+    const agent = new ScriptedAgent([() => ({ toolCalls: repeated })]);
+    const { supervisor, events, turns, store, goal } = await setup({ checks: ['false'], agent, limits: { stagnation: 0 } });
+    const run = supervisor.run();
+    const paused = await waitFor(events, (event) => event.type === 'goal.paused');
+    expect(paused).toMatchObject({ reason: 'drift' });
+    const records = await turns();
+    expect(records.at(-1)?.drift).toMatchObject({ circular: 1, pause: true });
+    const secondPrompt = await readFile(path.join(store.goalDir(goal.id), 'turn-2.prompt.txt'), 'utf8');
+    expect(secondPrompt.slice(secondPrompt.lastIndexOf('=== GOAL RECITATION'))).toMatch(/zzz\/unrelated\.log/);
+    expect(agent.inputs).toHaveLength(3);
+    supervisor.stop();
+    expect(await run).toMatchObject({ status: 'failed', failure: { reason: 'stopped' } });
+  });
+
+  it('applies new settings from the next turn on', async () => {
+    const agent = new ScriptedAgent([writeAnswer('1'), writeAnswer('2'), writeAnswer('3'), writeAnswer('4')]);
+    const { supervisor, events, settings, workspace } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
+    const run = supervisor.run();
+    await waitFor(events, (event) => event.type === 'turn.finished' && event.turn === 1);
+    supervisor.applySettings(
+      { ...settings, limits: { ...settings.limits, maxTurns: 2 } },
+      { checks: createCheckRunner({ workspace: workspace.root, checks: settings.checks }), evaluator: createNoneEvaluator() },
+    );
+    expect(await run).toMatchObject({ status: 'failed', breaker: 'max-turns', turns: 2 });
+  });
+
+  it('suspends the agent on pause --now and continues it on resume', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const agent = new ScriptedAgent([
+      async (input) => {
+        await gate;
+        await writeFile(path.join(input.workspace, 'answer.txt'), '42\n');
+        return {};
+      },
+    ]);
+    const { supervisor, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
+    const run = supervisor.run();
+    await waitFor(events, (event) => event.type === 'turn.started');
+    supervisor.pause(true);
+    expect(supervisor.status).toBe('paused');
+    expect(agent.suspended).toBe(1);
+    supervisor.resume();
+    expect(agent.resumed).toBe(1);
+    expect(supervisor.phase).toBe('running');
+    release();
+    expect(await run).toMatchObject({ status: 'achieved', turns: 1 });
+  });
+
+  it('pauses at the turn boundary by default and starts no turn while paused', async () => {
+    const agent = new ScriptedAgent([writeAnswer('1'), writeAnswer('42')]);
+    const { supervisor, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
+    const run = supervisor.run();
+    await waitFor(events, (event) => event.type === 'turn.started');
+    supervisor.pause(false);
+    expect(supervisor.status).toBe('active');
+    await waitFor(events, (event) => event.type === 'goal.paused');
+    expect(agent.inputs).toHaveLength(1);
+    supervisor.resume();
+    expect(await run).toMatchObject({ status: 'achieved', turns: 2 });
+  });
+});
