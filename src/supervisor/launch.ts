@@ -5,6 +5,8 @@
 import { openStore, newGoalId, resolveGoaldHome } from '../../state/index.js';
 import type { GoalRecord, Json, Store } from '../../state/types.js';
 import { createAgent } from '../agents/registry.js';
+import { findExecutable } from '../agents/which.js';
+import { GoaldError } from '../errors.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import { resolveGoalSettings, type ResolveSettingsInput, type StartFlags } from '../config/resolve-settings.js';
@@ -43,6 +45,12 @@ export async function prepareGoal(request: {
     loopConfig: request.loopConfig,
   });
   if (request.ancestry) settings.ancestry = { ...settings.ancestry, ...request.ancestry };
+  if (settings.agent.adapter === 'command') {
+    const lookup = await findExecutable(settings.agent.command, { cwd: workspace.root, env: request.env });
+    if (lookup.status === 'missing') {
+      throw new GoaldError('config', lookup.message, 'install it, put it on PATH, or fix --agent');
+    }
+  }
   const agent = createAgent(settings.agent, request.env);
   const evaluator = createEvaluator(settings.evaluator, request.env);
   assertDifferentModels(agent.model ?? settings.agent.model, evaluator.model, settings.allowSameModel);

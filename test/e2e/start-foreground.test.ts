@@ -229,6 +229,11 @@ describe('bad input: one line, exit 2, nothing written', () => {
     await expectUsageError(['start', 'x', '--foreground', '-C', repo.dir, '--agent', 'true'], /no checks.*--check/);
   });
 
+  it('agent executable missing', async () => {
+    const repo = await repoWithCommit();
+    await expectUsageError(['start', 'x', '--foreground', '-C', repo.dir, '--check', 'true', '--agent', 'no-such-agent-xyz -p {prompt}'], /no-such-agent-xyz.*not found/);
+  });
+
   it('evaluator without its API key names the variable', async () => {
     const repo = await repoWithCommit();
     await expectUsageError(['start', 'x', '--foreground', '-C', repo.dir, '--agent', 'true', '--evaluator', 'anthropic:claude-judge'], /ANTHROPIC_API_KEY/);
