@@ -1,12 +1,13 @@
 // Runs the built goald binary as a real child process with an isolated GOALD_HOME, HOME and config dir.
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
+import { isProcessRunning, waitForProcessGone } from './processes.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const goaldBin = path.join(repoRoot, 'dist', 'src', 'cli', 'bin.js');
@@ -23,6 +24,8 @@ export interface GoaldSandbox {
   /** A short temp dir: GOALD_HOME lives at `<root>/h` (sockets need short paths). */
   root: string;
   home: string;
+  /** The daemon's control socket, `<home>/goald.sock`. */
+  socket: string;
   env: NodeJS.ProcessEnv;
   run(args: string[], options?: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<GoaldRun>;
 }
@@ -39,12 +42,10 @@ export async function goaldSandbox(): Promise<GoaldSandbox> {
   for (const name of SCRUBBED) delete env[name];
   for (const name of Object.keys(env)) if (name.startsWith('GOALD_') || name.startsWith('GIT_')) delete env[name];
   Object.assign(env, { GOALD_HOME: home, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') });
-  onTestFinished(async () => {
-    await rm(root, { recursive: true, force: true });
-  });
-  return {
+  const sandbox: GoaldSandbox = {
     root,
     home,
+    socket: path.join(home, 'goald.sock'),
     env,
     run: (args, options = {}) =>
       new Promise<GoaldRun>((resolve, reject) => {
@@ -62,6 +63,70 @@ export async function goaldSandbox(): Promise<GoaldSandbox> {
         child.stdin.end(options.input ?? '');
       }),
   };
+  // No daemon outlives its test: stop it (and its agents) before the home it writes to is removed.
+  onTestFinished(async () => {
+    await stopSandboxDaemon(sandbox);
+    await rm(root, { recursive: true, force: true });
+  });
+  return sandbox;
+}
+
+// A daemon gets this long to stop cleanly: it kills its agents first (SIGTERM, SIGKILL after 5 s).
+const DAEMON_STOP_TIMEOUT_MS = 8_000;
+
+/** The pid in `<home>/daemon.pid` when that process is a live goald daemon; null otherwise. */
+export function sandboxDaemonPid(sandbox: Pick<GoaldSandbox, 'home'>): number | null {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path.join(sandbox.home, 'daemon.pid'), 'utf8').trim());
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isProcessRunning(pid)) return null;
+  try {
+    // A stale file may name a reused pid: only a goald process is ours to stop.
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(goaldBin)) return null;
+  } catch {
+    // no /proc: trust the pid file
+  }
+  return pid;
+}
+
+/**
+ * Stops the sandbox's daemon, if one runs: `goald daemon stop`, then SIGKILL as a fallback, and kills any
+ * agent group the state file still records as running.
+ */
+export async function stopSandboxDaemon(sandbox: GoaldSandbox): Promise<void> {
+  const pid = sandboxDaemonPid(sandbox);
+  if (pid !== null) {
+    await sandbox.run(['daemon', 'stop']).catch(() => undefined);
+    if (!(await waitForProcessGone(pid, DAEMON_STOP_TIMEOUT_MS))) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await waitForProcessGone(pid, DAEMON_STOP_TIMEOUT_MS);
+    }
+  }
+  for (const agentPid of recordedAgentPids(sandbox.home)) {
+    try {
+      process.kill(-agentPid, 'SIGKILL');
+    } catch {
+      // the group is gone
+    }
+  }
+}
+
+function recordedAgentPids(home: string): number[] {
+  try {
+    const state = JSON.parse(readFileSync(path.join(home, 'state.json'), 'utf8')) as {
+      goals?: { runningAgent?: { pid?: unknown } | null }[];
+    };
+    return (state.goals ?? []).flatMap((goal) => (typeof goal.runningAgent?.pid === 'number' ? [goal.runningAgent.pid] : []));
+  } catch {
+    return [];
+  }
 }
 
 /** Parses `--json` output: one object per line. */

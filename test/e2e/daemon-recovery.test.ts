@@ -1,0 +1,125 @@
+// End to end: the daemon dies (kill -9) or is told to stop (SIGTERM) mid-turn, and the next daemon
+// picks its goals up: leftover agent groups killed, the interrupted turn recorded, the goal continued;
+// paused goals stay paused.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { gatedAgent, readGoal, readTurns, stepsCheck, submitGoal, waitForFinished, waitForGoal, waitForPidFile } from '../helpers/daemon.js';
+import { gitdir } from '../helpers/gitdir.js';
+import { isProcessRunning, waitForProcessGone } from '../helpers/processes.js';
+import { goaldSandbox, sandboxDaemonPid, type GoaldSandbox } from '../helpers/run-goald.js';
+
+function repo() {
+  return gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+}
+
+function daemonPid(sandbox: GoaldSandbox): number {
+  const pid = sandboxDaemonPid(sandbox);
+  expect(pid).not.toBeNull();
+  return pid as number;
+}
+
+async function killDaemonHard(sandbox: GoaldSandbox): Promise<void> {
+  const pid = daemonPid(sandbox);
+  process.kill(pid, 'SIGKILL');
+  expect(await waitForProcessGone(pid)).toBe(true);
+}
+
+/** state.json parses as JSON and holds the goal. */
+function expectValidState(sandbox: GoaldSandbox, id: string): void {
+  const state = JSON.parse(readFileSync(`${sandbox.home}/state.json`, 'utf8')) as { goals: { id: string }[] };
+  expect(state.goals.map((goal) => goal.id)).toContain(id);
+}
+
+describe('crash recovery', () => {
+  it('after kill -9 mid-turn, the next daemon kills the leftover agent group, records the turn as interrupted, and achieves the goal', async () => {
+    const workspace = await repo();
+    const sandbox = await goaldSandbox();
+    const agent = gatedAgent(sandbox.root);
+    const { id } = await submitGoal(sandbox, ['one step', '-C', workspace.dir, '--cooldown', '0', '--check', stepsCheck(1), '--agent', agent.command]);
+    const leader = await waitForPidFile(agent.agentPidFile(1));
+    const grandchild = await waitForPidFile(agent.childPidFile(1));
+    await waitForGoal(sandbox, id, 'to record its running agent', (goal) => goal.runningAgent?.pid === leader);
+
+    await killDaemonHard(sandbox);
+    // The agent runs in its own process group: it outlives the daemon until someone cleans up.
+    expect(isProcessRunning(leader)).toBe(true);
+    expect(isProcessRunning(grandchild)).toBe(true);
+    expect(readGoal(sandbox, id)).toMatchObject({ status: 'active', phase: 'running' });
+    expectValidState(sandbox, id);
+
+    // A stale socket and pid file are left behind; a new daemon starts anyway.
+    const restarted = await sandbox.run(['daemon']);
+    expect(restarted.code, restarted.stderr).toBe(0);
+    expect(await waitForProcessGone(leader, 8_000)).toBe(true);
+    expect(await waitForProcessGone(grandchild, 8_000)).toBe(true);
+
+    // Turn 2 (a fresh turn after the interrupted one) passes its gate only when opened.
+    await waitForPidFile(agent.agentPidFile(2));
+    await agent.open(2);
+    expect((await waitForFinished(sandbox, id)).status).toBe('achieved');
+
+    const shown = await sandbox.run(['show', id, '--json']);
+    expect(shown.code).toBe(0);
+    const { turns } = JSON.parse(shown.stdout) as { turns: { turn: number; agent: { outcome: string } | null }[] };
+    expect(turns.map((turn) => [turn.turn, turn.agent?.outcome ?? null])).toEqual([
+      [0, null],
+      [1, 'interrupted'],
+      [2, 'completed'],
+    ]);
+    expectValidState(sandbox, id);
+    expect(readGoal(sandbox, id).runningAgent).toBeNull();
+  });
+
+  it('keeps a paused goal paused across kill -9 and a restart; resume then runs it to the end', async () => {
+    const workspace = await repo();
+    const sandbox = await goaldSandbox();
+    const agent = gatedAgent(sandbox.root);
+    const { id } = await submitGoal(sandbox, ['one step', '-C', workspace.dir, '--cooldown', '0', '--check', stepsCheck(1), '--agent', agent.command]);
+    const leader = await waitForPidFile(agent.agentPidFile(1));
+    const pause = await sandbox.run(['pause', id, '--now']);
+    expect(pause.code, pause.stderr).toBe(0);
+
+    await killDaemonHard(sandbox);
+    await sandbox.run(['daemon']);
+    expect(await waitForProcessGone(leader, 8_000)).toBe(true); // a stopped group is continued, then killed
+    const status = await sandbox.run(['status', id, '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ daemon: true, goals: [{ id, status: 'paused' }] });
+    expect(existsSync(agent.agentPidFile(2))).toBe(false);
+
+    const resume = await sandbox.run(['resume', id]);
+    expect(resume.code, resume.stderr).toBe(0);
+    await waitForPidFile(agent.agentPidFile(2));
+    await agent.open(2);
+    expect((await waitForFinished(sandbox, id)).status).toBe('achieved');
+    const outcomes = (await readTurns(sandbox, id)).map((turn) => turn.agent?.outcome ?? null);
+    expect(outcomes).toEqual([null, 'interrupted', 'completed']);
+  });
+
+  it('shuts down cleanly on SIGTERM (agents stopped, socket removed, goal still active) and resumes on the next start', async () => {
+    const workspace = await repo();
+    const sandbox = await goaldSandbox();
+    const agent = gatedAgent(sandbox.root);
+    const { id } = await submitGoal(sandbox, ['one step', '-C', workspace.dir, '--cooldown', '0', '--check', stepsCheck(1), '--agent', agent.command]);
+    const leader = await waitForPidFile(agent.agentPidFile(1));
+    const grandchild = await waitForPidFile(agent.childPidFile(1));
+
+    const pid = daemonPid(sandbox);
+    process.kill(pid, 'SIGTERM');
+    expect(await waitForProcessGone(pid, 8_000)).toBe(true);
+    expect(await waitForProcessGone(leader)).toBe(true);
+    expect(await waitForProcessGone(grandchild)).toBe(true);
+    expect(existsSync(sandbox.socket)).toBe(false);
+    expect(existsSync(`${sandbox.home}/daemon.pid`)).toBe(false);
+    expect(readGoal(sandbox, id)).toMatchObject({ status: 'active', runningAgent: null });
+    expect(readFileSync(`${sandbox.home}/daemon.log`, 'utf8')).toMatch(/received SIGTERM[\s\S]*stopped/);
+
+    await sandbox.run(['daemon']);
+    await waitForPidFile(agent.agentPidFile(2));
+    await agent.open(2);
+    expect((await waitForFinished(sandbox, id)).status).toBe('achieved');
+    const outcomes = (await readTurns(sandbox, id)).map((turn) => turn.agent?.outcome ?? null);
+    expect(outcomes).toEqual([null, 'interrupted', 'completed']);
+    expectValidState(sandbox, id);
+  });
+});
