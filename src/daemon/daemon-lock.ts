@@ -2,7 +2,7 @@
 // a pid now used by an unrelated process) is stale and replaced; a live daemon is never displaced.
 
 import { readFileSync } from 'node:fs';
-import { open, readFile, unlink } from 'node:fs/promises';
+import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GoaldError } from '../errors.js';
 
@@ -26,11 +26,22 @@ function isGoaldProcess(pid: number): boolean {
 /** Takes the home's daemon lock; resolves with its release function. */
 export async function acquireDaemonLock(home: string): Promise<() => Promise<void>> {
   const lockPath = path.join(home, DAEMON_LOCK_FILE_NAME);
+  // The pid is written to a private file first and then linked into place: link() creates the lock
+  // atomically *with* its content, so a daemon starting at the same moment never reads an empty lock and
+  // mistakes it for a stale one.
+  const draft = `${lockPath}.${process.pid}.tmp`;
+  await writeFile(draft, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    return await linkLock(draft, lockPath, home);
+  } finally {
+    await unlink(draft).catch(() => undefined);
+  }
+}
+
+async function linkLock(draft: string, lockPath: string, home: string): Promise<() => Promise<void>> {
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
-      const handle = await open(lockPath, 'wx', 0o600);
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.close();
+      await link(draft, lockPath);
       return async () => {
         const owner = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
         if (owner === process.pid) await unlink(lockPath).catch(() => undefined);

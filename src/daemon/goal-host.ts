@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { appendTurnRecord, readTurnRecords } from '../../state/index.js';
 import type { GoalRecord, Json, LoopRecord, Store } from '../../state/types.js';
+import { isGroupAlive, signalGroup } from '../agents/process-group.js';
 import { isSameProcess } from '../agents/process-identity.js';
 import { createAgent } from '../agents/registry.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -27,6 +28,7 @@ import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
 import type { CreateLoopRequest, EventSubscription, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
 
 const KILL_GRACE_MS = 5_000; // same grace as the agent runner's SIGTERM → SIGKILL
+const GROUP_POLL_MS = 25; // as the agent runner polls a group it is reaping
 const QUEUED_PHASE = 'queued';
 
 // GoalRecord.request as admit() stores it; read back leniently (older records may lack it).
@@ -67,34 +69,35 @@ function isForeignLive(goal: GoalRecord): boolean {
   return goal.owner?.kind === 'foreground' && goal.owner.pid !== process.pid && isProcessAlive(goal.owner.pid);
 }
 
+// A group a previous daemon recorded is ours while its leader is still the recorded process (start time
+// checked against pid reuse), or, once the leader is gone, while the group itself still exists: Linux
+// never hands out a pid that is still in use as a process group id.
+function ownsLeftoverGroup(pid: number, startTime: string | null): boolean {
+  if (isSameProcess(pid, startTime)) return true;
+  return !isProcessAlive(pid) && signalGroup(pid, 0);
+}
+
+// Kills a recorded agent group (SIGTERM, SIGKILL after the grace); false when it is not ours to kill.
 async function killLeftoverGroup(pid: number, startTime: string | null): Promise<boolean> {
-  if (!isSameProcess(pid, startTime)) return false;
-  const signalGroup = (signal: NodeJS.Signals): boolean => {
-    try {
-      process.kill(-pid, signal);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  signalGroup('SIGCONT'); // a group left SIGSTOPped by `pause --now` cannot act on SIGTERM
-  if (!signalGroup('SIGTERM')) return true;
+  if (!ownsLeftoverGroup(pid, startTime)) return false;
+  signalGroup(pid, 'SIGCONT'); // a group left SIGSTOPped by `pause --now` cannot act on SIGTERM
+  if (!signalGroup(pid, 'SIGTERM')) return true;
   const deadline = Date.now() + KILL_GRACE_MS;
   while (Date.now() < deadline) {
-    if (!signalGroupAlive(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Zombies do not count: the orphaned members are reaped by init, which may take its time.
+    if (!(await isGroupAlive(pid))) return true;
+    await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
   }
-  signalGroup('SIGKILL');
+  signalGroup(pid, 'SIGKILL');
   return true;
 }
 
-function signalGroupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+// The number of the turn a persisted machine snapshot was in (its context's `turn`); null when unreadable.
+function machineTurnOf(machine: Json | null): number | null {
+  if (machine === null || typeof machine !== 'object' || Array.isArray(machine)) return null;
+  const context = machine.context;
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) return null;
+  return typeof context.turn === 'number' && context.turn > 0 ? context.turn : null;
 }
 
 export class DaemonGoalHost implements GoalHost {
@@ -110,6 +113,12 @@ export class DaemonGoalHost implements GoalHost {
   private readonly startedAt = new Date();
   /** Serializes start and dequeue decisions so two requests never both take a free workspace. */
   private admission: Promise<unknown> = Promise.resolve();
+  /**
+   * Settles once recover() has adopted the goals a previous daemon left; control requests wait for it, so
+   * one that arrives while a goal is still being recovered finds it running rather than "not running here".
+   */
+  private readonly recovery: Promise<void>;
+  private markRecovered: () => void = () => undefined;
   private shuttingDown = false;
   private readonly loops: LoopHost;
   private readonly watchers = new Map<string, ConfigWatcher>();
@@ -120,6 +129,9 @@ export class DaemonGoalHost implements GoalHost {
     this.env = options.env;
     this.clock = options.clock ?? systemClock;
     this.log = options.log;
+    this.recovery = new Promise((resolve) => {
+      this.markRecovered = resolve;
+    });
     this.loops = new LoopHost({ store: this.store, clock: this.clock, goals: this, log: this.log });
   }
 
@@ -236,6 +248,7 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async pauseGoal(ref: string, now: boolean): Promise<GoalRecord> {
+    await this.afterRecovery();
     const goal = await this.getGoal(ref);
     const running = this.controllable(goal, 'pause');
     if (goal.status === 'paused') throw new GoaldError('conflict', `goal ${goal.id} is already paused`, `resume it with: goald resume ${goal.id}`);
@@ -244,6 +257,7 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async resumeGoal(ref: string): Promise<GoalRecord> {
+    await this.afterRecovery();
     const goal = await this.getGoal(ref);
     const running = this.controllable(goal, 'resume');
     if (goal.status !== 'paused' && running.supervisor.status !== 'paused') {
@@ -254,6 +268,7 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async stopGoal(ref: string): Promise<GoalRecord> {
+    await this.afterRecovery();
     const goal = await this.getGoal(ref);
     if (!isLiveGoal(goal)) {
       throw new GoaldError('conflict', `goal ${goal.id} already ${goal.status}`, 'nothing to stop');
@@ -313,6 +328,7 @@ export class DaemonGoalHost implements GoalHost {
   /** Lets go of every running goal (agents killed, goals stay active for the next daemon). */
   async detachAll(): Promise<void> {
     this.shuttingDown = true;
+    await this.afterRecovery(); // it launches nothing more once shutting down, but may be mid-write
     await this.loops.stop();
     await Promise.all([...this.watchers.values()].map((watcher) => watcher.close()));
     this.watchers.clear();
@@ -321,18 +337,33 @@ export class DaemonGoalHost implements GoalHost {
     await Promise.all(pending.map((goal) => goal.done));
   }
 
-  /** Adopts goals a previous daemon left active: kills leftover agents, records interrupted turns, resumes. */
+  /**
+   * Adopts goals a previous daemon left active: kills leftover agents, records interrupted turns, resumes.
+   * Called once by the daemon after its socket is up; control requests (pause, resume, stop) wait for it.
+   */
   async recover(): Promise<void> {
+    try {
+      await this.recoverGoals();
+    } finally {
+      this.markRecovered();
+    }
+  }
+
+  private async recoverGoals(): Promise<void> {
     const { goals } = await this.store.read();
-    for (const goal of goals.filter(isLiveGoal)) {
-      if (isForeignLive(goal)) continue;
+    const adopted = goals.filter((goal) => isLiveGoal(goal) && !isForeignLive(goal));
+    // Every leftover group at once: each may take the whole SIGTERM grace to die.
+    await Promise.all(
+      adopted.map(async (goal) => {
+        if (!goal.runningAgent) return;
+        const killed = await killLeftoverGroup(goal.runningAgent.pid, goal.runningAgent.startTime);
+        if (killed) this.log(`goal ${goal.id}: killed the leftover agent group ${goal.runningAgent.pid}`);
+      }),
+    );
+    for (const goal of adopted) {
       if (goal.owner?.kind === 'foreground') {
         await this.markOrphanedForeground(goal);
         continue;
-      }
-      if (goal.runningAgent) {
-        const killed = await killLeftoverGroup(goal.runningAgent.pid, goal.runningAgent.startTime);
-        if (killed) this.log(`goal ${goal.id}: killed the leftover agent group ${goal.runningAgent.pid}`);
       }
       if (goal.phase === QUEUED_PHASE) continue;
       try {
@@ -419,6 +450,11 @@ export class DaemonGoalHost implements GoalHost {
     return { ...settings, condition: stored.settings.condition, ancestry: stored.settings.ancestry, agent: stored.settings.agent };
   }
 
+  // A goal being recovered is not yet running here; a control request for it waits rather than failing.
+  private afterRecovery(): Promise<void> {
+    return this.recovery;
+  }
+
   private controllable(goal: GoalRecord, action: string): RunningGoal {
     const running = this.running.get(goal.id);
     if (running) return running;
@@ -447,6 +483,7 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   private async launch(goal: GoalRecord, prepared: PreparedGoal, restored?: RestoredGoal): Promise<void> {
+    if (this.shuttingDown) return; // the goal stays active in the store; the next daemon runs it
     const supervisor = await buildSupervisor({
       store: this.store,
       goal,
@@ -534,12 +571,15 @@ export class DaemonGoalHost implements GoalHost {
     const goalDir = this.store.goalDir(goal.id);
     const turns = (await readTurnRecords(goalDir)) as TurnRecord[];
     let lastTurn = turns.at(-1) ?? null;
+    // The turn in flight when the daemon died: its agent (also when paused with --now), or its snapshot,
+    // checks or evaluator call — unless its record was written just before the crash.
     const midTurn = ['running', 'checking', 'evaluating'].includes(goal.phase);
-    if (midTurn && lastTurn && goal.runningAgent) {
-      // The turn in flight when the daemon died: recorded as interrupted so history shows it.
+    const inFlight = goal.runningAgent?.turn ?? (midTurn ? machineTurnOf(goal.machine) : null);
+    if (inFlight !== null && lastTurn && lastTurn.turn < inFlight) {
+      // Recorded as interrupted so history shows it.
       const interrupted: TurnRecord = {
         ...lastTurn,
-        turn: goal.runningAgent.turn,
+        turn: inFlight,
         startedAt: goal.updatedAt,
         finishedAt: new Date(this.clock.now()).toISOString(),
         agent: {
@@ -556,11 +596,11 @@ export class DaemonGoalHost implements GoalHost {
         evaluation: { kind: 'skipped', reason: 'interrupted' },
         tokens: 0,
         achieved: false,
-        breakers: { ...lastTurn.breakers, turns: Math.max(lastTurn.breakers.turns, goal.runningAgent.turn) },
+        breakers: { ...lastTurn.breakers, turns: Math.max(lastTurn.breakers.turns, inFlight) },
         trip: null,
-        status: 'active',
-        promptFile: `turn-${goal.runningAgent.turn}.prompt.txt`,
-        transcriptFile: `turn-${goal.runningAgent.turn}.log`,
+        status: goal.status,
+        promptFile: `turn-${inFlight}.prompt.txt`,
+        transcriptFile: `turn-${inFlight}.log`,
       };
       await appendTurnRecord(goalDir, interrupted);
       lastTurn = interrupted;
@@ -579,7 +619,6 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   private async markOrphanedForeground(goal: GoalRecord): Promise<void> {
-    if (goal.runningAgent) await killLeftoverGroup(goal.runningAgent.pid, goal.runningAgent.startTime);
     const pid = goal.owner?.pid ?? 0;
     await this.markFailed(goal.id, 'stopped', `its foreground process (pid ${pid}) exited without finishing it`);
   }

@@ -67,6 +67,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     throw error;
   }
   log(`goald daemon ${GOALD_VERSION} (pid ${process.pid}) listening on ${socketPath}`);
+  // Only the daemon that got the socket recovers; requests that arrive meanwhile wait for it (the host
+  // holds them), and /v1/ping answers at once.
   await host.recover();
   await stopped;
 }
