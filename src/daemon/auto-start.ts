@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveGoaldHome, resolveSocketPath } from '../../state/index.js';
+import { resolveGoaldHome, resolveSocketPath } from '../../state/paths.js';
 import { createDaemonClient, isDaemonAlive, waitForDaemon, type DaemonClient } from './client.js';
 import { checkSocketPath } from './socket-path.js';
 

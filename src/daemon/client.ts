@@ -5,13 +5,12 @@
 import { request } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 
-import { z } from 'zod';
-
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { systemClock } from '../clock.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 import { parseErrorEnvelope } from './error-envelope.js';
+import { arrayOf, isBoolean, isNumber, isOneOf, isString, objectOf, withStringFields, type Check } from './reply-checks.js';
 import { MAX_BODY_BYTES } from './request-body.js';
 import { checkSocketPath } from './socket-path.js';
 import type { CreateLoopRequest, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
@@ -76,70 +75,66 @@ export interface DaemonClientOptions {
   timeoutMs?: number;
 }
 
-// Light checks: the daemon is our own code, so a record needs only look like one. Anything off means the
-// two sides disagree (versions), which is worth a clear error rather than a crash deep in the CLI.
-const goalSchema = z.custom<GoalRecord>((value) => hasStringFields(value, ['id', 'status', 'workspace']));
-const loopSchema = z.custom<LoopRecord>((value) => hasStringFields(value, ['id', 'every', 'workspace']));
-const eventSchema = z.custom<ProgressEvent>((value) => hasStringFields(value, ['type', 'id']));
-const pingSchema = z.object({
-  ok: z.literal(true),
-  pid: z.number(),
-  version: z.string(),
-  startedAt: z.string(),
-  home: z.string(),
-  goalsRunning: z.number(),
+// Light checks (reply-checks.ts): the daemon is our own code, so a record needs only look like one.
+const isGoal = withStringFields<GoalRecord>('id', 'status', 'workspace');
+const isLoop = withStringFields<LoopRecord>('id', 'every', 'workspace');
+const isEvent = withStringFields<ProgressEvent>('type', 'id');
+const isPing = objectOf({
+  ok: isOneOf(true),
+  pid: isNumber,
+  version: isString,
+  startedAt: isString,
+  home: isString,
+  goalsRunning: isNumber,
 });
-const goalReplySchema = z.object({ goal: goalSchema });
-const loopReplySchema = z.object({ loop: loopSchema });
-const startReplySchema = z.object({ goal: goalSchema, queued: z.boolean(), warnings: z.array(z.string()) });
-
-function hasStringFields(value: unknown, fields: readonly string[]): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const record: Record<string, unknown> = { ...value };
-  return fields.every((field) => typeof record[field] === 'string');
-}
+const isGoalReply = objectOf({ goal: isGoal });
+const isGoalsReply = objectOf({ goals: arrayOf(isGoal) });
+const isLoopReply = objectOf({ loop: isLoop });
+const isLoopsReply = objectOf({ loops: arrayOf(isLoop) });
+const isStartReply = objectOf({ goal: isGoal, queued: isBoolean, warnings: arrayOf(isString) });
+const isRunLoopReply = objectOf({ loop: isLoop, outcome: isOneOf('started', 'waiting', 'skipped') });
+const isOkReply = objectOf({ ok: isOneOf(true) });
 
 /** A client for the daemon listening on `socketPath`. */
 export function createDaemonClient(socketPath: string, options: DaemonClientOptions = {}): DaemonClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const call = async <T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> => {
+  const call = async <T>(method: string, path: string, check: Check<T>, body?: unknown): Promise<T> => {
     const reply = await sendRequest(socketPath, method, path, body, timeoutMs);
-    const parsed = schema.safeParse(reply);
-    if (!parsed.success) {
+    if (!check(reply)) {
       throw new GoaldError('internal', `the goald daemon sent an unexpected response to ${method} ${path.split('?')[0] ?? path}`, HINT_VERSIONS);
     }
-    return parsed.data;
+    return reply;
   };
   const goalPath = (id: string, action = ''): string => `/v1/goals/${encodeURIComponent(id)}${action}`;
 
   return {
     socketPath,
-    ping: () => call('GET', '/v1/ping', pingSchema),
+    ping: () => call('GET', '/v1/ping', isPing),
     listGoals: async (filter = {}) => {
       const query = new URLSearchParams();
       if (filter.workspace !== undefined) query.set('workspace', filter.workspace);
       if (filter.status !== undefined && filter.status.length > 0) query.set('status', filter.status.join(','));
       const search = query.toString() === '' ? '' : `?${query.toString()}`;
-      return (await call('GET', `/v1/goals${search}`, z.object({ goals: z.array(goalSchema) }))).goals;
+      return (await call('GET', `/v1/goals${search}`, isGoalsReply)).goals;
     },
-    getGoal: async (id) => (await call('GET', goalPath(id), goalReplySchema)).goal,
-    startGoal: (startRequest) => call('POST', '/v1/goals', startReplySchema, startRequest),
-    pauseGoal: async (id, now = false) => (await call('POST', goalPath(id, '/pause'), goalReplySchema, { now })).goal,
-    resumeGoal: async (id) => (await call('POST', goalPath(id, '/resume'), goalReplySchema)).goal,
-    stopGoal: async (id) => (await call('POST', goalPath(id, '/stop'), goalReplySchema)).goal,
+    getGoal: async (id) => (await call('GET', goalPath(id), isGoalReply)).goal,
+    startGoal: (startRequest) => call('POST', '/v1/goals', isStartReply, startRequest),
+    pauseGoal: async (id, now = false) => (await call('POST', goalPath(id, '/pause'), isGoalReply, { now })).goal,
+    resumeGoal: async (id) => (await call('POST', goalPath(id, '/resume'), isGoalReply)).goal,
+    stopGoal: async (id) => (await call('POST', goalPath(id, '/stop'), isGoalReply)).goal,
     streamEvents: (id, streamOptions) =>
       streamNdjson(socketPath, `${goalPath(id, '/events')}?follow=${streamOptions.follow === false ? 0 : 1}`, streamOptions),
-    listLoops: async () => (await call('GET', '/v1/loops', z.object({ loops: z.array(loopSchema) }))).loops,
-    createLoop: async (loopRequest) => (await call('POST', '/v1/loops', loopReplySchema, loopRequest)).loop,
-    deleteLoop: async (id) => (await call('DELETE', `/v1/loops/${encodeURIComponent(id)}`, loopReplySchema)).loop,
+    listLoops: async () => (await call('GET', '/v1/loops', isLoopsReply)).loops,
+    createLoop: async (loopRequest) => (await call('POST', '/v1/loops', isLoopReply, loopRequest)).loop,
+    deleteLoop: async (id) => (await call('DELETE', `/v1/loops/${encodeURIComponent(id)}`, isLoopReply)).loop,
     runLoop: (id) =>
       call(
         'POST',
         `/v1/loops/${encodeURIComponent(id)}/run`,
-        z.object({ loop: loopSchema, outcome: z.enum(['started', 'waiting', 'skipped']) }),
+        isRunLoopReply,
       ),
     stopDaemon: async () => {
-      await call('POST', '/v1/daemon/stop', z.object({ ok: z.literal(true) }));
+      await call('POST', '/v1/daemon/stop', isOkReply);
     },
   };
 }
@@ -294,15 +289,14 @@ function streamNdjson(socketPath: string, path: string, options: StreamEventsOpt
         settle({ error: new GoaldError('internal', 'the goald daemon sent an event line that is not JSON', HINT_VERSIONS) });
         return;
       }
-      const parsed = eventSchema.safeParse(value);
-      if (!parsed.success) {
+      if (!isEvent(value)) {
         settle({ error: new GoaldError('internal', 'the goald daemon sent an event without a type', HINT_VERSIONS) });
         return;
       }
       events += 1;
-      if (parsed.data.type === 'goal.finished') sawFinished = true;
+      if (value.type === 'goal.finished') sawFinished = true;
       try {
-        onEvent(parsed.data);
+        onEvent(value);
       } catch (error) {
         settle({ error });
       }

@@ -1,10 +1,9 @@
 // The one error shape that crosses the socket, `{ "error": { "code", "message", "hint" } }`, and the HTTP
 // status each GoaldError code maps to.
 
-import { z } from 'zod';
-
 import { GoaldError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
+import { isRecord } from './reply-checks.js';
 
 // `ambiguous` (an id prefix that matches several goals) is a 400, not a 409: the request names no single
 // resource, and the client fixes it by sending a longer prefix, not by waiting for state to change.
@@ -52,19 +51,13 @@ export function isErrorCode(code: string): code is ErrorCode {
   return ERROR_CODES.has(code);
 }
 
-// Lenient on `code` so a newer daemon's unknown code still reaches the user's screen (as `internal`).
-const errorEnvelopeSchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    hint: z.string().nullish(),
-  }),
-});
-
 /** Rebuilds the GoaldError a server sent, or returns null when `body` is not an error envelope. */
 export function parseErrorEnvelope(body: unknown): GoaldError | null {
-  const parsed = errorEnvelopeSchema.safeParse(body);
-  if (!parsed.success) return null;
-  const { code, message, hint } = parsed.data.error;
+  // Checked by hand, not with zod: the CLI loads this on every daemon call, and zod costs ~100 ms to load.
+  if (!isRecord(body) || !isRecord(body.error)) return null;
+  const { code, message, hint } = body.error;
+  if (typeof code !== 'string' || typeof message !== 'string') return null;
+  if (hint !== undefined && hint !== null && typeof hint !== 'string') return null;
+  // Lenient on `code` so a newer daemon's unknown code still reaches the user's screen (as `internal`).
   return new GoaldError(isErrorCode(code) ? code : 'internal', message, hint ?? undefined);
 }

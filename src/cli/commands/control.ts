@@ -1,7 +1,7 @@
 // `goald status | pause | resume | stop`: talk to the daemon; `status` (and `stop` of a foreground goal)
 // also work without one.
 
-import { openStore, resolveGoaldHome } from '../../../state/index.js';
+import { resolveGoaldHome } from '../../../state/paths.js';
 import type { GoalRecord } from '../../../state/types.js';
 import { connectIfRunning } from '../../daemon/auto-start.js';
 import type { DaemonClient } from '../../daemon/client.js';
@@ -11,7 +11,10 @@ import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
 import { renderGoalBox, renderGoalLine } from '../render-status.js';
 
+// The state layer (lowdb, its zod schema, the goal machine) loads only when no daemon answers: with one
+// running, `goald status` stays a small client (bench/daemon.bench.ts measures it).
 async function readGoalsWithoutDaemon(env: NodeJS.ProcessEnv): Promise<GoalRecord[]> {
+  const { openStore } = await import('../../../state/store.js');
   const store = await openStore(resolveGoaldHome(env));
   return (await store.read()).goals;
 }

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveGoaldHome } from '../../../state/index.js';
+import { resolveGoaldHome } from '../../../state/paths.js';
 import { connectIfRunning, daemonSocketPath, ensureDaemon } from '../../daemon/auto-start.js';
 import { EXIT } from '../../errors.js';
 import type { CliIO } from '../io.js';
