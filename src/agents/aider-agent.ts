@@ -5,6 +5,7 @@
 // lines can be read; a wide COLUMNS stops aider's console from wrapping long lines.
 
 import { createAiderOutputReader } from './aider-output.js';
+import { GoaldError } from '../errors.js';
 import { buildCliAgentEnv, ensurePromptFile, fitsInArgv, toCliTurnResult, type CliTurnFacts } from './cli-turn.js';
 import { spawnAgentProcess, type AgentProcess } from './spawn.js';
 import type { AgentAdapter, TurnResult, Usage } from './types.js';
@@ -21,6 +22,8 @@ export interface AiderAgentOptions {
   args?: readonly string[];
   /** The model, when configured: passed as --model unless args choose one. */
   model?: string | null;
+  /** Only `fresh` (a new session each turn): aider has no session id, only one chat history file per directory. */
+  session?: 'fresh' | 'resume';
   /** The environment the agent inherits (default: process.env); CLAUDECODE is always removed. */
   env?: NodeJS.ProcessEnv;
   /** Time between SIGTERM and SIGKILL (default SIGKILL_GRACE_MS); tests shorten it. */
@@ -29,6 +32,14 @@ export interface AiderAgentOptions {
 
 /** Creates the aider adapter. Runs one turn at a time. */
 export function createAiderAgent(options: AiderAgentOptions = {}): AgentAdapter {
+  if (options.session === 'resume') {
+    throw new GoaldError(
+      'config',
+      `agent.session: "resume" is not supported by the aider adapter ` +
+        '(aider has no session id, only one chat history file per directory)',
+      'set agent.session to "fresh" (the default): the recitation carries the state from turn to turn',
+    );
+  }
   const executable = options.executable ?? 'aider';
   const extraArgs = [...(options.args ?? [])];
   const configuredModel = options.model ?? null;
@@ -45,6 +56,8 @@ export function createAiderAgent(options: AiderAgentOptions = {}): AgentAdapter 
 
       const reader = createAiderOutputReader();
       const args = buildAiderArgs(input.prompt, input.promptPath, extraArgs, configuredModel);
+      // The transcript header names the flags, not the whole prompt.
+      const shownMessage = args[0] === '--message' ? '--message <prompt>' : `--message-file ${input.promptPath}`;
       const agentProcess: AgentProcess = spawnAgentProcess({
         command: executable,
         args,
@@ -52,7 +65,7 @@ export function createAiderAgent(options: AiderAgentOptions = {}): AgentAdapter 
         env: buildCliAgentEnv(options.env ?? process.env, input, { COLUMNS: CONSOLE_COLUMNS }),
         stdin: null,
         transcriptPath: input.transcriptPath,
-        label: `${executable} ${args[0] === '--message' ? '--message <prompt>' : `--message-file ${input.promptPath}`} ${args.slice(2).join(' ')}`,
+        label: [executable, shownMessage, ...args.slice(2)].join(' '),
         timeoutMs: input.timeoutMs,
         killGraceMs: options.killGraceMs,
         signal,
@@ -98,10 +111,16 @@ export function createAiderAgent(options: AiderAgentOptions = {}): AgentAdapter 
  * The argv after `aider`: the message (from the prompt file when too big for argv), the flags that make it
  * run unattended and readable, the configured model, then the user's args.
  */
-export function buildAiderArgs(prompt: string, promptPath: string, extraArgs: readonly string[], model: string | null): string[] {
+export function buildAiderArgs(
+  prompt: string,
+  promptPath: string,
+  extraArgs: readonly string[],
+  model: string | null,
+): string[] {
   const message = fitsInArgv(prompt) ? ['--message', prompt] : ['--message-file', promptPath];
   const args = [...message, '--yes-always', '--no-stream', '--no-pretty'];
-  if (model !== null && !extraArgs.some((arg) => arg === '--model' || arg.startsWith('--model='))) args.push('--model', model);
+  const choosesModel = extraArgs.some((arg) => arg === '--model' || arg.startsWith('--model='));
+  if (model !== null && !choosesModel) args.push('--model', model);
   return [...args, ...extraArgs];
 }
 
@@ -110,5 +129,14 @@ function toUsage(sent: number, received: number, costUsd: number | null): Usage 
 }
 
 function notStarted(usage: Usage, durationMs: number, error: string): TurnResult {
-  return { outcome: 'spawn-failed', exitCode: null, signal: null, durationMs, usage, finalMessage: '', outputTail: '', error };
+  return {
+    outcome: 'spawn-failed',
+    exitCode: null,
+    signal: null,
+    durationMs,
+    usage,
+    finalMessage: '',
+    outputTail: '',
+    error,
+  };
 }

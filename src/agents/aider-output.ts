@@ -152,7 +152,9 @@ export function createAiderOutputReader(): { push(line: string): AiderLine; summ
           if (costBelongsHere) addCost(line.cost);
           break;
         case 'edit':
-          if (summary.toolCalls.length < MAX_TOOL_CALLS) summary.toolCalls.push({ name: 'edit', filePath: line.filePath });
+          if (summary.toolCalls.length < MAX_TOOL_CALLS) {
+            summary.toolCalls.push({ name: 'edit', filePath: line.filePath });
+          }
           break;
         case 'model':
           summary.model ??= line.model;

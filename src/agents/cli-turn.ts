@@ -33,7 +33,11 @@ export interface CliTurnFacts {
  * The agent's environment: the base one minus CLAUDECODE (a nested Claude Code refuses to start, or acts as
  * a sub-agent, when it sees it) and GOALD_PROMPT, plus the GOALD_* variables of the turn.
  */
-export function buildCliAgentEnv(base: NodeJS.ProcessEnv, input: TurnInput, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+export function buildCliAgentEnv(
+  base: NodeJS.ProcessEnv,
+  input: TurnInput,
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base, ...extra };
   delete env.CLAUDECODE;
   delete env.GOALD_PROMPT;
@@ -111,7 +115,8 @@ function classifyCliEnd(result: ProcessResult, facts: CliTurnFacts): { outcome: 
   }
   const status = result.exitCode === 0 ? 'reported an error' : `exited with code ${result.exitCode}`;
   const why = facts.failure ?? lastLine(result.outputTail);
-  return { outcome: 'failed', error: why === '' ? `${facts.agent} ${status}` : `${facts.agent} ${status}: ${cutText(why, 300)}` };
+  const error = why === '' ? `${facts.agent} ${status}` : `${facts.agent} ${status}: ${cutText(why, 300)}`;
+  return { outcome: 'failed', error };
 }
 
 function lastLine(text: string): string {

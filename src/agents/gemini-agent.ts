@@ -6,6 +6,7 @@
 // in full afterwards.
 
 import { createUsageMeter } from './usage-meter.js';
+import { GoaldError } from '../errors.js';
 import { buildCliAgentEnv, ensurePromptFile, fitsInArgv, toCliTurnResult, type CliTurnFacts } from './cli-turn.js';
 import { isGeminiUsageLimit, parseGeminiOutput } from './gemini-output.js';
 import { spawnAgentProcess, type AgentProcess } from './spawn.js';
@@ -24,6 +25,8 @@ export interface GeminiAgentOptions {
   args?: readonly string[];
   /** The model, when configured: passed as --model unless args choose one. */
   model?: string | null;
+  /** Only `fresh` (a new session each turn): Gemini CLI resumes by list position, not by session id. */
+  session?: 'fresh' | 'resume';
   /** The environment the agent inherits (default: process.env); CLAUDECODE is always removed. */
   env?: NodeJS.ProcessEnv;
   /** Time between SIGTERM and SIGKILL (default SIGKILL_GRACE_MS); tests shorten it. */
@@ -32,6 +35,14 @@ export interface GeminiAgentOptions {
 
 /** Creates the Gemini CLI adapter. Runs one turn at a time. */
 export function createGeminiAgent(options: GeminiAgentOptions = {}): AgentAdapter {
+  if (options.session === 'resume') {
+    throw new GoaldError(
+      'config',
+      `agent.session: "resume" is not supported by the gemini adapter ` +
+        '(Gemini CLI resumes by list position, not by session id)',
+      'set agent.session to "fresh" (the default): the recitation carries the state from turn to turn',
+    );
+  }
   const executable = options.executable ?? 'gemini';
   const extraArgs = [...(options.args ?? [])];
   const configuredModel = options.model ?? null;
@@ -125,5 +136,14 @@ function toUsage(tokens: { inputTokens: number; outputTokens: number; totalToken
 }
 
 function notStarted(usage: Usage, durationMs: number, error: string): TurnResult {
-  return { outcome: 'spawn-failed', exitCode: null, signal: null, durationMs, usage, finalMessage: '', outputTail: '', error };
+  return {
+    outcome: 'spawn-failed',
+    exitCode: null,
+    signal: null,
+    durationMs,
+    usage,
+    finalMessage: '',
+    outputTail: '',
+    error,
+  };
 }

@@ -42,7 +42,10 @@ const outputSchema = z.looseObject({
   response: z.string().nullable().optional().catch(undefined),
   stats: z
     .looseObject({
-      models: z.record(z.string(), z.looseObject({ tokens: tokensSchema.optional().catch(undefined) })).optional().catch(undefined),
+      models: z
+        .record(z.string(), z.looseObject({ tokens: tokensSchema.optional().catch(undefined) }))
+        .optional()
+        .catch(undefined),
       tools: z
         .looseObject({
           byName: z.record(z.string(), z.looseObject({ count: count })).optional().catch(undefined),

@@ -90,3 +90,8 @@ describe('aider adapter', () => {
     expect(record.argv.slice(0, 2)).toEqual(['--message-file', input.promptPath]);
   });
 });
+
+test('session "resume" is a config error: aider has no session id', () => {
+  expect(() => createAiderAgent({ session: 'resume' })).toThrow(/agent\.session: "resume" is not supported by the aider adapter/);
+  expect(createAiderAgent({ session: 'fresh' }).name).toBe('aider');
+});

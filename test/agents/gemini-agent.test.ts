@@ -86,3 +86,8 @@ describe('gemini adapter', () => {
     expect(result).toMatchObject({ outcome: 'spawn-failed', error: 'cannot start gemini-does-not-exist: not found on PATH' });
   });
 });
+
+test('session "resume" is a config error: Gemini CLI cannot resume by id', () => {
+  expect(() => createGeminiAgent({ session: 'resume' })).toThrow(/agent\.session: "resume" is not supported by the gemini adapter/);
+  expect(createGeminiAgent({ session: 'fresh' }).name).toBe('gemini');
+});
