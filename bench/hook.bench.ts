@@ -58,7 +58,11 @@ export async function benchHook(opts: { runs?: number; distDir?: string } = {}):
   const root = await mkdtemp(path.join(tmpdir(), 'goald-hook-bench-'));
   try {
     // The default cadence (every 10th call reflects), as in a real turn.
-    const env = { PATH: process.env.PATH, GOALD_HOOK_STATE_DIR: path.join(root, 'state'), GOALD_CONDITION: 'Add a --json flag to goald status' };
+    const env = {
+      PATH: process.env.PATH,
+      GOALD_HOOK_STATE_DIR: path.join(root, 'state'),
+      GOALD_CONDITION: 'Add a --json flag to goald status',
+    };
     const node = (): Promise<number> => timeSpawn(['-e', '0'], '', env);
     const viaEntry = (): Promise<number> => timeSpawn([entry, 'post-tool-use'], SAMPLE_PAYLOAD, env);
     const viaBin = (): Promise<number> => timeSpawn([bin, 'hook', 'post-tool-use'], SAMPLE_PAYLOAD, env);
@@ -111,7 +115,11 @@ async function timeSpawn(args: string[], stdin: string, env: NodeJS.ProcessEnv):
   return elapsed;
 }
 
-function runNode(args: string[], stdin: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string }> {
+function runNode(
+  args: string[],
+  stdin: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
     let stdout = '';
@@ -141,15 +149,16 @@ function numberFlag(argv: string[], flag: string): number | undefined {
 
 async function main(argv: string[]): Promise<void> {
   const result = await benchHook({ runs: numberFlag(argv, '--runs') });
-  const verdict = (ratio: number): string => (ratio <= HOOK_RATIO_TARGET ? 'within' : 'ABOVE');
+  const verdict = (ratio: number): string =>
+    `ratio ${ratio} (${ratio <= HOOK_RATIO_TARGET ? 'within' : 'ABOVE'} the ${HOOK_RATIO_TARGET} target)`;
   const hookLabel = result.via === 'bin' ? 'bin.js hook' : 'hook (entry; bin.js does not route `hook` yet)';
   process.stdout.write(
     [
       `hook bench (node ${process.version})`,
       `  runs             ${result.runs}`,
       `  node -e 0        ${result.nodeMs} ms (median)`,
-      `  ${hookLabel.padEnd(16)} ${result.hookMs} ms (median), ratio ${result.ratio} (${verdict(result.ratio)} the ${HOOK_RATIO_TARGET} target)`,
-      `  hook-main.js     ${result.entryMs} ms (median), ratio ${result.entryRatio} (${verdict(result.entryRatio)} the ${HOOK_RATIO_TARGET} target)`,
+      `  ${hookLabel.padEnd(16)} ${result.hookMs} ms (median), ${verdict(result.ratio)}`,
+      `  hook-main.js     ${result.entryMs} ms (median), ${verdict(result.entryRatio)}`,
       '',
     ].join('\n'),
   );

@@ -3,7 +3,7 @@
 // an entry point like bin.js: it reads stdin and writes stdout itself. Also runnable directly:
 // `node dist/src/hook/hook-main.js post-tool-use`.
 
-import { fstatSync, readFileSync } from 'node:fs';
+import { fstatSync, readFileSync, realpathSync } from 'node:fs';
 import { runPostToolUseHook } from './post-tool-use.js';
 
 /** The hooks goald answers, by the name that follows `goald hook`. */
@@ -56,7 +56,10 @@ function writeStdout(text: string): Promise<void> {
   });
 }
 
-// Run directly (not imported by bin.js). import.meta.filename spares loading node:url for pathToFileURL.
-if (process.argv[1] === import.meta.filename) {
+// Run directly (not imported by bin.js). import.meta.filename spares loading node:url for pathToFileURL; the
+// realpath covers a symlinked checkout, and is only asked for when the entry is named hook-main.js.
+const entry = process.argv[1];
+const isEntry = (path: string): boolean => path === import.meta.filename || realpathSync(path) === import.meta.filename;
+if (entry?.endsWith('hook-main.js') === true && isEntry(entry)) {
   process.exitCode = await main(process.argv.slice(2));
 }

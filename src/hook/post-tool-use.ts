@@ -166,7 +166,8 @@ function parseDriftLine(line: string): DriftResult[] {
   try {
     const value = JSON.parse(line) as Partial<DriftCheckRecord> | null;
     if (value === null || typeof value.score !== 'number') return [];
-    return [{ score: value.score, circular: value.circular ?? 0, objective: value.objective ?? 0, repeated: value.repeated ?? null }];
+    const { score, circular = 0, objective = 0, repeated = null } = value;
+    return [{ score, circular, objective, repeated }];
   } catch {
     return [];
   }
