@@ -1,8 +1,10 @@
 // Reading one Claude Code tool call (a PostToolUse payload, or a `tool_use` block of the stream-json
 // output: both carry the tool's name and its input object) as the drift detector's ToolCall.
 
-import { isAbsolute, relative } from 'node:path';
 import type { ToolCall } from '../agents/types.js';
+
+// On the hook's per-call path: see post-tool-use.ts on the cost of importing built-ins.
+const { isAbsolute, relative } = process.getBuiltinModule('node:path');
 
 // Claude Code's tools that write a file, and the input field naming it.
 const FILE_WRITING_TOOLS: ReadonlyMap<string, string> = new Map([

@@ -3,8 +3,10 @@
 // an entry point like bin.js: it reads stdin and writes stdout itself. Also runnable directly:
 // `node dist/src/hook/hook-main.js post-tool-use`.
 
-import { fstatSync, readFileSync, realpathSync } from 'node:fs';
 import { runPostToolUseHook } from './post-tool-use.js';
+
+// Not `import ... from 'node:fs'`: see post-tool-use.ts on the cost of importing built-ins on this path.
+const { fstatSync, readFileSync, realpathSync } = process.getBuiltinModule('node:fs');
 
 /** The hooks goald answers, by the name that follows `goald hook`. */
 export const HOOK_NAMES = ['post-tool-use'] as const;
