@@ -127,7 +127,7 @@ function parsePayload(stdin: string): ToolCall {
   const fields = payload as Record<string, unknown>;
   const event = fields.hook_event_name;
   if (event !== undefined && event !== 'PostToolUse') {
-    throw new Error(`expected a PostToolUse payload, got hook_event_name ${JSON.stringify(event)}`);
+    throw new Error(`expected a PostToolUse payload, got hook_event_name ${JSON.stringify(event).slice(0, 40)}`);
   }
   const name = fields.tool_name;
   if (typeof name !== 'string' || name === '') throw new Error('the payload has no tool_name');
