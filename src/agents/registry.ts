@@ -3,7 +3,9 @@
 
 import type { AdapterName, AgentSpec } from '../config/types.js';
 import { GoaldError } from '../errors.js';
+import { createAiderAgent } from './aider-agent.js';
 import { createCommandAgent } from './command-agent.js';
+import { createGeminiAgent } from './gemini-agent.js';
 import type { AgentAdapter } from './types.js';
 
 /** Builds an adapter from the goal's agent settings and the environment the agent inherits. */
@@ -11,6 +13,22 @@ export type CreateAgent = (spec: AgentSpec, env: NodeJS.ProcessEnv) => AgentAdap
 
 export const agentFactories = {
   command: (spec, env) => createCommandAgent({ command: spec.command, env }),
+  gemini: (spec, env) =>
+    createGeminiAgent({
+      executable: spec.command === '' ? 'gemini' : spec.command,
+      args: spec.args,
+      model: spec.model,
+      session: spec.session,
+      env,
+    }),
+  aider: (spec, env) =>
+    createAiderAgent({
+      executable: spec.command === '' ? 'aider' : spec.command,
+      args: spec.args,
+      model: spec.model,
+      session: spec.session,
+      env,
+    }),
 } satisfies Partial<Record<AdapterName, CreateAgent>>;
 
 export type AgentName = keyof typeof agentFactories;

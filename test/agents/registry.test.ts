@@ -15,7 +15,21 @@ describe('createAgent', () => {
     expect(typeof agent.suspend).toBe('function');
   });
 
-  test.each(['claude-code', 'codex', 'gemini', 'aider'] as const)('%s is a config error until it is built', (adapter) => {
+  test.each([
+    ['gemini', 'gemini'],
+    ['aider', 'aider'],
+  ] as const)('creates the %s adapter with its executable, args and model', (adapter, executable) => {
+    const agent = createAgent({ ...spec(adapter, executable), args: ['--verbose'], model: 'some-model' }, {});
+    expect(agent.name).toBe(adapter);
+    expect(agent.model).toBe('some-model');
+    expect(typeof agent.suspend).toBe('function');
+  });
+
+  test.each(['gemini', 'aider'] as const)('%s refuses session resume', (adapter) => {
+    expect(() => createAgent({ ...spec(adapter, adapter), session: 'resume' }, {})).toThrow(GoaldError);
+  });
+
+  test.each(['claude-code', 'codex'] as const)('%s is a config error until it is built', (adapter) => {
     let error: unknown;
     try {
       createAgent(spec(adapter), {});
@@ -35,7 +49,7 @@ describe('createAgent', () => {
   });
 
   test('adapter names come from the registry', () => {
-    expect(Object.keys(agentFactories)).toEqual(['command']);
+    expect(Object.keys(agentFactories)).toEqual(expect.arrayContaining(['command', 'gemini', 'aider']));
     expect(isAgentName('command')).toBe(true);
     expect(isAgentName('toString')).toBe(false);
   });
