@@ -23,7 +23,7 @@ import type { GoalSupervisor, RestoredGoal } from '../supervisor/supervisor.js';
 import type { ProgressEvent, TurnRecord } from '../supervisor/types.js';
 import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
-import { LoopHost, type LoopRunRequest } from './loop-host.js';
+import { declaredLoopLayer, LoopHost, type LoopRunRequest } from './loop-host.js';
 import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
 import type { CreateLoopRequest, EventSubscription, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
 
@@ -122,6 +122,8 @@ export class DaemonGoalHost implements GoalHost {
   private shuttingDown = false;
   private readonly loops: LoopHost;
   private readonly watchers = new Map<string, ConfigWatcher>();
+  /** The tail of each workspace's config work (see inConfigOrder). */
+  private readonly configWork = new Map<string, Promise<void>>();
 
   constructor(options: GoalHostOptions) {
     this.options = options;
@@ -309,7 +311,7 @@ export class DaemonGoalHost implements GoalHost {
   async createLoop(request: CreateLoopRequest): Promise<LoopRecord> {
     if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
     const loop = await this.loops.create(request);
-    this.watchWorkspace(loop.workspace);
+    void this.watchWorkspace(loop.workspace);
     return loop;
   }
 
@@ -375,30 +377,44 @@ export class DaemonGoalHost implements GoalHost {
     const workspaces = new Set(goals.filter((goal) => goal.phase === QUEUED_PHASE).map((goal) => goal.workspace));
     for (const workspace of workspaces) await this.startNextQueued(workspace);
     await this.loops.start();
-    for (const workspace of await this.loops.workspaces()) {
-      const { config } = await loadConfigFile(path.join(workspace, CONFIG_FILE_NAME)).catch(() => ({ config: null }));
-      await this.loops.syncConfigLoops(workspace, config);
-      this.watchWorkspace(workspace);
-    }
+    for (const workspace of await this.loops.workspaces()) void this.watchWorkspace(workspace);
   }
 
   // Live configuration: a valid edit of goal.config.json applies from the next turn of the workspace's
   // goals and re-arms its loops; an invalid edit is reported (status, log) and the last good config stays.
-  private watchWorkspace(workspace: string): void {
-    if (this.watchers.has(workspace) || this.shuttingDown) return;
+  // Returns the first read of the file's loops (the watcher itself reports changes only).
+  private watchWorkspace(workspace: string): Promise<void> {
+    if (this.watchers.has(workspace) || this.shuttingDown) return this.configWork.get(workspace) ?? Promise.resolve();
     const file = path.join(workspace, CONFIG_FILE_NAME);
+    const report = (error: unknown): void => this.log(`${file}: could not apply: ${error instanceof Error ? error.message : String(error)}`);
     const watcher = watchConfigFile(file, {
       onValid: (config) => {
-        void this.applyConfig(workspace, config).catch((error: unknown) =>
-          this.log(`${file}: could not apply: ${error instanceof Error ? error.message : String(error)}`),
-        );
+        void this.inConfigOrder(workspace, () => this.applyConfig(workspace, config)).catch(report);
       },
       onInvalid: (error) => {
         this.log(`${file}: invalid edit ignored, the last good configuration stays in force: ${error.message}`);
-        void this.recordConfigError(workspace, error.message);
+        void this.inConfigOrder(workspace, () => this.recordConfigError(workspace, error.message)).catch(report);
       },
     });
     this.watchers.set(workspace, watcher);
+    // Read once the watcher is ready, so an edit made meanwhile is not lost: it is delivered after this.
+    return this.inConfigOrder(workspace, async () => {
+      await watcher.ready;
+      await this.readDeclaredLoops(workspace);
+    }).catch(report);
+  }
+
+  // The loops goal.config.json declares now; an invalid file leaves the loops as they were.
+  private async readDeclaredLoops(workspace: string): Promise<void> {
+    const { config } = await loadConfigFile(path.join(workspace, CONFIG_FILE_NAME));
+    await this.loops.syncConfigLoops(workspace, config);
+  }
+
+  // Config work of one workspace (the first read, then each edit) runs one at a time, in arrival order.
+  private inConfigOrder(workspace: string, work: () => Promise<void>): Promise<void> {
+    const result = (this.configWork.get(workspace) ?? Promise.resolve()).then(work);
+    this.configWork.set(workspace, result.catch(() => undefined));
+    return result;
   }
 
   private async recordConfigError(workspace: string, message: string | null): Promise<void> {
@@ -411,15 +427,22 @@ export class DaemonGoalHost implements GoalHost {
   private async applyConfig(workspace: string, config: ConfigFile | null): Promise<void> {
     await this.recordConfigError(workspace, null);
     await this.loops.syncConfigLoops(workspace, config);
-    const { goals } = await this.store.read();
+    const { goals, loops } = await this.store.read();
     for (const goal of goals.filter((candidate) => candidate.workspace === workspace && this.running.has(candidate.id))) {
       const running = this.running.get(goal.id);
       if (!running) continue;
       try {
-        const settings = await this.reresolveSettings(goal);
+        // A run of a config-declared loop keeps that loop's own layer (its checks, limits, ...).
+        const loop = loops.find((candidate) => candidate.id === goal.loopId);
+        const settings = await this.reresolveSettings(goal, loop ? declaredLoopLayer(loop, config) : undefined);
         running.supervisor.applySettings(settings, {
           checks: createCheckRunner({ workspace: settings.workspace, checks: settings.checks }),
           evaluator: createEvaluator(settings.evaluator, this.env),
+        });
+        // Stored as well: status shows the new limits, and a restarted daemon resumes the goal with them.
+        await this.store.update((state) => {
+          const record = state.goals.find((candidate) => candidate.id === goal.id);
+          if (record) record.settings = JSON.parse(JSON.stringify(settings)) as Json;
         });
         this.log(`goal ${goal.id}: configuration updated; applies from the next turn`);
       } catch (error) {
@@ -434,7 +457,7 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   // The goal's settings as its original request would resolve them now (flags still beat the file).
-  private async reresolveSettings(goal: GoalRecord): Promise<GoalSettings> {
+  private async reresolveSettings(goal: GoalRecord, loopConfig: LoopRunRequest['loopConfig']): Promise<GoalSettings> {
     const stored = parseStoredSettings(goal.settings);
     if (!stored.ok) throw new GoaldError('state-corrupt', `goal ${goal.id} has invalid stored settings (${stored.problem})`);
     const request = storedRequestSchema.safeParse(goal.request ?? {});
@@ -445,6 +468,7 @@ export class DaemonGoalHost implements GoalHost {
       workspace: goal.workspace,
       flags,
       env: { ...this.env, ...env },
+      loopConfig,
     });
     // What a goal is, and where it came from, never changes mid-run.
     return { ...settings, condition: stored.settings.condition, ancestry: stored.settings.ancestry, agent: stored.settings.agent };
@@ -514,7 +538,7 @@ export class DaemonGoalHost implements GoalHost {
         if (finished && !isLiveGoal(finished)) await this.loops.onGoalFinished(finished);
       }),
     };
-    this.watchWorkspace(goal.workspace);
+    void this.watchWorkspace(goal.workspace);
     this.running.set(goal.id, entry);
   }
 

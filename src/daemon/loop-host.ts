@@ -55,6 +55,17 @@ function configLoopId(workspace: string, loop: ConfigLoop, index: number): strin
   return `c${digest.slice(0, 11)}`;
 }
 
+/**
+ * The settings layer a config-declared loop adds to each of its runs (its own checks, agent, evaluator,
+ * limits), as `config` declares it now; undefined for a CLI loop or a declaration that is gone.
+ */
+export function declaredLoopLayer(loop: LoopRecord, config: ConfigFile | null): LoopRunRequest['loopConfig'] {
+  const options = loopOptionsOf(loop);
+  const declared = options?.kind === 'config' ? config?.loops?.[options.index] : undefined;
+  if (options?.kind !== 'config' || !declared) return undefined;
+  return { config: loopLayer(declared), source: `${path.join(loop.workspace, CONFIG_FILE_NAME)} (loops[${options.index}])` };
+}
+
 function loopLayer(loop: ConfigLoop): ConfigFile {
   const layer: ConfigFile = {};
   if (loop.checks) layer.checks = loop.checks;
@@ -93,6 +104,11 @@ export class LoopHost {
   async start(): Promise<void> {
     const { loops } = await this.store.read();
     for (const loop of loops.filter((candidate) => !candidate.stopped)) this.armSafely(loop);
+    // A run that was waiting when the last daemon stopped is retried now (it waits again if the workspace is
+    // still busy), not only at the loop's next slot, which may be a day away.
+    for (const waiting of this.scheduler.waitingLoops()) {
+      this.scheduler.fireNow(waiting.id).catch((error: unknown) => this.log(`loop ${waiting.id}: ${error instanceof Error ? error.message : String(error)}`));
+    }
   }
 
   async stop(): Promise<void> {
@@ -149,7 +165,8 @@ export class LoopHost {
         'remove it from that file; the daemon picks the change up',
       );
     }
-    this.scheduler.disarm(loop.id);
+    // A run being started as the user stops the loop finishes starting first: nothing starts after this returns.
+    await this.scheduler.disarm(loop.id);
     return this.markStopped(loop.id);
   }
 
@@ -174,7 +191,7 @@ export class LoopHost {
     }
   }
 
-  /** Re-reads a workspace's config-declared loops: adds new ones, stops removed ones, re-arms the rest. */
+  /** Re-reads a workspace's config-declared loops: adds new ones, stops removed ones, re-arms changed ones. */
   async syncConfigLoops(workspace: string, config: ConfigFile | null): Promise<void> {
     const declared = (config?.loops ?? []).map((loop, index) => ({ loop, index, id: configLoopId(workspace, loop, index) }));
     const valid = declared.filter(({ loop }) => {
@@ -200,6 +217,14 @@ export class LoopHost {
         const existing = state.loops.find((candidate) => candidate.id === id);
         const condition = loop.goal ?? config?.goal ?? null;
         if (existing) {
+          const unchanged =
+            !existing.stopped && existing.condition === condition && existing.catchUp === (loop.catchUp ?? 'once') &&
+            (existing.name ?? null) === (loop.name ?? null) && this.scheduler.get(id) !== undefined;
+          if (unchanged) {
+            existing.options = { kind: 'config', index };
+            existing.configError = null;
+            continue;
+          }
           existing.stopped = false;
           existing.condition = condition;
           existing.catchUp = loop.catchUp ?? 'once';
@@ -235,8 +260,10 @@ export class LoopHost {
       return touched.map((loop) => ({ ...loop }));
     });
     for (const loop of changed) {
-      if (loop.stopped) this.scheduler.disarm(loop.id);
-      else this.armSafely(loop);
+      if (loop.stopped) await this.scheduler.disarm(loop.id);
+      // Re-armed with the scheduler's own fields: the stored copy may lag, and a stale past nextRunAt would
+      // count as downtime and fire a catch-up run.
+      else this.armSafely({ ...loop, ...this.schedulerView(loop.id) });
     }
   }
 
@@ -300,11 +327,11 @@ export class LoopHost {
     }
     const configPath = path.join(loop.workspace, CONFIG_FILE_NAME);
     const { config } = await loadConfigFile(configPath);
-    const declared = options?.kind === 'config' ? config?.loops?.[options.index] : undefined;
-    if (!declared) throw new GoaldError('config', `${configPath} no longer declares loop ${loop.id}`);
+    const loopConfig = declaredLoopLayer(loop, config);
+    if (!loopConfig) throw new GoaldError('config', `${configPath} no longer declares loop ${loop.id}`);
     const request: StartGoalRequest = { dir: loop.workspace, flags: {}, env: {}, queue: false };
     if (loop.condition !== null) request.condition = loop.condition;
-    return { request, loopConfig: { config: loopLayer(declared), source: `${configPath} (loops[${options?.kind === 'config' ? options.index : 0}])` } };
+    return { request, loopConfig };
   }
 
   private async runOnce(loop: LoopRecord): Promise<DueOutcome> {

@@ -52,8 +52,11 @@ export interface LoopSchedulerOptions {
 export interface LoopScheduler {
   /** Arms (or re-arms) a loop; returns the record as armed (nextRunAt filled in). */
   arm(loop: LoopRecord): LoopRecord;
-  /** Cancels a loop's timer; the outcome of a run it is starting is no longer reported. */
-  disarm(loopId: string): void;
+  /**
+   * Cancels a loop's timer; the outcome of a run it is starting is no longer reported. Resolves once that
+   * run (if any) has started or given up, so a caller that awaits it knows no run of this arming follows.
+   */
+  disarm(loopId: string): Promise<void>;
   /** Runs the loop now, off its cadence (nextRunAt is kept); the way to release a waiting run. */
   fireNow(loopId: string): Promise<DueOutcome>;
   /** The armed record, as the scheduler sees it. */
@@ -243,6 +246,8 @@ export function createLoopScheduler(options: LoopSchedulerOptions): LoopSchedule
     disarm(loopId) {
       cancelTimer(loopId);
       armed.delete(loopId);
+      const inFlight = starting.get(loopId);
+      return inFlight === undefined ? Promise.resolve() : inFlight.then(() => undefined, () => undefined);
     },
     fireNow(loopId) {
       if (stopped) return Promise.reject(new GoaldError('internal', 'the loop scheduler is stopped'));
