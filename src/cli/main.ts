@@ -150,6 +150,15 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
       exit.code = await runLoopStop(ref, io);
     });
   loop
+    .command('sync')
+    .description("read the loops declared in this workspace's goal.config.json now (the daemon then watches it)")
+    .option('-C, --dir <dir>', 'the workspace (default: the current directory)')
+    .option('--json', 'print JSON')
+    .action(async (options: { dir?: string; json?: boolean }) => {
+      const { runLoopSync } = await import('./commands/loop.js');
+      exit.code = await runLoopSync(options, io);
+    });
+  loop
     .command('run')
     .description('fire a loop now')
     .argument('<loop>', 'loop id or unique prefix')

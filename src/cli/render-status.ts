@@ -40,6 +40,7 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
   if (checks > 0) lines.push(`checks ${goal.summary.checksPassing}/${checks} passing`);
   if (goal.summary.lastVerdictReason) lines.push(`last verdict: ${clip(goal.summary.lastVerdictReason, 90)}`);
   if (goal.reasonMessage && goal.status === 'failed') lines.push(`why: ${clip(goal.reasonMessage, 90)}`);
+  if (goal.configError) lines.push(`config error (last good config in force): ${clip(goal.configError, 90)}`);
   if (goal.summary.remaining.length > 0) lines.push(`remaining: ${clip(goal.summary.remaining.join('; '), 90)}`);
   if (goal.summary.files.length > 0) {
     const files = goal.summary.files.slice(0, 5).map((file) => (file.added === null ? file.path : `${file.path} (+${file.added} -${file.deleted ?? 0})`));

@@ -66,6 +66,8 @@ export interface DaemonClient {
   deleteLoop(id: string): Promise<LoopRecord>;
   /** Fires a loop now. */
   runLoop(id: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }>;
+  /** Has the daemon read the loops declared in the goal.config.json of `dir`'s workspace. */
+  syncLoops(dir: string): Promise<LoopRecord[]>;
   /** Asks the daemon to shut down; resolves once it has accepted (it stops right after). */
   stopDaemon(): Promise<void>;
 }
@@ -127,6 +129,7 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     listLoops: async () => (await call('GET', '/v1/loops', isLoopsReply)).loops,
     createLoop: async (loopRequest) => (await call('POST', '/v1/loops', isLoopReply, loopRequest)).loop,
     deleteLoop: async (id) => (await call('DELETE', `/v1/loops/${encodeURIComponent(id)}`, isLoopReply)).loop,
+    syncLoops: async (dir) => (await call('POST', '/v1/loops/sync', isLoopsReply, { dir })).loops,
     runLoop: (id) =>
       call(
         'POST',

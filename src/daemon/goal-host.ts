@@ -323,6 +323,15 @@ export class DaemonGoalHost implements GoalHost {
     return this.loops.fire(ref);
   }
 
+  async syncLoops(dir: string): Promise<LoopRecord[]> {
+    if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
+    const { root } = await resolveWorkspace(dir);
+    void this.watchWorkspace(root);
+    // Read again in config order, so an invalid file reaches the caller (nothing changes then).
+    await this.inConfigOrder(root, () => this.readDeclaredLoops(root));
+    return (await this.loops.list()).filter((loop) => loop.workspace === root && loop.source === 'config' && !loop.stopped);
+  }
+
   async shutdown(): Promise<void> {
     this.options.requestShutdown();
   }

@@ -63,6 +63,8 @@ const createLoopSchema = z.strictObject({
   catchUp: z.enum(['once', 'skip']).optional(),
 });
 
+const syncLoopsSchema = z.strictObject({ dir: startGoalShape.dir });
+
 const pauseSchema = z.strictObject({ now: z.boolean().default(false) });
 
 const emptySchema = z.strictObject({});
@@ -126,6 +128,11 @@ export function parseStartGoalRequest(body: unknown): StartGoalRequest {
 export function parseCreateLoopRequest(body: unknown): CreateLoopRequest {
   refuseForeignEnv(body);
   return parseWith(createLoopSchema, body, 'loop request');
+}
+
+/** Validates a POST /v1/loops/sync body: `{ dir }`, an absolute path. */
+export function parseSyncLoopsRequest(body: unknown): { dir: string } {
+  return parseWith(syncLoopsSchema, body, 'loop sync request');
 }
 
 /** Validates an optional POST /v1/goals/:id/pause body: `{ now?: boolean }`. */

@@ -9,6 +9,7 @@ import {
   parseListGoalsQuery,
   parsePauseRequest,
   parseStartGoalRequest,
+  parseSyncLoopsRequest,
 } from './request-schemas.js';
 import type { RoutePattern } from './router.js';
 import type { EventSubscription, GoalHost } from './types.js';
@@ -112,6 +113,11 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     pattern: '/v1/loops',
     handler: async ({ host, body }) => replyJson({ loop: await host.createLoop(parseCreateLoopRequest(body)) }, 201),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/loops/sync',
+    handler: async ({ host, body }) => replyJson({ loops: await host.syncLoops(parseSyncLoopsRequest(body).dir) }),
   },
   {
     method: 'DELETE',

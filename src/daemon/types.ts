@@ -57,6 +57,11 @@ export interface GoalHost {
   deleteLoop(idOrPrefix: string): Promise<LoopRecord>;
   /** Fires a loop now, off its cadence (POST /v1/loops/:id/run). */
   runLoop(idOrPrefix: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }>;
+  /**
+   * Reads the loops the goal.config.json of the workspace containing `dir` declares, arms them and watches
+   * the file from then on (POST /v1/loops/sync); resolves with that workspace's config-declared loops.
+   */
+  syncLoops(dir: string): Promise<LoopRecord[]>;
   /** Daemon facts for /v1/ping. */
   info(): { pid: number; version: string; startedAt: string; home: string; goalsRunning: number };
   /** Asks the daemon to shut down cleanly (POST /v1/daemon/stop). */

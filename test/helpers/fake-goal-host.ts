@@ -26,6 +26,7 @@ export class FakeGoalHost implements GoalHost {
   /** Every validated request the host received, in order (what crossed the socket). */
   readonly startRequests: StartGoalRequest[] = [];
   readonly loopRequests: CreateLoopRequest[] = [];
+  readonly syncRequests: string[] = [];
   shutdownCalls = 0;
 
   private readonly listeners = new Map<string, Set<(event: ProgressEvent) => void>>();
@@ -232,6 +233,12 @@ export class FakeGoalHost implements GoalHost {
     const loop = this.loops.get(id);
     if (loop === undefined) throw new GoaldError('not-found', `no loop ${id}`);
     return { loop: { ...loop }, outcome: 'started' };
+  }
+
+  async syncLoops(dir: string): Promise<LoopRecord[]> {
+    await this.enter('syncLoops');
+    this.syncRequests.push(dir);
+    return [...this.loops.values()].filter((loop) => loop.source === 'config' && loop.workspace === dir);
   }
 
   async shutdown(): Promise<void> {

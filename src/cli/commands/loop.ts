@@ -1,7 +1,8 @@
-// `goald loop <every> [condition]`, `loop list`, `loop stop <loop>`, `loop run <loop>`.
+// `goald loop <every> [condition]`, `loop list`, `loop stop <loop>`, `loop run <loop>`, `loop sync`.
 
 import path from 'node:path';
 import type { LoopRecord } from '../../../state/types.js';
+import { CONFIG_FILE_NAME } from '../../config/load-config.js';
 import { connectIfRunning, ensureDaemon } from '../../daemon/auto-start.js';
 import { parseSchedule } from '../../daemon/schedule.js';
 import { EXIT, GoaldError } from '../../errors.js';
@@ -80,9 +81,32 @@ export async function runLoopList(options: { json?: boolean; all?: boolean }, io
 /** `goald loop stop <loop>`. */
 export async function runLoopStop(ref: string, io: CliIO): Promise<number> {
   const client = await connectIfRunning(io.env);
-  if (!client) throw new GoaldError('daemon-unreachable', 'the goald daemon is not running', 'start it with `goald daemon`');
+  if (!client) {
+    // Starting a daemon only to stop a loop would first fire its missed runs; an unknown id is still a usage error.
+    const { openStore, resolveGoaldHome } = await import('../../../state/index.js');
+    const { loops } = await (await openStore(resolveGoaldHome(io.env))).read();
+    if (!loops.some((loop) => loop.id.startsWith(ref))) {
+      throw new GoaldError('not-found', `no loop matches "${ref}"`, 'list loops with: goald loop list');
+    }
+    throw new GoaldError('daemon-unreachable', 'the goald daemon is not running', 'start it with `goald daemon`, then stop the loop');
+  }
   const loop = await client.deleteLoop(ref);
   io.out(`loop ${loop.id} stopped (its history stays: goald history --loop ${loop.id})`);
+  return EXIT.ok;
+}
+
+/** `goald loop sync [-C dir] [--json]`: the daemon reads the workspace's declared loops now. */
+export async function runLoopSync(options: { dir?: string; json?: boolean }, io: CliIO): Promise<number> {
+  const dir = path.resolve(io.cwd, options.dir ?? '.');
+  const workspace = await resolveWorkspace(dir); // a bad directory is reported before any daemon starts
+  const client = await ensureDaemon(io.env);
+  const loops = await client.syncLoops(dir);
+  if (options.json) {
+    io.out(JSON.stringify({ workspace: workspace.root, loops }));
+    return EXIT.ok;
+  }
+  if (loops.length === 0) io.out(`no loops declared in ${path.join(workspace.root, CONFIG_FILE_NAME)}`);
+  for (const loop of loops) io.out(`loop ${loop.id} every ${loop.every} in ${loop.workspace}; next run ${describeNext(loop)}`);
   return EXIT.ok;
 }
 
