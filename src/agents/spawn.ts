@@ -51,8 +51,10 @@ export interface SpawnAgentOptions {
   onSpawn?(pid: number): void;
   /** Each decoded chunk of output as it arrives, for live counting. */
   onOutput?(text: string, stream: OutputStream): void;
-  /** Each complete line, per stream; lines longer than MAX_LINE_CHARS arrive cut. */
+  /** Each complete line, per stream; lines longer than `maxLineChars` arrive cut. */
   onLine?(line: string, stream: OutputStream): void;
+  /** The longest line onLine receives whole (default MAX_LINE_CHARS); JSON event streams need more. */
+  maxLineChars?: number;
 }
 
 export interface ProcessResult {
@@ -237,7 +239,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   for (const { readable, stream } of readables) {
     if (readable === null) continue;
     const onLine = options.onLine;
-    const splitter = onLine === undefined ? null : createLineSplitter((line) => onLine(line, stream));
+    const splitter = onLine === undefined ? null : createLineSplitter((line) => onLine(line, stream), options.maxLineChars);
     const decoder = new StringDecoder('utf8');
     decoders.push({ decoder, stream, splitter });
     readable.on('data', (chunk: Buffer) => {

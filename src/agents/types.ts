@@ -15,6 +15,12 @@ export interface Usage {
   outputTokens: number;
   /** Usually input + output; adapters may add cached/reasoning tokens the CLI reports. */
   totalTokens: number;
+  /**
+   * Input tokens served from the provider's prompt cache, when the CLI reports them (Claude Code's cache
+   * reads, Codex's cached input). Not part of inputTokens nor totalTokens: every model request re-reads the
+   * whole conversation from the cache, so counting them would trip the token limits on ordinary turns.
+   */
+  cachedInputTokens?: number;
   /** USD reported by the agent (or priced); null when unknown. */
   costUsd: number | null;
   /** True when tokens were estimated (chars / 4) rather than reported. */
