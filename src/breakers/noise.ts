@@ -1,40 +1,8 @@
 // Noise paths: files whose changes alone are not progress (lockfiles, logs, caches). A turn that only
 // touches them counts toward stagnation.
 
-/**
- * Defaults for `noisePaths`. Lockfiles move when an agent merely runs an install; logs, caches and OS
- * litter move on their own. Patterns without a leading `/` match at any depth.
- */
-export const DEFAULT_NOISE_PATHS: readonly string[] = [
-  // Lockfiles, by ecosystem.
-  'package-lock.json',
-  'npm-shrinkwrap.json',
-  'yarn.lock',
-  'pnpm-lock.yaml',
-  'bun.lock',
-  'bun.lockb',
-  'Cargo.lock',
-  'poetry.lock',
-  'Pipfile.lock',
-  'uv.lock',
-  'pdm.lock',
-  'Gemfile.lock',
-  'composer.lock',
-  'go.sum',
-  'mix.lock',
-  'pubspec.lock',
-  'Podfile.lock',
-  'packages.lock.json',
-  // Logs, caches and OS litter.
-  '*.log',
-  '.DS_Store',
-  'Thumbs.db',
-  '*.pyc',
-  '__pycache__/**',
-  '.pytest_cache/**',
-  'node_modules/**',
-  '*.tsbuildinfo',
-];
+// The defaults live with the other configuration defaults; re-exported for the breakers' callers.
+export { DEFAULT_NOISE_PATHS } from '../config/defaults.js';
 
 const compiled = new Map<string, RegExp>();
 

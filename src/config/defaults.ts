@@ -56,7 +56,7 @@ export const DEFAULT_RECITATION_EVERY_TOOL_CALLS = 10;
  * Paths whose changes alone are not meaningful progress (stagnation breaker): lockfiles move when an agent
  * merely runs an install; logs, caches and OS litter move on their own. Glob-ish (see breakers/noise.ts):
  * `*` stays inside a path segment, `**` crosses segments, a leading `/` anchors at the repository root,
- * any other pattern matches at any depth. Kept identical to breakers' DEFAULT_NOISE_PATHS.
+ * any other pattern matches at any depth.
  */
 export const DEFAULT_NOISE_PATHS: readonly string[] = Object.freeze([
   // Lockfiles, by ecosystem.

@@ -92,6 +92,22 @@ function evaluationTokens(result: EvaluationResult): number {
   return result.kind === 'skipped' ? 0 : result.usage.inputTokens + result.usage.outputTokens;
 }
 
+/** The agent part of a turn record. */
+function agentRecordOf(
+  result: TurnResult,
+  override: { outcome?: 'interrupted'; error?: string } = {},
+): NonNullable<TurnRecord['agent']> {
+  return {
+    outcome: override.outcome ?? result.outcome,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    durationMs: result.durationMs,
+    usage: result.usage,
+    finalMessage: result.finalMessage,
+    error: override.error ?? result.error ?? null,
+  };
+}
+
 function asJson(value: unknown): Json {
   return JSON.parse(JSON.stringify(value)) as Json;
 }
@@ -544,15 +560,7 @@ export class GoalSupervisor {
       turn,
       startedAt: new Date(startedAt).toISOString(),
       finishedAt: new Date(this.deps.clock.now()).toISOString(),
-      agent: {
-        outcome: result.outcome,
-        exitCode: result.exitCode,
-        signal: result.signal,
-        durationMs: result.durationMs,
-        usage: result.usage,
-        finalMessage: result.finalMessage,
-        error: result.error ?? null,
-      },
+      agent: agentRecordOf(result),
       tree,
       files: delta.files,
       patchId: delta.patchId,
@@ -620,36 +628,15 @@ export class GoalSupervisor {
     // Counted by no breaker but the budgets: the tokens were spent all the same.
     this.breakers = { ...breakers, tokens: breakers.tokens + tokens, costUsd: breakers.costUsd + (result.usage.costUsd ?? 0) };
     this.updateSummary(this.lastChecks ?? [], [], tokens, turn, result.usage.costUsd ?? 0);
-    const record: TurnRecord = {
-      goalId: this.id,
+    await this.recordUnevaluatedTurn({
       turn,
-      startedAt: new Date(startedAt).toISOString(),
-      finishedAt: new Date(this.deps.clock.now()).toISOString(),
-      agent: {
-        outcome: result.outcome,
-        exitCode: result.exitCode,
-        signal: result.signal,
-        durationMs: result.durationMs,
-        usage: result.usage,
-        finalMessage: result.finalMessage,
-        error: result.usageLimit?.message ?? result.error ?? 'usage limit',
-      },
-      tree: this.currentTree ?? '',
-      files: [],
-      patchId: null,
-      checks: [],
-      evaluation: { kind: 'skipped', reason: `usage-limited until ${new Date(resumeAt).toISOString()}` },
+      startedAt,
+      agent: agentRecordOf(result, { error: result.usageLimit?.message ?? result.error ?? 'usage limit' }),
+      reason: `usage-limited until ${new Date(resumeAt).toISOString()}`,
       tokens,
-      achieved: false,
-      breakers: this.breakers,
-      trip: null,
-      status: this.status,
       promptFile,
       transcriptFile,
-      drift: null,
-    };
-    await appendTurnRecord(this.deps.store.goalDir(this.id), record);
-    await this.persist();
+    });
     this.onPaused();
   }
 
@@ -730,32 +717,48 @@ export class GoalSupervisor {
     const detached = !this.isDone();
     // Let go mid-turn (shutdown): the next daemon starts a fresh turn instead of replaying this one.
     if (detached) this.actor.send({ type: 'daemon.recovered', at: this.deps.clock.now() });
+    await this.recordUnevaluatedTurn({
+      turn,
+      startedAt,
+      agent: detached
+        ? agentRecordOf(result, { outcome: 'interrupted', error: 'interrupted: the daemon shut down during the turn' })
+        : agentRecordOf(result),
+      reason: detached ? 'interrupted' : 'goal ended during the turn',
+      tokens,
+      promptFile,
+      transcriptFile,
+    });
+  }
+
+  // A turn that ended before checks and verdict (stopped, detached, usage-limited): recorded all the same.
+  private async recordUnevaluatedTurn(turn: {
+    turn: number;
+    startedAt: number;
+    agent: NonNullable<TurnRecord['agent']>;
+    reason: string;
+    tokens: number;
+    promptFile: string;
+    transcriptFile: string;
+  }): Promise<void> {
     const record: TurnRecord = {
       goalId: this.id,
-      turn,
-      startedAt: new Date(startedAt).toISOString(),
+      turn: turn.turn,
+      startedAt: new Date(turn.startedAt).toISOString(),
       finishedAt: new Date(this.deps.clock.now()).toISOString(),
-      agent: {
-        outcome: detached ? 'interrupted' : result.outcome,
-        exitCode: result.exitCode,
-        signal: result.signal,
-        durationMs: result.durationMs,
-        usage: result.usage,
-        finalMessage: result.finalMessage,
-        error: detached ? 'interrupted: the daemon shut down during the turn' : (result.error ?? null),
-      },
+      agent: turn.agent,
       tree: this.currentTree ?? '',
       files: [],
       patchId: null,
       checks: [],
-      evaluation: { kind: 'skipped', reason: detached ? 'interrupted' : 'goal ended during the turn' },
-      tokens,
+      evaluation: { kind: 'skipped', reason: turn.reason },
+      tokens: turn.tokens,
       achieved: false,
-      breakers,
+      breakers: this.breakers ?? initialBreakerState(this.currentTree ?? ''),
       trip: null,
       status: this.status,
-      promptFile,
-      transcriptFile,
+      promptFile: turn.promptFile,
+      transcriptFile: turn.transcriptFile,
+      drift: null,
     };
     await appendTurnRecord(this.deps.store.goalDir(this.id), record);
     await this.persist();
