@@ -16,9 +16,8 @@ import type { ConfigFile } from '../config/schema.js';
 import { parseStoredSettings } from '../config/settings-schema.js';
 import type { GoalSettings } from '../config/types.js';
 import { GoaldError } from '../errors.js';
-import { createEvaluator } from '../evaluator/create-evaluator.js';
 import { createEventLogObserver, readEventLog } from '../supervisor/event-log.js';
-import { buildSupervisor, newGoalRecord, prepareGoal, type PreparedGoal } from '../supervisor/launch.js';
+import { buildSupervisor, createGoalEvaluator, newGoalRecord, prepareGoal, type PreparedGoal } from '../supervisor/launch.js';
 import type { GoalSupervisor, RestoredGoal } from '../supervisor/supervisor.js';
 import type { ProgressEvent, TurnRecord } from '../supervisor/types.js';
 import { createCheckRunner } from '../workspace/checks.js';
@@ -446,7 +445,7 @@ export class DaemonGoalHost implements GoalHost {
         const settings = await this.reresolveSettings(goal, loop ? declaredLoopLayer(loop, config) : undefined);
         running.supervisor.applySettings(settings, {
           checks: createCheckRunner({ workspace: settings.workspace, checks: settings.checks }),
-          evaluator: createEvaluator(settings.evaluator, this.env),
+          evaluator: await createGoalEvaluator(settings.evaluator, this.env),
         });
         // Stored as well: status shows the new limits, and a restarted daemon resumes the goal with them.
         await this.store.update((state) => {
@@ -594,7 +593,7 @@ export class DaemonGoalHost implements GoalHost {
       settings,
       workspace,
       agent: createAgent(settings.agent, this.env),
-      evaluator: createEvaluator(settings.evaluator, this.env),
+      evaluator: await createGoalEvaluator(settings.evaluator, this.env),
       warnings: [],
     };
   }

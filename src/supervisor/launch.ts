@@ -10,8 +10,7 @@ import { GoaldError } from '../errors.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import { resolveGoalSettings, type ResolveSettingsInput, type StartFlags } from '../config/resolve-settings.js';
-import type { GoalSettings } from '../config/types.js';
-import { assertDifferentModels, createEvaluator } from '../evaluator/create-evaluator.js';
+import type { EvaluatorSpec, GoalSettings } from '../config/types.js';
 import type { Evaluator } from '../evaluator/types.js';
 import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/find-workspace.js';
@@ -52,6 +51,7 @@ export async function prepareGoal(request: {
     }
   }
   const agent = createAgent(settings.agent, request.env);
+  const { assertDifferentModels, createEvaluator } = await import('../evaluator/create-evaluator.js');
   const evaluator = createEvaluator(settings.evaluator, request.env);
   assertDifferentModels(agent.model ?? settings.agent.model, evaluator.model, settings.allowSameModel);
   return { settings, workspace, agent, evaluator, warnings };
@@ -98,6 +98,15 @@ export function newGoalRecord(
     owner,
     runningAgent: null,
   };
+}
+
+/**
+ * Creates a goal's evaluator. The module (and the OpenAI and Anthropic SDKs behind it, ~20 MB resident)
+ * loads on first use, so an idle daemon never holds it (bench/daemon.bench.ts measures the daemon's RSS).
+ */
+export async function createGoalEvaluator(spec: EvaluatorSpec, env: NodeJS.ProcessEnv): Promise<Evaluator> {
+  const { createEvaluator } = await import('../evaluator/create-evaluator.js');
+  return createEvaluator(spec, env);
 }
 
 /** Wires the real collaborators of one goal. */

@@ -3,11 +3,10 @@
 
 import { resolveGoaldHome } from '../../../state/paths.js';
 import type { GoalRecord } from '../../../state/types.js';
-import { connectIfRunning } from '../../daemon/auto-start.js';
-import type { DaemonClient } from '../../daemon/client.js';
+import { connectIfRunning, daemonSocketPath } from '../../daemon/auto-start.js';
+import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
 import { isLiveGoal } from '../../daemon/resolve-goal.js';
-import { EXIT, GoaldError } from '../../errors.js';
-import { lookupGoal } from '../goal-lookup.js';
+import { EXIT, GoaldError, isGoaldError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import { renderGoalBox, renderGoalLine } from '../render-status.js';
 
@@ -17,6 +16,28 @@ async function readGoalsWithoutDaemon(env: NodeJS.ProcessEnv): Promise<GoalRecor
   const { openStore } = await import('../../../state/store.js');
   const store = await openStore(resolveGoaldHome(env));
   return (await store.read()).goals;
+}
+
+// A daemon that does not answer `goald status` within this long counts as not running (as for the ping
+// auto-start uses), so status still shows the stored state.
+const STATUS_TIMEOUT_MS = 5_000;
+
+// Goals from the daemon in one round trip (no ping first), or from the store when none answers.
+async function listGoalsForStatus(env: NodeJS.ProcessEnv): Promise<{ goals: GoalRecord[]; daemon: boolean }> {
+  try {
+    const client = createDaemonClient(daemonSocketPath(env), { timeoutMs: STATUS_TIMEOUT_MS });
+    return { goals: await client.listGoals(), daemon: true };
+  } catch (error) {
+    if (!isGoaldError(error) || error.code !== 'daemon-unreachable') throw error;
+    return { goals: await readGoalsWithoutDaemon(env), daemon: false };
+  }
+}
+
+// The goal a command names, or the workspace's one live goal; loaded on use (it may ask git for the
+// workspace), so a plain `goald status` does not pay for it.
+async function lookupGoal(goals: readonly GoalRecord[], ref: string | undefined, cwd: string): Promise<GoalRecord> {
+  const { lookupGoal: lookup } = await import('../goal-lookup.js');
+  return lookup(goals, ref, cwd);
 }
 
 async function requireDaemon(io: CliIO): Promise<DaemonClient> {
@@ -29,16 +50,15 @@ async function requireDaemon(io: CliIO): Promise<DaemonClient> {
 
 /** `goald status [goal] [--json]`. */
 export async function runStatus(ref: string | undefined, options: { json?: boolean }, io: CliIO): Promise<number> {
-  const client = await connectIfRunning(io.env);
-  const goals = client ? await client.listGoals() : await readGoalsWithoutDaemon(io.env);
+  const { goals, daemon } = await listGoalsForStatus(io.env);
   let shown: GoalRecord[];
   if (ref !== undefined) shown = [await lookupGoal(goals, ref, io.cwd)];
   else shown = goals.filter(isLiveGoal);
   if (options.json) {
-    io.out(JSON.stringify({ daemon: client !== null, goals: shown }));
+    io.out(JSON.stringify({ daemon, goals: shown }));
     return EXIT.ok;
   }
-  if (!client) io.err('goald: the daemon is not running; showing stored state');
+  if (!daemon) io.err('goald: the daemon is not running; showing stored state');
   if (shown.length === 0) {
     io.out('no active goals (goald history lists finished ones)');
   } else if (shown.length === 1 && shown[0]) {

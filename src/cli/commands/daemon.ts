@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveGoaldHome } from '../../../state/paths.js';
-import { connectIfRunning, daemonSocketPath, ensureDaemon } from '../../daemon/auto-start.js';
+import { connectIfRunning, DAEMON_NODE_FLAGS, daemonSocketPath, ensureDaemon } from '../../daemon/auto-start.js';
 import { EXIT } from '../../errors.js';
 import type { CliIO } from '../io.js';
 
@@ -53,7 +53,7 @@ function systemdUnit(env: NodeJS.ProcessEnv): string {
     'Description=goald goal-loop supervisor',
     '',
     '[Service]',
-    `ExecStart=${process.execPath} ${GOALD_BIN} daemon --foreground`,
+    `ExecStart=${process.execPath} ${DAEMON_NODE_FLAGS.join(' ')} ${GOALD_BIN} daemon --foreground`,
     `Environment=GOALD_HOME=${resolveGoaldHome(env)}`,
     '# API keys: put them in an EnvironmentFile readable only by you, e.g.',
     '# EnvironmentFile=%h/.config/goald/env',
@@ -75,7 +75,7 @@ function launchdPlist(env: NodeJS.ProcessEnv): string {
 <dict>
   <key>Label</key><string>dev.goald.daemon</string>
   <key>ProgramArguments</key>
-  <array><string>${process.execPath}</string><string>${GOALD_BIN}</string><string>daemon</string><string>--foreground</string></array>
+  <array><string>${process.execPath}</string>${DAEMON_NODE_FLAGS.map((flag) => `<string>${flag}</string>`).join('')}<string>${GOALD_BIN}</string><string>daemon</string><string>--foreground</string></array>
   <key>EnvironmentVariables</key><dict><key>GOALD_HOME</key><string>${home}</string></dict>
   <key>RunAtLoad</key><true/>
   <key>KeepAlive</key><dict><key>SuccessfulExit</key><false/></dict>
