@@ -4,6 +4,8 @@
 import type { AdapterName, AgentSpec } from '../config/types.js';
 import { GoaldError } from '../errors.js';
 import { createAiderAgent } from './aider-agent.js';
+import { createClaudeCodeAgent, findGoaldHookCommand } from './claude-code-agent.js';
+import { createCodexAgent } from './codex-agent.js';
 import { createCommandAgent } from './command-agent.js';
 import { createGeminiAgent } from './gemini-agent.js';
 import type { AgentAdapter } from './types.js';
@@ -13,6 +15,23 @@ export type CreateAgent = (spec: AgentSpec, env: NodeJS.ProcessEnv) => AgentAdap
 
 export const agentFactories = {
   command: (spec, env) => createCommandAgent({ command: spec.command, env }),
+  'claude-code': (spec, env) =>
+    createClaudeCodeAgent({
+      executable: spec.command === '' ? 'claude' : spec.command,
+      args: spec.args,
+      model: spec.model,
+      session: spec.session,
+      env,
+      hookCommand: findGoaldHookCommand(),
+    }),
+  codex: (spec, env) =>
+    createCodexAgent({
+      executable: spec.command === '' ? 'codex' : spec.command,
+      args: spec.args,
+      model: spec.model,
+      session: spec.session,
+      env,
+    }),
   gemini: (spec, env) =>
     createGeminiAgent({
       executable: spec.command === '' ? 'gemini' : spec.command,

@@ -29,19 +29,23 @@ describe('createAgent', () => {
     expect(() => createAgent({ ...spec(adapter, adapter), session: 'resume' }, {})).toThrow(GoaldError);
   });
 
-  test.each(['claude-code', 'codex'] as const)('%s is a config error until it is built', (adapter) => {
-    let error: unknown;
-    try {
-      createAgent(spec(adapter), {});
-    } catch (thrown) {
-      error = thrown;
+  test.each([
+    ['claude-code', 'claude'],
+    ['codex', 'codex'],
+  ] as const)('creates the %s adapter with its model, for fresh and resumed sessions', (adapter, executable) => {
+    for (const session of ['fresh', 'resume'] as const) {
+      const agent = createAgent({ ...spec(adapter, executable), session, model: 'some-model' }, {});
+      expect(agent.name).toBe(adapter);
+      expect(agent.model).toBe('some-model');
+      expect(typeof agent.suspend).toBe('function');
     }
-    expect(error).toBeInstanceOf(GoaldError);
-    expect(error).toMatchObject({
-      code: 'config',
-      message: `adapter "${adapter}" is not available yet`,
-      hint: 'use --agent "<shell command>"',
-    });
+  });
+
+  test.each([
+    ['claude-code', '--continue'],
+    ['codex', '--last'],
+  ] as const)('%s refuses %s in agent.args (sessions are resumed by id only)', (adapter, flag) => {
+    expect(() => createAgent({ ...spec(adapter, ''), args: [flag] }, {})).toThrow(GoaldError);
   });
 
   test('an empty command is a config error', () => {
@@ -49,7 +53,7 @@ describe('createAgent', () => {
   });
 
   test('adapter names come from the registry', () => {
-    expect(Object.keys(agentFactories)).toEqual(expect.arrayContaining(['command', 'gemini', 'aider']));
+    expect(Object.keys(agentFactories)).toEqual(expect.arrayContaining(['command', 'claude-code', 'codex', 'gemini', 'aider']));
     expect(isAgentName('command')).toBe(true);
     expect(isAgentName('toString')).toBe(false);
   });
