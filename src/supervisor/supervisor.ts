@@ -38,7 +38,7 @@ import {
   type DriftState,
 } from '../prompt/drift.js';
 import { checksSignature } from '../workspace/checks.js';
-import type { CheckResult, CheckRunner, FileChange, Snapshotter } from '../workspace/types.js';
+import type { CheckResult, CheckRunner, FileChange, Snapshotter, TurnDelta } from '../workspace/types.js';
 import { Wakeup } from './wakeup.js';
 import type { CheckBrief, EvaluationRecord, ProgressEvent, SupervisorObserver, TurnRecord } from './types.js';
 
@@ -139,6 +139,10 @@ export class GoalSupervisor {
   private pausedAt: number | null = null;
   private agentSuspended = false;
   private lastBoundaryActiveMs = 0;
+  /** The agent of the turn in flight, as every write of the goal records it (for crash recovery). */
+  private runningAgent: GoalRecord['runningAgent'] = null;
+  /** The write that recorded the agent's spawn; the turn waits for it before going on. */
+  private spawnRecorded: Promise<void> = Promise.resolve();
   /** Drift between turns, from the adapters' parsed tool calls (the in-turn hook keeps its own). */
   private driftState: DriftState = INITIAL_DRIFT_STATE;
   private recentToolCalls: ToolCall[] = [];
@@ -446,7 +450,8 @@ export class GoalSupervisor {
       turn,
       deadline: timeoutMs === 0 ? null : startedAt + timeoutMs,
     });
-    await this.persist();
+    // Stored once the agent runs, together with its pid (onSpawn): one write per turn start, not two. A
+    // crash before the spawn leaves the previous state, and the next daemon simply runs this turn.
     this.emit({ type: 'turn.started', id: this.id, turn, maxTurns: limits.maxTurns });
 
     const result = await this.deps.agent.runTurn(
@@ -462,13 +467,19 @@ export class GoalSupervisor {
         turnTokenLimit: limits.turnTokenLimit,
         stateDir,
         onSpawn: (pid) => {
-          void this.recordRunningAgent(pid, turn);
+          // Recorded while the agent works: a daemon that dies mid-turn must find the group to kill.
+          this.runningAgent = { pid, startTime: readProcessStartTime(pid), turn };
+          this.spawnRecorded = this.persist();
+          this.spawnRecorded.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled
         },
       },
       this.abortSignal,
     );
     this.agentSuspended = false;
-    await this.recordRunningAgent(null, turn);
+    // Cleared in the turn's next write: until then a crash finds the pid gone (or reused: the start time
+    // differs), so nothing is killed by mistake.
+    this.runningAgent = null;
+    await this.spawnRecorded;
 
     if (result.outcome === 'spawn-failed' && !this.isDone()) {
       this.actor.send({
@@ -489,10 +500,11 @@ export class GoalSupervisor {
     const tree = await this.snapshotOrFail();
     if (tree === null) return;
     const previousTree = this.currentTree ?? tree;
-    const delta = await this.deps.snapshotter.diff(previousTree, tree);
     this.currentTree = tree;
-
-    const checks = await this.runChecks();
+    // The turn's delta, the files changed since the start and the checks do not depend on one another:
+    // they run at once (git reads only the snapshot's objects; the checks read the work tree).
+    const deltaDiff = this.deps.snapshotter.diff(previousTree, tree);
+    const [delta, filesSoFar, checks] = await Promise.all([deltaDiff, this.filesSinceStart(previousTree, tree, deltaDiff), this.runChecks()]);
     if (checks === null) {
       await this.recordAbandonedTurn(turn, startedAt, result, promptFile, transcriptFile);
       return;
@@ -551,7 +563,7 @@ export class GoalSupervisor {
       trip: trip ? { reason: trip.breaker, message: trip.message } : null,
       nextTurnAt: this.deps.clock.now() + limits.cooldownMs,
     });
-    await this.updateFilesSoFar(tree);
+    this.summary = { ...this.summary, files: filesSoFar };
     this.updateSummary(checks, delta.files, tokens, turn, result.usage.costUsd ?? 0);
 
     // Persist the turn record and the machine snapshot before anything else happens.
@@ -580,7 +592,7 @@ export class GoalSupervisor {
     if (drift?.pause && this.phase === 'coolingDown') {
       // Persistent high drift: a human should look before more turns are spent.
       this.actor.send({ type: 'goal.pause', now: false, reason: 'drift' });
-      this.onPaused();
+      await this.onPaused();
     }
 
     this.emit({
@@ -764,16 +776,18 @@ export class GoalSupervisor {
     await this.persist();
   }
 
-  private async updateFilesSoFar(tree: string): Promise<void> {
-    if (this.initialTree === null || this.initialTree === tree) {
-      this.summary = { ...this.summary, files: [] };
-      return;
-    }
-    const sinceStart = await this.deps.snapshotter.diff(this.initialTree, tree);
-    this.summary = {
-      ...this.summary,
-      files: sinceStart.files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted })),
-    };
+  // Files changed since the goal started (recitation, status, final box); the turn's own delta when the
+  // turn started from the initial tree.
+  private async filesSinceStart(previousTree: string, tree: string, delta: Promise<TurnDelta>): Promise<GoalSummary['files']> {
+    if (this.initialTree === null || this.initialTree === tree) return [];
+    const { snapshotter } = this.deps;
+    const files =
+      this.initialTree === previousTree
+        ? (await delta).files
+        : snapshotter.files
+          ? await snapshotter.files(this.initialTree, tree)
+          : (await snapshotter.diff(this.initialTree, tree)).files;
+    return files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted }));
   }
 
   private updateSummary(checks: CheckResult[], _files: FileChange[], tokens: number, turn: number, costUsd = 0): void {
@@ -791,21 +805,14 @@ export class GoalSupervisor {
     };
   }
 
-  private async recordRunningAgent(pid: number | null, turn: number): Promise<void> {
-    const startTime = pid === null ? null : readProcessStartTime(pid);
-    await this.deps.store.update((state) => {
-      const goal = state.goals.find((candidate) => candidate.id === this.id);
-      if (goal) goal.runningAgent = pid === null ? null : { pid, startTime, turn };
-    });
-  }
-
-  /** Writes the goal's record (status, phase, machine snapshot, summary) under the store lock. */
+  /** Writes the goal's record (status, phase, machine snapshot, summary, running agent) under the store lock. */
   private async persist(trip: Trip | null = null): Promise<void> {
     const snapshot = this.actor.getSnapshot();
     const machine = asJson(this.actor.getPersistedSnapshot());
     const status = statusOf(snapshot.value);
     const now = new Date(this.deps.clock.now()).toISOString();
     const { failure, pauseReason } = snapshot.context;
+    const runningAgent = this.runningAgent;
     this.summary = { ...this.summary, activeMs: this.activeMs() };
     await this.deps.store.update((state) => {
       const goal = state.goals.find((candidate) => candidate.id === this.id);
@@ -817,6 +824,7 @@ export class GoalSupervisor {
       goal.updatedAt = now;
       goal.startedAt ??= new Date(this.startedAt).toISOString();
       goal.pauseReason = status === 'paused' ? pauseReason : null;
+      goal.runningAgent = runningAgent;
       if (snapshot.status === 'done') {
         goal.finishedAt ??= now;
         goal.reason = failure?.reason ?? null;

@@ -76,6 +76,12 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
       return run;
     },
 
+    async files(fromTree, toTree, signal): Promise<FileChange[]> {
+      if (fromTree === toTree) return [];
+      const listed = await runGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '--raw', '--numstat', '-z', fromTree, toTree], { cwd, env, signal });
+      return parseRawNumstat(listed.stdout);
+    },
+
     async diff(fromTree, toTree, signal): Promise<TurnDelta> {
       if (fromTree === toTree) return { fromTree, toTree, files: [], patchId: null, empty: true };
       const [listed, patchId] = await Promise.all([

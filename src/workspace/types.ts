@@ -25,6 +25,8 @@ export interface Snapshotter {
   snapshot(signal?: AbortSignal): Promise<string>;
   /** Files, numstat and patch id between two snapshot trees. */
   diff(fromTree: string, toTree: string, signal?: AbortSignal): Promise<TurnDelta>;
+  /** Files and numstat only, without the patch id (one git process instead of three); diff() serves when absent. */
+  files?(fromTree: string, toTree: string, signal?: AbortSignal): Promise<FileChange[]>;
   /** The unified patch between two trees, cut to at most maxChars. */
   patch(fromTree: string, toTree: string, maxChars: number, signal?: AbortSignal): Promise<string>;
 }
