@@ -78,6 +78,7 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Age
   const userArgs = [...(options.args ?? [])];
   refuseArgs(userArgs);
   const configuredModel = options.model ?? null;
+  const hookCommand = options.hookCommand ?? null;
   const now = options.now ?? Date.now;
   const baseEnv = options.env ?? process.env;
   // Session policy `resume`: one id for the goal; `started` once Claude Code has created that session.
@@ -98,9 +99,10 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Age
 
       const env = buildCliAgentEnv(baseEnv, input);
       const parser = createClaudeStreamParser({ cwd: input.workspace, now, timeZone: zoneOf(env) });
-      const hook = options.hookCommand != null && input.stateDir !== undefined && !choosesSettings(userArgs);
-      if (hook && input.stateDir !== undefined) {
-        env[HOOK_ENV.stateDir] = input.stateDir;
+      // The hook needs the turn's state directory; a user's own --settings would replace goald's.
+      const hookStateDir = hookCommand !== null && !hasFlag(userArgs, '--settings') ? (input.stateDir ?? null) : null;
+      if (hookStateDir !== null) {
+        env[HOOK_ENV.stateDir] = hookStateDir;
         env[HOOK_ENV.condition] = input.condition;
         if (input.reciteEveryToolCalls !== undefined) env[HOOK_ENV.reciteEvery] = String(input.reciteEveryToolCalls);
       }
@@ -108,12 +110,13 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Age
       const flags = buildClaudeFlags({
         args: userArgs,
         model: configuredModel,
-        session: session === null ? null : session,
-        hookSettings: hook && options.hookCommand != null ? buildClaudeHookSettings({ goaldCommand: options.hookCommand }) : null,
+        session,
+        hookSettings: hookStateDir !== null && hookCommand !== null ? buildClaudeHookSettings({ goaldCommand: hookCommand }) : null,
       });
       const resumed = session?.started === true;
       let lastNote = '';
       const liveTokens = (): number => Math.max(promptTokens, parser.liveTokens());
+      // Checked on every line, the result's too: a turn whose final usage passes the limit has passed it.
       const checkTokenLimit = (): void => {
         if (input.turnTokenLimit > 0 && liveTokens() > input.turnTokenLimit) agentProcess.kill('token-limit');
       };
@@ -251,10 +254,6 @@ function refuseArgs(args: readonly string[]): void {
 
 function hasFlag(args: readonly string[], flag: string): boolean {
   return args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
-}
-
-function choosesSettings(args: readonly string[]): boolean {
-  return hasFlag(args, '--settings');
 }
 
 // The zone Claude Code writes reset times in when it names none: its TZ (":America/New_York" allowed).
