@@ -105,6 +105,21 @@ describe('failures', () => {
   });
 });
 
+describe('API errors', () => {
+  test('a 500 after retries: a failure naming the status, not a usage limit', () => {
+    const lines = recorded('claude-rate-limited-api-key').map((line) =>
+      line
+        .replaceAll('"api_error_status":429', '"api_error_status":500')
+        .replaceAll('"api_error_type":"rate_limit_error"', '"api_error_type":"api_error"')
+        .replaceAll('"error":"rate_limit"', '"error":"server_error"')
+        .replaceAll("Request rejected (429) · This request would exceed your account's rate limit. Please try again later.", 'Internal server error'),
+    );
+    const summary = parse(lines).summary();
+    expect(summary.usageLimit).toBeNull();
+    expect(summary.failure).toBe('API error 500: API Error: Internal server error');
+  });
+});
+
 describe('usage limits', () => {
   test('a rejected rate_limit_event gives the reset time (structured, before any text)', () => {
     const summary = parse(recorded('claude-usage-limit')).summary();
