@@ -25,6 +25,7 @@ import {
   DEFAULT_EVALUATOR,
   DEFAULT_LIMITS,
   DEFAULT_NOISE_PATHS,
+  DEFAULT_RECITATION_EVERY_TOOL_CALLS,
 } from './defaults.js';
 import { parseDuration, parsePositiveInt } from './duration.js';
 import {
@@ -101,6 +102,7 @@ interface Layer {
   evaluator?: EvaluatorLayer;
   limits?: Partial<Limits>;
   noisePaths?: string[];
+  recitationEvery?: number;
 }
 
 /** The user's config file: `$XDG_CONFIG_HOME/goald/config.json`, else `~/.config/goald/config.json`. */
@@ -145,6 +147,7 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
     limits: mergeLimits(layers),
     ancestry: {},
     noisePaths: pick(layers, (layer) => layer.noisePaths) ?? [...DEFAULT_NOISE_PATHS],
+    recitation: { everyToolCalls: pick(layers, (layer) => layer.recitationEvery) ?? DEFAULT_RECITATION_EVERY_TOOL_CALLS },
     allowSameModel: input.flags.allowSameModel ?? false,
   };
   const mission = pick(layers, (layer) => layer.mission);
@@ -296,6 +299,7 @@ function layerFromConfig(config: ConfigFile, path: string): Layer {
   if (config.evaluator !== undefined) layer.evaluator = evaluatorFromConfig(config.evaluator, path);
   if (config.limits !== undefined) layer.limits = limitsFromConfig(config.limits, path);
   if (config.noisePaths !== undefined) layer.noisePaths = [...config.noisePaths];
+  if (config.recitation?.everyToolCalls !== undefined) layer.recitationEvery = config.recitation.everyToolCalls;
   return layer;
 }
 

@@ -50,6 +50,7 @@ export const goalSettingsSchema = z.object({
   }),
   noisePaths: z.array(z.string()),
   allowSameModel: z.boolean(),
+  recitation: z.object({ everyToolCalls: z.number().int().positive() }).default({ everyToolCalls: 10 }),
 }) satisfies z.ZodType<GoalSettings>;
 
 /** Parses stored settings; the error message says which field is off. */

@@ -83,4 +83,6 @@ export interface GoalSettings {
   /** Glob-ish path patterns whose changes alone are not "meaningful" (lockfiles, logs). */
   noisePaths: string[];
   allowSameModel: boolean;
+  /** In-turn recitation for agents with hooks: a reflection every N tool calls. */
+  recitation: { everyToolCalls: number };
 }

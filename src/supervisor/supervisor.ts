@@ -466,6 +466,7 @@ export class GoalSupervisor {
         timeoutMs,
         turnTokenLimit: limits.turnTokenLimit,
         stateDir,
+        reciteEveryToolCalls: this.settings.recitation.everyToolCalls,
         onSpawn: (pid) => {
           // Recorded while the agent works: a daemon that dies mid-turn must find the group to kill.
           this.runningAgent = { pid, startTime: readProcessStartTime(pid), turn };

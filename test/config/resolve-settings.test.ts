@@ -227,7 +227,20 @@ describe('defaults', () => {
       ancestry: {},
       noisePaths: [...DEFAULT_NOISE_PATHS],
       allowSameModel: false,
+      recitation: { everyToolCalls: 10 },
     } satisfies GoalSettings);
+  });
+
+  it('recitation cadence: the workspace file beats the user file beats the default', async () => {
+    expect((await resolveWith({ flags: { agent: 'a.sh', check: ['t'] } })).settings.recitation.everyToolCalls).toBe(10);
+    const both = await resolveWith({
+      flags: { agent: 'a.sh', check: ['t'] },
+      workspaceConfig: { recitation: { everyToolCalls: 3 } },
+      userConfig: { recitation: { everyToolCalls: 7 } },
+    });
+    expect(both.settings.recitation.everyToolCalls).toBe(3);
+    const user = await resolveWith({ flags: { agent: 'a.sh', check: ['t'] }, userConfig: { recitation: { everyToolCalls: 7 } } });
+    expect(user.settings.recitation.everyToolCalls).toBe(7);
   });
 
   it('settings are fresh objects: mutating them does not touch the defaults', async () => {

@@ -70,6 +70,7 @@ async function setup(options: { checks: string[]; limits?: Partial<GoalSettings[
     ancestry: {},
     noisePaths: [...DEFAULT_NOISE_PATHS],
     allowSameModel: false,
+    recitation: { everyToolCalls: 10 },
   };
   const goal = newGoalRecord(settings, { kind: 'foreground', pid: process.pid });
   await store.update((state) => {
