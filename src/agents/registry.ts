@@ -1,5 +1,5 @@
-// The agent adapters by name. Structured adapters (claude-code, codex, gemini, aider) join this object as
-// they are built; `AgentName` follows from its keys.
+// The agent adapters by name: the generic `command` adapter and the structured ones (claude-code, codex,
+// gemini, aider); `AgentName` follows from the keys.
 
 import type { AdapterName, AgentSpec } from '../config/types.js';
 import { GoaldError } from '../errors.js';
