@@ -1,6 +1,5 @@
 // Where goald keeps its files, and the ids it names them by.
 
-import { randomInt } from 'node:crypto';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
@@ -40,6 +39,13 @@ const SEQ_WIDTH = 3;
 const SEQ_SPACE = 36 ** SEQ_WIDTH;
 let lastTime = 0;
 let lastSeq = 0;
+
+// A random integer in [0, bound). Web Crypto's global, not `node:crypto`: node loads it on first use, so
+// the CLI commands that only read paths (`goald status`, bench/daemon.bench.ts) never load crypto's ~20
+// internal modules. The modulo bias over 2^32 is immaterial for bounds this small.
+function randomInt(bound: number): number {
+  return (globalThis.crypto.getRandomValues(new Uint32Array(1))[0] ?? 0) % bound;
+}
 
 /** Returns `<prefix><time><seq>`: lowercase, sortable by creation, unique (monotonic within a process). */
 function newId(prefix: string): string {

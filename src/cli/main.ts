@@ -1,9 +1,11 @@
 // The CLI entry: parses arguments (commander), loads each command lazily so `--help` stays fast, and is
-// the single place that turns errors into a one-line message and a documented exit code.
+// the single catch that turns errors into a one-line message and a documented exit code (report-error.ts,
+// which the commander-free fast path of bin.ts shares).
 
 import { Command, CommanderError, Option } from 'commander';
-import { EXIT, GoaldError, isGoaldError } from '../errors.js';
+import { EXIT, GoaldError } from '../errors.js';
 import { processIO, type CliIO } from './io.js';
+import { reportGoaldError } from './report-error.js';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -232,12 +234,5 @@ function reportError(error: unknown, io: CliIO): number {
     io.err(`goald: ${message} (see goald --help)`);
     return EXIT.usage;
   }
-  if (isGoaldError(error)) {
-    io.err(`goald: ${error.message}${error.hint ? ` — ${error.hint}` : ''}`);
-    return error.exitCode;
-  }
-  const wrapped = new GoaldError('internal', error instanceof Error ? error.message : String(error));
-  io.err(`goald: internal error: ${wrapped.message}`);
-  if (error instanceof Error && error.stack && io.env.GOALD_DEBUG) io.err(error.stack);
-  return EXIT.internal;
+  return reportGoaldError(error, io);
 }

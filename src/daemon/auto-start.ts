@@ -1,8 +1,6 @@
 // The first CLI command that needs the daemon starts it, detached (PM2-style), with its output in
 // GOALD_HOME/daemon.log, and waits for /v1/ping.
 
-import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveGoaldHome, resolveSocketPath } from '../../state/paths.js';
@@ -25,8 +23,11 @@ export function daemonSocketPath(env: NodeJS.ProcessEnv): string {
   return socketPath;
 }
 
-/** Starts the daemon detached in the background; returns its pid. */
-export function spawnDetachedDaemon(env: NodeJS.ProcessEnv): number {
+/** Starts the daemon detached in the background; resolves with its pid. */
+export async function spawnDetachedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
+  // Loaded here, not at the top: commands that only talk to a running daemon (`goald status`) skip them
+  // (node:fs as an ES module also loads fs/promises and readline).
+  const [{ spawn }, { mkdirSync, openSync, closeSync }] = await Promise.all([import('node:child_process'), import('node:fs')]);
   const home = resolveGoaldHome(env);
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const logFd = openSync(path.join(home, 'daemon.log'), 'a', 0o600);
@@ -48,7 +49,7 @@ export function spawnDetachedDaemon(env: NodeJS.ProcessEnv): number {
 export async function ensureDaemon(env: NodeJS.ProcessEnv): Promise<DaemonClient> {
   const socketPath = daemonSocketPath(env);
   if (!(await isDaemonAlive(socketPath))) {
-    spawnDetachedDaemon(env);
+    await spawnDetachedDaemon(env);
     await waitForDaemon(socketPath, { timeoutMs: DAEMON_START_TIMEOUT_MS });
   }
   return createDaemonClient(socketPath);
