@@ -1,0 +1,154 @@
+// `npm run bench`: runs every benchmark in sequence and prints one table of figures and ratios, each
+// against its target. A report, not a test: it exits 0 whatever the figures (a benchmark that fails to
+// run is reported as an error row). `--json` prints the same rows as one JSON object.
+// Options: --turns N (supervisor), --files N (snapshot), --runs N (status and hook round trips).
+
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+
+import { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGET_MB } from './daemon.bench.js';
+import { benchSnapshot } from './snapshot.bench.js';
+import { benchSupervisor, SUPERVISOR_RATIO_TARGET } from './supervisor.bench.js';
+
+const SNAPSHOT_RATIO_TARGET = 1.3; // issue 2: snapshot cost against `git status` on 50 000 files
+
+export interface BenchRow {
+  bench: string;
+  figure: string;
+  value: number | null;
+  unit: 'ms' | 'MB' | '×';
+  /** The upper bound the figure should stay within; null for figures reported for context. */
+  target: number | null;
+  /** Null when there is no target (or the benchmark failed). */
+  pass: boolean | null;
+  note?: string;
+}
+
+interface Bench {
+  name: string;
+  run(): Promise<BenchRow[]>;
+}
+
+function figure(bench: string, name: string, value: number, unit: BenchRow['unit'], target: number | null = null, note?: string): BenchRow {
+  const row: BenchRow = { bench, figure: name, value, unit, target, pass: target === null ? null : value <= target };
+  return note === undefined ? row : { ...row, note };
+}
+
+function numberFlag(argv: string[], flag: string): number | undefined {
+  const at = argv.indexOf(flag);
+  const value = at === -1 ? undefined : Number(argv[at + 1]);
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+function benchesFor(argv: string[]): Bench[] {
+  const runs = numberFlag(argv, '--runs');
+  return [
+    {
+      name: 'supervisor',
+      run: async () => {
+        const r = await benchSupervisor({ turns: numberFlag(argv, '--turns') });
+        return [
+          figure('supervisor', `supervisor, ${r.turns} turns`, r.supervisorMs, 'ms', null, `${r.supervisorPerTurnMs} ms/turn`),
+          figure('supervisor', `shell loop, ${r.turns} turns`, r.shellLoopMs, 'ms', null, `${r.shellLoopPerTurnMs} ms/turn`),
+          figure('supervisor', 'supervisor / shell loop', r.ratio, '×', SUPERVISOR_RATIO_TARGET),
+          figure('supervisor', 'goald start --foreground (whole CLI)', r.cliMs, 'ms', null, 'for reference'),
+        ];
+      },
+    },
+    {
+      name: 'snapshot',
+      run: async () => {
+        const r = await benchSnapshot({ files: numberFlag(argv, '--files') });
+        return [
+          figure('snapshot', `snapshot(), ${r.files} files`, r.snapshotMs, 'ms'),
+          figure('snapshot', 'git status --porcelain', r.gitStatusMs, 'ms'),
+          figure('snapshot', 'snapshot / git status', r.ratio, '×', SNAPSHOT_RATIO_TARGET),
+        ];
+      },
+    },
+    {
+      name: 'daemon',
+      run: async () => {
+        const r = await benchDaemon({ runs });
+        return [
+          figure('daemon', 'goald status round trip', r.statusMs, 'ms', null, `median of ${r.runs}`),
+          figure('daemon', 'node -e 0', r.nodeMs, 'ms'),
+          figure('daemon', 'status / node -e 0', r.ratio, '×', STATUS_RATIO_TARGET),
+          ...(r.inheritedEnv === null
+            ? []
+            : [figure('daemon', `status / node -e 0, with ${r.inheritedEnv.variables.join(', ')}`, r.inheritedEnv.ratio, '×', null, `${r.inheritedEnv.statusMs} ms vs ${r.inheritedEnv.nodeMs} ms; this shell's env, for context`)]),
+          figure('daemon', 'daemon RSS idle', r.idleRssMb, 'MB', IDLE_RSS_TARGET_MB),
+          figure('daemon', `daemon RSS, ${r.waitingGoals} waiting goals`, r.waitingRssMb, 'MB', WAITING_RSS_TARGET_MB),
+        ];
+      },
+    },
+    {
+      name: 'hook',
+      run: async () => {
+        // Another engineer's benchmark: included when its module is there (and built).
+        let hook: typeof import('./hook.bench.js');
+        try {
+          hook = await import('./hook.bench.js');
+        } catch {
+          return [{ bench: 'hook', figure: 'skipped', value: null, unit: 'ms', target: null, pass: null, note: 'bench/hook.bench.ts is not built' }];
+        }
+        const r = await hook.benchHook(runs === undefined ? {} : { runs });
+        return [
+          figure('hook', `hook round trip (${r.via})`, r.hookMs, 'ms', null, `median of ${r.runs}`),
+          figure('hook', 'node -e 0', r.nodeMs, 'ms'),
+          figure('hook', 'hook / node -e 0', r.ratio, '×', hook.HOOK_RATIO_TARGET),
+        ];
+      },
+    },
+  ];
+}
+
+/** Runs the benchmarks one after another (never in parallel: they would disturb each other's timings). */
+export async function runBenches(argv: string[], onProgress: (line: string) => void = () => {}): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const bench of benchesFor(argv)) {
+    onProgress(`running ${bench.name} ...`);
+    const started = performance.now();
+    try {
+      rows.push(...(await bench.run()));
+      onProgress(`  ${bench.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      rows.push({ bench: bench.name, figure: 'error', value: null, unit: 'ms', target: null, pass: null, note: message.split('\n')[0] ?? message });
+      onProgress(`  ${bench.name} failed: ${message}`);
+    }
+  }
+  return rows;
+}
+
+/** The rows as a plain-text table. */
+export function renderTable(rows: BenchRow[]): string {
+  const cells = rows.map((row) => [
+    row.bench,
+    row.figure,
+    row.value === null ? '-' : `${row.value}${row.unit === '×' ? '×' : ` ${row.unit}`}`,
+    row.target === null ? '' : `≤ ${row.target}${row.unit === '×' ? '×' : ` ${row.unit}`}`,
+    row.pass === null ? '' : row.pass ? 'pass' : 'FAIL',
+    row.note ?? '',
+  ]);
+  const header = ['bench', 'figure', 'value', 'target', 'result', 'note'];
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((line) => (line[column] ?? '').length)));
+  const format = (line: string[]): string => line.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
+  return [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(format)].join('\n');
+}
+
+async function main(argv: string[]): Promise<void> {
+  const json = argv.includes('--json');
+  const rows = await runBenches(argv, json ? undefined : (line) => process.stderr.write(`${line}\n`));
+  const context = { node: process.version, platform: `${process.platform}/${process.arch}`, cpus: cpus().length };
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ ...context, rows })}\n`);
+    return;
+  }
+  process.stdout.write(`\ngoald benchmarks (node ${context.node}, ${context.platform}, ${context.cpus} CPUs)\n\n${renderTable(rows)}\n`);
+}
+
+// A report, not a test: the exit status is 0 whatever the figures say.
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+});
