@@ -103,6 +103,7 @@ function agentRecordOf(
     signal: result.signal,
     durationMs: result.durationMs,
     usage: result.usage,
+    ...(result.costComputed === true ? { costComputed: true } : {}),
     finalMessage: result.finalMessage,
     error: override.error ?? result.error ?? null,
   };
@@ -650,7 +651,7 @@ export class GoalSupervisor {
       promptFile,
       transcriptFile,
     });
-    this.onPaused();
+    await this.onPaused();
   }
 
   private async evaluate(

@@ -26,6 +26,8 @@ export interface TurnRecord {
     signal: string | null;
     durationMs: number;
     usage: Usage;
+    /** True when usage.costUsd was priced from goald's table rather than reported by the CLI (Codex). */
+    costComputed?: boolean;
     finalMessage: string;
     error: string | null;
   } | null;
