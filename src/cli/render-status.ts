@@ -13,6 +13,16 @@ function maxTurnsOf(goal: GoalRecord): number | null {
   return null;
 }
 
+// When a paused goal resumes by itself (a usage limit's reset): the goal machine's deadline, stored with the goal.
+function resumeAtOf(goal: GoalRecord): number | null {
+  if (goal.status !== 'paused') return null;
+  const machine = goal.machine;
+  if (!machine || typeof machine !== 'object' || Array.isArray(machine)) return null;
+  const context = machine.context;
+  if (!context || typeof context !== 'object' || Array.isArray(context)) return null;
+  return typeof context.resumeAt === 'number' ? context.resumeAt : null;
+}
+
 function statusWord(goal: GoalRecord): string {
   if (goal.status === 'active') return goal.phase === 'queued' ? 'queued' : `active · ${goal.phase}`;
   if (goal.status === 'paused') return `paused (${goal.pauseReason ?? 'requested'})`;
@@ -40,6 +50,8 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
   if (checks > 0) lines.push(`checks ${goal.summary.checksPassing}/${checks} passing`);
   if (goal.summary.lastVerdictReason) lines.push(`last verdict: ${clip(goal.summary.lastVerdictReason, 90)}`);
   if (goal.reasonMessage && goal.status === 'failed') lines.push(`why: ${clip(goal.reasonMessage, 90)}`);
+  const resumeAt = resumeAtOf(goal);
+  if (resumeAt !== null) lines.push(`resumes by itself at ${new Date(resumeAt).toISOString()}`);
   if (goal.configError) lines.push(`config error (last good config in force): ${clip(goal.configError, 90)}`);
   if (goal.summary.remaining.length > 0) lines.push(`remaining: ${clip(goal.summary.remaining.join('; '), 90)}`);
   if (goal.summary.files.length > 0) {
