@@ -31,6 +31,7 @@ export const agentFactories = {
       model: spec.model,
       session: spec.session,
       env,
+      prices: spec.prices,
     }),
   gemini: (spec, env) =>
     createGeminiAgent({

@@ -322,6 +322,7 @@ function agentFromConfig(agent: ConfigAgent): AgentLayer {
   if (agent.args !== undefined) layer.args = [...agent.args];
   if (agent.session !== undefined) layer.session = agent.session;
   if (agent.model !== undefined && agent.model.trim() !== '') layer.model = agent.model;
+  if (agent.prices !== undefined) layer.prices = { ...agent.prices };
   return layer;
 }
 
@@ -394,6 +395,7 @@ function mergeAgent(layers: readonly Layer[]): AgentSpec {
     args: [...(pick(agreeing, (layer) => layer.agent?.args) ?? [])],
     session: pick(agreeing, (layer) => layer.agent?.session) ?? 'fresh',
     model: pick(agreeing, (layer) => layer.agent?.model) ?? null,
+    prices: { ...(pick(agreeing, (layer) => layer.agent?.prices) ?? {}) },
   };
 }
 

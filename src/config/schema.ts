@@ -76,6 +76,21 @@ const agentSchema = z
       })
       .optional(),
     model: text("The agent's model, when known; goald refuses an evaluator of the same model.").optional(),
+    prices: z
+      .record(
+        z.string(),
+        z.strictObject({
+          input: z.number().nonnegative(),
+          cachedInput: z.number().nonnegative(),
+          output: z.number().nonnegative(),
+          cacheWrite: z.number().nonnegative().optional(),
+        }),
+      )
+      .meta({
+        description:
+          'USD per million tokens by model name or name prefix (the longest matching key wins), for agents whose CLI reports tokens but no cost (Codex). Extends and overrides the built-in table.',
+      })
+      .optional(),
   })
   .meta({ id: 'Agent', description: 'The coding agent goald runs each turn.' });
 

@@ -16,6 +16,12 @@ export const goalSettingsSchema = z.object({
     args: z.array(z.string()),
     session: z.enum(['fresh', 'resume']),
     model: z.string().nullable(),
+    prices: z
+      .record(
+        z.string(),
+        z.object({ input: nonNegative, cachedInput: nonNegative, output: nonNegative, cacheWrite: nonNegative.optional() }),
+      )
+      .default({}),
   }),
   evaluator: z.object({
     provider: z.enum(['openai', 'anthropic', 'none']),

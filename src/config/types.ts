@@ -22,6 +22,18 @@ export interface AgentSpec {
   session: 'fresh' | 'resume';
   /** The agent's model, when known; used for the same-model refusal. */
   model: string | null;
+  /** USD per million tokens by model name (or name prefix), for CLIs that report no cost (Codex). */
+  prices: Record<string, ModelPriceSpec>;
+}
+
+/** USD per million tokens. */
+export interface ModelPriceSpec {
+  input: number;
+  /** Input served from the prompt cache. */
+  cachedInput: number;
+  output: number;
+  /** Input written to the cache; priced as input when absent. */
+  cacheWrite?: number;
 }
 
 export type EvaluatorProvider = 'openai' | 'anthropic' | 'none';

@@ -4,7 +4,7 @@ import type { AdapterName, AgentSpec } from '../../src/config/types.js';
 import { GoaldError } from '../../src/errors.js';
 
 function spec(adapter: AdapterName, command = 'my-agent {prompt}'): AgentSpec {
-  return { adapter, command, args: [], session: 'fresh', model: null };
+  return { adapter, command, args: [], session: 'fresh', model: null, prices: {} };
 }
 
 describe('createAgent', () => {

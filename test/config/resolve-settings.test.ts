@@ -213,7 +213,7 @@ describe('defaults', () => {
       condition: 'tests pass',
       workspace,
       checks: [{ name: 'npm test', run: 'npm test', timeoutMs: 600_000 }],
-      agent: { adapter: 'command', command: 'a.sh', args: [], session: 'fresh', model: null },
+      agent: { adapter: 'command', command: 'a.sh', args: [], session: 'fresh', model: null, prices: {} },
       evaluator: {
         provider: 'none',
         model: null,
@@ -229,6 +229,17 @@ describe('defaults', () => {
       allowSameModel: false,
       recitation: { everyToolCalls: 10 },
     } satisfies GoalSettings);
+  });
+
+  it('agent.prices reach the settings (for CLIs that report no cost)', async () => {
+    const price = { input: 1.5, cachedInput: 0.15, output: 6 };
+    const { settings } = await resolveWith({
+      flags: { check: ['t'] },
+      workspaceConfig: { agent: { adapter: 'codex', model: 'my-model', prices: { 'my-model': price } } },
+    });
+    expect(settings.agent).toMatchObject({ adapter: 'codex', model: 'my-model', prices: { 'my-model': price } });
+    const plain = await resolveWith({ flags: { agent: 'a.sh', check: ['t'] } });
+    expect(plain.settings.agent.prices).toEqual({});
   });
 
   it('recitation cadence: the workspace file beats the user file beats the default', async () => {
@@ -404,7 +415,7 @@ describe('agent', () => {
       workspaceConfig: { agent: { adapter: 'command', command: 'foo.sh', model: 'x' } },
       userConfig: VALID,
     });
-    expect(settings.agent).toEqual({ adapter: 'codex', command: 'codex', args: [], session: 'fresh', model: null });
+    expect(settings.agent).toEqual({ adapter: 'codex', command: 'codex', args: [], session: 'fresh', model: null , prices: {} });
   });
 
   it('--adapter with --agent takes the executable from --agent', async () => {
@@ -424,7 +435,7 @@ describe('agent', () => {
       args: ['--verbose'],
       session: 'resume',
       model: 'claude-sonnet-4-5',
-    });
+    , prices: {} });
   });
 
   it('--agent beats a structured adapter from config', async () => {

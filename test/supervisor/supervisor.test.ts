@@ -64,7 +64,7 @@ async function setup(options: { checks: string[]; limits?: Partial<GoalSettings[
     condition: 'the file answer.txt says 42',
     workspace: workspace.root,
     checks: options.checks.map((run, index) => ({ name: `check${index + 1}`, run, timeoutMs: 10_000 })),
-    agent: { adapter: 'command', command: 'scripted', args: [], session: 'fresh', model: null },
+    agent: { adapter: 'command', command: 'scripted', args: [], session: 'fresh', model: null, prices: {} },
     evaluator: { provider: 'none', model: null, baseURL: null, maxInputChars: 24_000, skipWhenChecksFail: true, timeoutMs: 10_000, retries: 0 },
     limits: { ...DEFAULT_LIMITS, cooldownMs: 0, ...options.limits },
     ancestry: {},
