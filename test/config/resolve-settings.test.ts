@@ -435,7 +435,8 @@ describe('agent', () => {
       args: ['--verbose'],
       session: 'resume',
       model: 'claude-sonnet-4-5',
-    , prices: {} });
+      prices: {},
+    });
   });
 
   it('--agent beats a structured adapter from config', async () => {
@@ -444,7 +445,7 @@ describe('agent', () => {
       workspaceConfig: { agent: { adapter: 'gemini', args: ['-y'] } },
       userConfig: { checks: [{ run: 'true' }] },
     });
-    expect(settings.agent).toEqual({ adapter: 'command', command: 'my-agent {prompt}', args: [], session: 'fresh', model: null });
+    expect(settings.agent).toEqual({ adapter: 'command', command: 'my-agent {prompt}', args: [], session: 'fresh', model: null, prices: {} });
   });
 
   it('--allow-same-model is carried through', async () => {
