@@ -4,9 +4,9 @@
 // with its path and never overwritten; `restoreFromBackup` is the only way back, and only when asked.
 
 import type { Adapter } from 'lowdb';
-import { readFile } from 'node:fs/promises';
+import { link, readFile, rename, unlink } from 'node:fs/promises';
 import { GoaldError } from '../src/errors.js';
-import { isErrnoCode, writeFileDurable } from './durable-file.js';
+import { isErrnoCode, tempPathFor, writeFileDurable } from './durable-file.js';
 import { stateFilePath } from './paths.js';
 import { findSecretInState } from './secret-guard.js';
 import { withStateLock, type StateLockOptions } from './state-lock.js';
@@ -47,9 +47,25 @@ export interface AtomicFileAdapterOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+// Keeps the file being replaced as `.bak` without copying it: a hard link to its inode, renamed into
+// place (the content was fsynced when it was written; the caller's directory fsync covers the rename).
+// Filesystems without hard links get a durable copy instead.
+async function keepAsBackup(path: string, previous: string): Promise<void> {
+  const temp = tempPathFor(backupPathFor(path));
+  try {
+    await link(path, temp);
+    await rename(temp, backupPathFor(path));
+  } catch {
+    await unlink(temp).catch(() => undefined);
+    await writeFileDurable(backupPathFor(path), previous);
+  }
+}
+
 export class AtomicFileAdapter implements Adapter<StateFile> {
   readonly path: string;
   readonly #env: NodeJS.ProcessEnv;
+  /** The text the last read() found and validated; under the store lock it is still what is on disk. */
+  #lastRead: string | null = null;
 
   constructor(path: string, options: AtomicFileAdapterOptions = {}) {
     this.path = path;
@@ -59,9 +75,11 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
   /** The validated state, or null when the file does not exist yet; throws `state-corrupt` otherwise. */
   async read(): Promise<StateFile | null> {
     const text = await readTextIfExists(this.path);
+    this.#lastRead = null;
     if (text === null) return null;
     const parsed = parseStateText(text);
     if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
+    this.#lastRead = text;
     return parsed.state;
   }
 
@@ -89,11 +107,15 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     const previous = await readTextIfExists(this.path);
     if (previous !== null) {
       if (previous === text) return;
-      const current = parseStateText(previous);
-      if (!current.ok) throw stateCorruptError(this.path, current.problem);
-      await writeFileDurable(backupPathFor(this.path), previous);
+      // Already validated when read under this lock; anything else is checked before it becomes the .bak.
+      if (previous !== this.#lastRead) {
+        const current = parseStateText(previous);
+        if (!current.ok) throw stateCorruptError(this.path, current.problem);
+      }
+      await keepAsBackup(this.path, previous);
     }
     await writeFileDurable(this.path, text);
+    this.#lastRead = text;
   }
 }
 
