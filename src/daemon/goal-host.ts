@@ -7,22 +7,17 @@ import { appendTurnRecord, readTurnRecords } from '../../state/index.js';
 import type { GoalRecord, Json, LoopRecord, Store } from '../../state/types.js';
 import { isGroupAlive, signalGroup } from '../agents/process-group.js';
 import { isSameProcess } from '../agents/process-identity.js';
-import { createAgent } from '../agents/registry.js';
 import { systemClock, type Clock } from '../clock.js';
-import { watchConfigFile, type ConfigWatcher } from '../config/config-watcher.js';
-import { CONFIG_FILE_NAME, loadConfigFile } from '../config/load-config.js';
-import { resolveGoalSettings } from '../config/resolve-settings.js';
+import type { ConfigWatcher } from '../config/config-watcher.js';
+import { CONFIG_FILE_NAME } from '../config/load-config.js';
 import type { ConfigFile } from '../config/schema.js';
-import { parseStoredSettings } from '../config/settings-schema.js';
 import type { GoalSettings } from '../config/types.js';
 import { GoaldError } from '../errors.js';
 import { createEventLogObserver, readEventLog } from '../supervisor/event-log.js';
-import { buildSupervisor, createGoalEvaluator, newGoalRecord, prepareGoal, type PreparedGoal } from '../supervisor/launch.js';
+import type { PreparedGoal } from '../supervisor/launch.js';
 import type { GoalSupervisor, RestoredGoal } from '../supervisor/supervisor.js';
 import type { ProgressEvent, TurnRecord } from '../supervisor/types.js';
-import { createCheckRunner } from '../workspace/checks.js';
-import { resolveWorkspace } from '../workspace/find-workspace.js';
-import { declaredLoopLayer, LoopHost, type LoopRunRequest } from './loop-host.js';
+import type { LoopHost, LoopRunRequest } from './loop-host.js';
 import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
 import type { CreateLoopRequest, EventSubscription, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
 
@@ -37,6 +32,14 @@ const storedRequestSchema = z.object({
 });
 
 type Listener = (event: ProgressEvent) => void;
+type Runtime = typeof import('./goal-runtime.js');
+
+let runtimeModule: Promise<Runtime> | null = null;
+/** The goal/loop machinery, imported on first use (see goal-runtime.ts). */
+function runtime(): Promise<Runtime> {
+  runtimeModule ??= import('./goal-runtime.js');
+  return runtimeModule;
+}
 
 interface RunningGoal {
   supervisor: GoalSupervisor;
@@ -119,8 +122,8 @@ export class DaemonGoalHost implements GoalHost {
   private readonly recovery: Promise<void>;
   private markRecovered: () => void = () => undefined;
   private shuttingDown = false;
-  private readonly loops: LoopHost;
-  private readonly watchers = new Map<string, ConfigWatcher>();
+  private loopHost: Promise<LoopHost> | null = null;
+  private readonly watchers = new Map<string, Promise<ConfigWatcher>>();
   /** The tail of each workspace's config work (see inConfigOrder). */
   private readonly configWork = new Map<string, Promise<void>>();
 
@@ -133,7 +136,12 @@ export class DaemonGoalHost implements GoalHost {
     this.recovery = new Promise((resolve) => {
       this.markRecovered = resolve;
     });
-    this.loops = new LoopHost({ store: this.store, clock: this.clock, goals: this, log: this.log });
+  }
+
+  /** The loop host, created (and its scheduler loaded) on first use. */
+  private loops(): Promise<LoopHost> {
+    this.loopHost ??= runtime().then(({ LoopHost }) => new LoopHost({ store: this.store, clock: this.clock, goals: this, log: this.log }));
+    return this.loopHost;
   }
 
   info(): ReturnType<GoalHost['info']> {
@@ -189,6 +197,7 @@ export class DaemonGoalHost implements GoalHost {
   ): Promise<PreparedGoal> {
     const env: NodeJS.ProcessEnv = { ...this.env, ...request.env };
     try {
+      const { prepareGoal } = await runtime();
       return await prepareGoal({
         condition: request.condition,
         dir: request.dir,
@@ -216,6 +225,7 @@ export class DaemonGoalHost implements GoalHost {
     options: { queue: boolean; loopId: string | null; waitIfBusy?: boolean },
   ): Promise<{ goal: GoalRecord; queued: boolean } | { goal: null; queued: false }> {
     const admit = async (): Promise<{ goal: GoalRecord; queued: boolean } | { goal: null; queued: false }> => {
+      const { newGoalRecord } = await runtime();
       const goal = newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid }, options.loopId ? { loopId: options.loopId } : {});
       goal.request = JSON.parse(JSON.stringify({ condition: request.condition ?? null, flags: request.flags, env: request.env })) as Json;
       const queued = await this.store.update((state) => {
@@ -304,31 +314,32 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async listLoops(): Promise<LoopRecord[]> {
-    return this.loops.list();
+    return (await this.loops()).list();
   }
 
   async createLoop(request: CreateLoopRequest): Promise<LoopRecord> {
     if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
-    const loop = await this.loops.create(request);
+    const loop = await (await this.loops()).create(request);
     void this.watchWorkspace(loop.workspace);
     return loop;
   }
 
   async deleteLoop(ref: string): Promise<LoopRecord> {
-    return this.loops.remove(ref);
+    return (await this.loops()).remove(ref);
   }
 
   async runLoop(ref: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
-    return this.loops.fire(ref);
+    return (await this.loops()).fire(ref);
   }
 
   async syncLoops(dir: string): Promise<LoopRecord[]> {
     if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
+    const { resolveWorkspace } = await runtime();
     const { root } = await resolveWorkspace(dir);
     void this.watchWorkspace(root);
     // Read again in config order, so an invalid file reaches the caller (nothing changes then).
     await this.inConfigOrder(root, () => this.readDeclaredLoops(root));
-    return (await this.loops.list()).filter((loop) => loop.workspace === root && loop.source === 'config' && !loop.stopped);
+    return (await (await this.loops()).list()).filter((loop) => loop.workspace === root && loop.source === 'config' && !loop.stopped);
   }
 
   async shutdown(): Promise<void> {
@@ -339,8 +350,8 @@ export class DaemonGoalHost implements GoalHost {
   async detachAll(): Promise<void> {
     this.shuttingDown = true;
     await this.afterRecovery(); // it launches nothing more once shutting down, but may be mid-write
-    await this.loops.stop();
-    await Promise.all([...this.watchers.values()].map((watcher) => watcher.close()));
+    if (this.loopHost) await (await this.loopHost).stop();
+    await Promise.all([...this.watchers.values()].map(async (watcher) => (await watcher).close()));
     this.watchers.clear();
     const pending = [...this.running.values()];
     for (const goal of pending) goal.supervisor.detach();
@@ -384,8 +395,12 @@ export class DaemonGoalHost implements GoalHost {
     }
     const workspaces = new Set(goals.filter((goal) => goal.phase === QUEUED_PHASE).map((goal) => goal.workspace));
     for (const workspace of workspaces) await this.startNextQueued(workspace);
-    await this.loops.start();
-    for (const workspace of await this.loops.workspaces()) void this.watchWorkspace(workspace);
+    // An idle daemon without loops never loads the scheduler (or the rest of the goal machinery).
+    if ((await this.store.read()).loops.some((loop) => !loop.stopped)) {
+      const loops = await this.loops();
+      await loops.start();
+      for (const workspace of await loops.workspaces()) void this.watchWorkspace(workspace);
+    }
   }
 
   // Live configuration: a valid edit of goal.config.json applies from the next turn of the workspace's
@@ -395,7 +410,7 @@ export class DaemonGoalHost implements GoalHost {
     if (this.watchers.has(workspace) || this.shuttingDown) return this.configWork.get(workspace) ?? Promise.resolve();
     const file = path.join(workspace, CONFIG_FILE_NAME);
     const report = (error: unknown): void => this.log(`${file}: could not apply: ${error instanceof Error ? error.message : String(error)}`);
-    const watcher = watchConfigFile(file, {
+    const watcher = runtime().then(({ watchConfigFile }) => watchConfigFile(file, {
       onValid: (config) => {
         void this.inConfigOrder(workspace, () => this.applyConfig(workspace, config)).catch(report);
       },
@@ -403,19 +418,20 @@ export class DaemonGoalHost implements GoalHost {
         this.log(`${file}: invalid edit ignored, the last good configuration stays in force: ${error.message}`);
         void this.inConfigOrder(workspace, () => this.recordConfigError(workspace, error.message)).catch(report);
       },
-    });
+    }));
     this.watchers.set(workspace, watcher);
     // Read once the watcher is ready, so an edit made meanwhile is not lost: it is delivered after this.
     return this.inConfigOrder(workspace, async () => {
-      await watcher.ready;
+      await (await watcher).ready;
       await this.readDeclaredLoops(workspace);
     }).catch(report);
   }
 
   // The loops goal.config.json declares now; an invalid file leaves the loops as they were.
   private async readDeclaredLoops(workspace: string): Promise<void> {
+    const { loadConfigFile } = await runtime();
     const { config } = await loadConfigFile(path.join(workspace, CONFIG_FILE_NAME));
-    await this.loops.syncConfigLoops(workspace, config);
+    await (await this.loops()).syncConfigLoops(workspace, config);
   }
 
   // Config work of one workspace (the first read, then each edit) runs one at a time, in arrival order.
@@ -433,8 +449,9 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   private async applyConfig(workspace: string, config: ConfigFile | null): Promise<void> {
+    const { declaredLoopLayer, createCheckRunner, createGoalEvaluator } = await runtime();
     await this.recordConfigError(workspace, null);
-    await this.loops.syncConfigLoops(workspace, config);
+    await (await this.loops()).syncConfigLoops(workspace, config);
     const { goals, loops } = await this.store.read();
     for (const goal of goals.filter((candidate) => candidate.workspace === workspace && this.running.has(candidate.id))) {
       const running = this.running.get(goal.id);
@@ -466,6 +483,7 @@ export class DaemonGoalHost implements GoalHost {
 
   // The goal's settings as its original request would resolve them now (flags still beat the file).
   private async reresolveSettings(goal: GoalRecord, loopConfig: LoopRunRequest['loopConfig']): Promise<GoalSettings> {
+    const { parseStoredSettings, resolveGoalSettings } = await runtime();
     const stored = parseStoredSettings(goal.settings);
     if (!stored.ok) throw new GoaldError('state-corrupt', `goal ${goal.id} has invalid stored settings (${stored.problem})`);
     const request = storedRequestSchema.safeParse(goal.request ?? {});
@@ -516,6 +534,7 @@ export class DaemonGoalHost implements GoalHost {
 
   private async launch(goal: GoalRecord, prepared: PreparedGoal, restored?: RestoredGoal): Promise<void> {
     if (this.shuttingDown) return; // the goal stays active in the store; the next daemon runs it
+    const { buildSupervisor } = await runtime();
     const supervisor = await buildSupervisor({
       store: this.store,
       goal,
@@ -543,7 +562,7 @@ export class DaemonGoalHost implements GoalHost {
         if (this.shuttingDown) return;
         await this.startNextQueued(goal.workspace);
         const finished = (await this.store.read()).goals.find((candidate) => candidate.id === goal.id);
-        if (finished && !isLiveGoal(finished)) await this.loops.onGoalFinished(finished);
+        if (finished && !isLiveGoal(finished) && this.loopHost) await (await this.loopHost).onGoalFinished(finished);
       }),
     };
     void this.watchWorkspace(goal.workspace);
@@ -585,6 +604,7 @@ export class DaemonGoalHost implements GoalHost {
 
   // Rebuilds a goal's collaborators from its stored settings (after a restart, or for a queued goal).
   private async materialize(goal: GoalRecord): Promise<PreparedGoal> {
+    const { parseStoredSettings, resolveWorkspace, createAgent, createGoalEvaluator } = await runtime();
     const parsed = parseStoredSettings(goal.settings);
     if (!parsed.ok) throw new GoaldError('state-corrupt', `goal ${goal.id} has invalid stored settings (${parsed.problem})`);
     const settings = parsed.settings;
