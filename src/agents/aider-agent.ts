@@ -5,54 +5,46 @@
 // lines can be read; a wide COLUMNS stops aider's console from wrapping long lines.
 
 import { createAiderOutputReader } from './aider-output.js';
-import { GoaldError } from '../errors.js';
-import { buildCliAgentEnv, ensurePromptFile, fitsInArgv, toCliTurnResult, type CliTurnFacts } from './cli-turn.js';
+import {
+  buildCliAgentEnv,
+  createRunningProcess,
+  fitsInArgv,
+  hasFlag,
+  preparePromptFile,
+  refuseResumeSession,
+  toCliTurnResult,
+  turnSpawnOptions,
+  type CliAgentOptions,
+  type CliTurnFacts,
+} from './cli-turn.js';
 import { spawnAgentProcess, type AgentProcess } from './spawn.js';
-import type { AgentAdapter, TurnResult, Usage } from './types.js';
+import type { AgentAdapter, Usage } from './types.js';
 import { createUsageMeter } from './usage-meter.js';
 
 // aider prints through rich, which wraps at COLUMNS (80 when stdout is not a terminal): a long path in
 // "Applied edit to ..." would break across lines.
 const CONSOLE_COLUMNS = '4096';
 
-export interface AiderAgentOptions {
-  /** The executable (default `aider`). */
-  executable?: string;
-  /** Extra arguments after goald's own (config agent.args). */
-  args?: readonly string[];
-  /** The model, when configured: passed as --model unless args choose one. */
-  model?: string | null;
-  /** Only `fresh` (a new session each turn): aider has no session id, only one chat history file per directory. */
-  session?: 'fresh' | 'resume';
-  /** The environment the agent inherits (default: process.env); CLAUDECODE is always removed. */
-  env?: NodeJS.ProcessEnv;
-  /** Time between SIGTERM and SIGKILL (default SIGKILL_GRACE_MS); tests shorten it. */
-  killGraceMs?: number;
-}
+/** The executable defaults to `aider`; session is `fresh` only (aider has no session id). */
+export type AiderAgentOptions = CliAgentOptions;
 
 /** Creates the aider adapter. Runs one turn at a time. */
 export function createAiderAgent(options: AiderAgentOptions = {}): AgentAdapter {
-  if (options.session === 'resume') {
-    throw new GoaldError(
-      'config',
-      `agent.session: "resume" is not supported by the aider adapter ` +
-        '(aider has no session id, only one chat history file per directory)',
-      'set agent.session to "fresh" (the default): the recitation carries the state from turn to turn',
-    );
-  }
+  refuseResumeSession(options.session, 'aider', 'aider has no session id, only one chat history file per directory');
   const executable = options.executable ?? 'aider';
   const extraArgs = [...(options.args ?? [])];
   const configuredModel = options.model ?? null;
-  let current: AgentProcess | null = null;
+  const running = createRunningProcess();
 
   return {
     name: 'aider',
     model: configuredModel,
+    suspend: running.suspend,
+    resume: running.resume,
     async runTurn(input, signal) {
-      const startedAt = Date.now();
       const estimate = createUsageMeter(input.prompt);
-      const promptProblem = await ensurePromptFile(input.promptPath, input.prompt);
-      if (promptProblem !== null) return notStarted(estimate.usage(), Date.now() - startedAt, promptProblem);
+      const notStarted = await preparePromptFile(input, estimate.usage());
+      if (notStarted !== null) return notStarted;
 
       const reader = createAiderOutputReader();
       const args = buildAiderArgs(input.prompt, input.promptPath, extraArgs, configuredModel);
@@ -61,15 +53,10 @@ export function createAiderAgent(options: AiderAgentOptions = {}): AgentAdapter 
       const agentProcess: AgentProcess = spawnAgentProcess({
         command: executable,
         args,
-        cwd: input.workspace,
         env: buildCliAgentEnv(options.env ?? process.env, input, { COLUMNS: CONSOLE_COLUMNS }),
         stdin: null,
-        transcriptPath: input.transcriptPath,
         label: [executable, shownMessage, ...args.slice(2)].join(' '),
-        timeoutMs: input.timeoutMs,
-        killGraceMs: options.killGraceMs,
-        signal,
-        onSpawn: input.onSpawn,
+        ...turnSpawnOptions(input, signal, options.killGraceMs),
         onOutput(text) {
           estimate.addOutput(text);
         },
@@ -80,9 +67,7 @@ export function createAiderAgent(options: AiderAgentOptions = {}): AgentAdapter 
           if (sent + received > input.turnTokenLimit) agentProcess.kill('token-limit');
         },
       });
-      current = agentProcess;
-      const result = await agentProcess.done;
-      if (current === agentProcess) current = null;
+      const result = await running.track(agentProcess);
 
       const summary = reader.summary();
       const facts: CliTurnFacts = {
@@ -97,12 +82,6 @@ export function createAiderAgent(options: AiderAgentOptions = {}): AgentAdapter 
       if (model !== null) facts.model = model;
       if (summary.rateLimit !== null) facts.usageLimit = { resetAt: null, message: summary.rateLimit };
       return toCliTurnResult(result, facts);
-    },
-    suspend() {
-      current?.suspend();
-    },
-    resume() {
-      current?.resume();
     },
   };
 }
@@ -119,24 +98,10 @@ export function buildAiderArgs(
 ): string[] {
   const message = fitsInArgv(prompt) ? ['--message', prompt] : ['--message-file', promptPath];
   const args = [...message, '--yes-always', '--no-stream', '--no-pretty'];
-  const choosesModel = extraArgs.some((arg) => arg === '--model' || arg.startsWith('--model='));
-  if (model !== null && !choosesModel) args.push('--model', model);
+  if (model !== null && !hasFlag(extraArgs, '--model')) args.push('--model', model);
   return [...args, ...extraArgs];
 }
 
 function toUsage(sent: number, received: number, costUsd: number | null): Usage {
   return { inputTokens: sent, outputTokens: received, totalTokens: sent + received, costUsd, estimated: false };
-}
-
-function notStarted(usage: Usage, durationMs: number, error: string): TurnResult {
-  return {
-    outcome: 'spawn-failed',
-    exitCode: null,
-    signal: null,
-    durationMs,
-    usage,
-    finalMessage: '',
-    outputTail: '',
-    error,
-  };
 }

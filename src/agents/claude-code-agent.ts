@@ -10,20 +10,31 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { GoaldError } from '../errors.js';
 import { buildClaudeHookSettings } from '../hook/claude-hook-settings.js';
 import { HOOK_ENV } from '../hook/post-tool-use.js';
 import { createClaudeStreamParser, totalOf, type ClaudeStreamSummary } from './claude-stream.js';
-import { buildCliAgentEnv, ensurePromptFile, fitsInArgv, toCliTurnResult, type CliTurnFacts } from './cli-turn.js';
+import {
+  buildCliAgentEnv,
+  createRunningProcess,
+  estimatedUsage,
+  fitsInArgv,
+  hasFlag,
+  preparePromptFile,
+  readTimeZone,
+  refuseArgs,
+  toCliTurnResult,
+  turnSpawnOptions,
+  type CliAgentOptions,
+  type CliTurnFacts,
+} from './cli-turn.js';
 import { spawnAgentProcess, type AgentProcess } from './spawn.js';
-import type { AgentAdapter, TurnResult, Usage } from './types.js';
+import type { AgentAdapter, Usage } from './types.js';
+import { estimateTokens } from './usage-meter.js';
 
 /** goald's `--permission-mode` unless agent.args choose one: file edits are accepted without asking. */
 export const DEFAULT_PERMISSION_MODE = 'acceptEdits';
 /** goald's `--allowedTools` unless agent.args choose them: the tools a coding turn needs. */
 export const DEFAULT_ALLOWED_TOOLS = 'Bash Write Edit Read';
-// The usual rule of thumb for English text and code with BPE tokenizers (the command adapter's too).
-const CHARS_PER_TOKEN = 4;
 // stream-json puts a whole tool call on one line; a Write of a big file is one long line.
 const MAX_EVENT_LINE_CHARS = 8 * 1024 * 1024;
 // How much of the last non-event line (stderr, or stdout noise) explains a failure without a result.
@@ -43,29 +54,20 @@ const REFUSED_ARGS: ReadonlyMap<string, string> = new Map([
   ['--input-format', 'goald passes the prompt as an argument'],
 ]);
 
-export interface ClaudeCodeAgentOptions {
-  /** The executable (default `claude`). */
-  executable?: string;
+/** The executable defaults to `claude`; session `resume` keeps one session id for the whole goal. */
+export interface ClaudeCodeAgentOptions extends CliAgentOptions {
   /**
    * Extra arguments (config agent.args), placed before the prompt. goald's permission defaults apply for
    * whatever these leave out: `--permission-mode` (or `--dangerously-skip-permissions`) replaces
    * `--permission-mode acceptEdits`, `--allowedTools` replaces the default tool list.
    */
   args?: readonly string[];
-  /** The model, when configured: passed as --model unless args choose one. */
-  model?: string | null;
-  /** `fresh` (default): a new session each turn. `resume`: one session id for the whole goal. */
-  session?: 'fresh' | 'resume';
-  /** The environment the agent inherits (default: process.env); CLAUDECODE is always removed. */
-  env?: NodeJS.ProcessEnv;
   /**
    * The argv that runs goald (e.g. `[process.execPath, '/…/dist/src/cli/bin.js']`). When set and the turn
    * has a state directory, Claude Code gets goald's PostToolUse hook through `--settings` (in-turn
    * recitation and drift). Null or absent: no hook.
    */
   hookCommand?: readonly string[] | null;
-  /** Time between SIGTERM and SIGKILL (default SIGKILL_GRACE_MS); tests shorten it. */
-  killGraceMs?: number;
   /** The clock for usage-limit reset times (default Date.now). */
   now?: () => number;
   /** Makes the session id of a `resume` goal (default: a random UUID). */
@@ -76,7 +78,7 @@ export interface ClaudeCodeAgentOptions {
 export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): AgentAdapter {
   const executable = options.executable ?? 'claude';
   const userArgs = [...(options.args ?? [])];
-  refuseArgs(userArgs);
+  refuseArgs(userArgs, REFUSED_ARGS, 'claude-code');
   const configuredModel = options.model ?? null;
   const hookCommand = options.hookCommand ?? null;
   const now = options.now ?? Date.now;
@@ -86,19 +88,20 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Age
     options.session === 'resume' ? { id: (options.newSessionId ?? randomUUID)(), started: false } : null;
   // total_cost_usd counts the whole session, earlier invocations included; per session, what it last said.
   const lastSessionCost = new Map<string, number>();
-  let current: AgentProcess | null = null;
+  const running = createRunningProcess();
 
   return {
     name: 'claude-code',
     model: configuredModel,
+    suspend: running.suspend,
+    resume: running.resume,
     async runTurn(input, signal) {
-      const startedAt = Date.now();
-      const promptTokens = Math.ceil(input.prompt.length / CHARS_PER_TOKEN);
-      const promptProblem = await ensurePromptFile(input.promptPath, input.prompt);
-      if (promptProblem !== null) return notStarted(estimatedUsage(promptTokens), Date.now() - startedAt, promptProblem);
+      const promptTokens = estimateTokens(input.prompt.length);
+      const notStarted = await preparePromptFile(input, estimatedUsage(promptTokens));
+      if (notStarted !== null) return notStarted;
 
       const env = buildCliAgentEnv(baseEnv, input);
-      const parser = createClaudeStreamParser({ cwd: input.workspace, now, timeZone: zoneOf(env) });
+      const parser = createClaudeStreamParser({ cwd: input.workspace, now, timeZone: readTimeZone(env) });
       // The hook needs the turn's state directory; a user's own --settings would replace goald's.
       const hookStateDir = hookCommand !== null && !hasFlag(userArgs, '--settings') ? (input.stateDir ?? null) : null;
       if (hookStateDir !== null) {
@@ -125,15 +128,10 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Age
         command: executable,
         // A prompt too big for one argument goes on stdin: `claude -p` reads it there when none is given.
         args: inArgv ? [...flags, '--', input.prompt] : flags,
-        cwd: input.workspace,
         env,
         stdin: inArgv ? null : input.prompt,
-        transcriptPath: input.transcriptPath,
         label: `${executable} ${flags.map(labelWord).join(' ')} -- <prompt>`,
-        timeoutMs: input.timeoutMs,
-        killGraceMs: options.killGraceMs,
-        signal,
-        onSpawn: input.onSpawn,
+        ...turnSpawnOptions(input, signal, options.killGraceMs),
         maxLineChars: MAX_EVENT_LINE_CHARS,
         onLine(line, stream) {
           if (stream === 'stdout') {
@@ -143,11 +141,10 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Age
           if (!line.trimStart().startsWith('{') && line.trim() !== '') lastNote = line.trim().slice(0, MAX_NOTE_CHARS);
         },
       });
-      current = agentProcess;
+      const done = running.track(agentProcess);
       // The prompt alone may already be over the limit.
       checkTokenLimit();
-      const result = await agentProcess.done;
-      if (current === agentProcess) current = null;
+      const result = await done;
 
       const summary = parser.summary();
       if (session !== null && summary.sessionId !== null) {
@@ -171,12 +168,6 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Age
       const turn = toCliTurnResult(result, facts);
       if (summary.permissionDenials > 0) turn.permissionDenials = summary.permissionDenials;
       return turn;
-    },
-    suspend() {
-      current?.suspend();
-    },
-    resume() {
-      current?.resume();
     },
   };
 }
@@ -242,47 +233,10 @@ function describeFailure(summary: ClaudeStreamSummary, lastNote: string, args: r
   return null;
 }
 
-function refuseArgs(args: readonly string[]): void {
-  for (const arg of args) {
-    const flag = arg.split('=')[0] ?? arg;
-    const why = REFUSED_ARGS.get(flag);
-    if (why !== undefined) {
-      throw new GoaldError('config', `agent.args: ${flag} is not allowed for the claude-code adapter`, why);
-    }
-  }
-}
-
-function hasFlag(args: readonly string[], flag: string): boolean {
-  return args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
-}
-
-// The zone Claude Code writes reset times in when it names none: its TZ (":America/New_York" allowed).
-function zoneOf(env: NodeJS.ProcessEnv): string | undefined {
-  const zone = env.TZ?.replace(/^:/, '').trim();
-  return zone === undefined || zone === '' ? undefined : zone;
-}
-
-function estimatedUsage(tokens: number): Usage {
-  return { inputTokens: tokens, outputTokens: 0, totalTokens: tokens, costUsd: null, estimated: true };
-}
-
 // The transcript header shows the flags, with the long inline settings JSON abbreviated.
 function labelWord(word: string): string {
   if (word.startsWith('{')) return "'{…}'";
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
-function notStarted(usage: Usage, durationMs: number, error: string): TurnResult {
-  return {
-    outcome: 'spawn-failed',
-    exitCode: null,
-    signal: null,
-    durationMs,
-    usage,
-    finalMessage: '',
-    outputTail: '',
-    error,
-  };
 }
 
 /**

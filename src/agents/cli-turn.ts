@@ -1,10 +1,13 @@
-// What the structured CLI adapters (gemini, aider) share around spawnAgentProcess: the child's environment,
-// the prompt file, and the mapping from how the process ended plus what its output said to a TurnResult.
+// What the structured CLI adapters (claude-code, codex, gemini, aider) share around spawnAgentProcess: their
+// common options and argument checks, the child's environment, the prompt file, the process of the running
+// turn (for suspend/resume), and the mapping from how the process ended plus what its output said to a
+// TurnResult.
 
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { GoaldError } from '../errors.js';
 import { formatDuration } from './command-agent.js';
-import type { ProcessResult } from './spawn.js';
+import type { AgentProcess, ProcessResult, SpawnAgentOptions } from './spawn.js';
 import type { ToolCall, TurnInput, TurnOutcome, TurnResult, Usage } from './types.js';
 
 /** A final message is cut to this many characters (the same bound as the command adapter's). */
@@ -12,6 +15,30 @@ export const CLI_FINAL_MESSAGE_MAX_CHARS = 2 * 1024;
 // Linux refuses one argument over MAX_ARG_STRLEN (128 KiB) with E2BIG; prompts above this size go through
 // a file or stdin instead of argv (the same threshold as the command adapter's).
 export const MAX_ARGV_PROMPT_BYTES = 100 * 1024;
+
+/** The options every structured CLI adapter takes; an adapter's own options extend these. */
+export interface CliAgentOptions {
+  /** The executable (default: the CLI's usual name). */
+  executable?: string;
+  /** Extra arguments after goald's own (config agent.args). */
+  args?: readonly string[];
+  /** The model, when configured: passed as --model unless args choose one. */
+  model?: string | null;
+  /** `fresh` (default): a new session each turn. `resume`: one session for the whole goal, where supported. */
+  session?: 'fresh' | 'resume';
+  /** The environment the agent inherits (default: process.env); CLAUDECODE is always removed. */
+  env?: NodeJS.ProcessEnv;
+  /** Time between SIGTERM and SIGKILL (default SIGKILL_GRACE_MS); tests shorten it. */
+  killGraceMs?: number;
+}
+
+/** The process of the turn that runs now, so that suspend and resume reach it. */
+export interface RunningProcess {
+  /** Remembers the process until it is done; resolves with its result. */
+  track(agentProcess: AgentProcess): Promise<ProcessResult>;
+  suspend(): void;
+  resume(): void;
+}
 
 /** What the adapter read from the CLI's output, beyond how the process ended. */
 export interface CliTurnFacts {
@@ -48,8 +75,84 @@ export function buildCliAgentEnv(
   return env;
 }
 
-/** Writes the prompt file unless the caller already saved it; null, or what went wrong. */
-export async function ensurePromptFile(path: string, prompt: string): Promise<string | null> {
+/** Refuses agent.session "resume" for an adapter that cannot resume a session (`why` says why not). */
+export function refuseResumeSession(session: CliAgentOptions['session'], agent: string, why: string): void {
+  if (session !== 'resume') return;
+  throw new GoaldError(
+    'config',
+    `agent.session: "resume" is not supported by the ${agent} adapter (${why})`,
+    'set agent.session to "fresh" (the default): the recitation carries the state from turn to turn',
+  );
+}
+
+/** Refuses agent.args that name a flag in `refused` (flag → why), as `--flag` or `--flag=value`. */
+export function refuseArgs(args: readonly string[], refused: ReadonlyMap<string, string>, agent: string): void {
+  for (const arg of args) {
+    const flag = arg.split('=')[0] ?? arg;
+    const why = refused.get(flag);
+    if (why !== undefined) {
+      throw new GoaldError('config', `agent.args: ${flag} is not allowed for the ${agent} adapter`, why);
+    }
+  }
+}
+
+/** Whether the args give `flag`, as `--flag` or `--flag=value`. */
+export function hasFlag(args: readonly string[], flag: string): boolean {
+  return args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+}
+
+/** The time zone a CLI writes reset times in when it names none: its TZ (":America/New_York" allowed). */
+export function readTimeZone(env: NodeJS.ProcessEnv): string | undefined {
+  const zone = env.TZ?.replace(/^:/, '').trim();
+  return zone === undefined || zone === '' ? undefined : zone;
+}
+
+/** The spawn options that come from the turn itself: workspace, transcript, timeout, abort, onSpawn. */
+export function turnSpawnOptions(
+  input: TurnInput,
+  signal: AbortSignal,
+  killGraceMs: number | undefined,
+): Pick<SpawnAgentOptions, 'cwd' | 'transcriptPath' | 'timeoutMs' | 'killGraceMs' | 'signal' | 'onSpawn'> {
+  return {
+    cwd: input.workspace,
+    transcriptPath: input.transcriptPath,
+    timeoutMs: input.timeoutMs,
+    killGraceMs,
+    signal,
+    onSpawn: input.onSpawn,
+  };
+}
+
+/** Creates the slot for an adapter's one running process (adapters run one turn at a time). */
+export function createRunningProcess(): RunningProcess {
+  let current: AgentProcess | null = null;
+  return {
+    async track(agentProcess) {
+      current = agentProcess;
+      const result = await agentProcess.done;
+      if (current === agentProcess) current = null;
+      return result;
+    },
+    suspend() {
+      current?.suspend();
+    },
+    resume() {
+      current?.resume();
+    },
+  };
+}
+
+/**
+ * Writes the prompt file unless the caller already saved it: null when it is there, else the result of a
+ * turn that could not start (with `usage`, the estimate for the prompt).
+ */
+export async function preparePromptFile(input: TurnInput, usage: Usage): Promise<TurnResult | null> {
+  const startedAt = Date.now();
+  const problem = await ensurePromptFile(input.promptPath, input.prompt);
+  return problem === null ? null : toNotStartedResult(usage, Date.now() - startedAt, problem);
+}
+
+async function ensurePromptFile(path: string, prompt: string): Promise<string | null> {
   try {
     await access(path);
     return null;
@@ -69,6 +172,24 @@ export async function ensurePromptFile(path: string, prompt: string): Promise<st
 /** Whether the prompt is small enough to pass as one argv word. */
 export function fitsInArgv(prompt: string): boolean {
   return Buffer.byteLength(prompt) <= MAX_ARGV_PROMPT_BYTES;
+}
+
+/** Usage estimated from the input alone (no output counted), for a turn the CLI reported nothing about. */
+export function estimatedUsage(tokens: number): Usage {
+  return { inputTokens: tokens, outputTokens: 0, totalTokens: tokens, costUsd: null, estimated: true };
+}
+
+function toNotStartedResult(usage: Usage, durationMs: number, error: string): TurnResult {
+  return {
+    outcome: 'spawn-failed',
+    exitCode: null,
+    signal: null,
+    durationMs,
+    usage,
+    finalMessage: '',
+    outputTail: '',
+    error,
+  };
 }
 
 /** Maps how the process ended, and what its output reported, to the turn's result. */

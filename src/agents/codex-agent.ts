@@ -6,17 +6,28 @@
 // stdin is /dev/null: with an open stdin pipe `codex exec` waits for more input forever. Codex is a Node
 // shim over a native binary; spawnAgentProcess signals the whole process group, so a kill reaches both.
 
-import { GoaldError } from '../errors.js';
-import { buildCliAgentEnv, ensurePromptFile, fitsInArgv, toCliTurnResult, type CliTurnFacts } from './cli-turn.js';
+import {
+  buildCliAgentEnv,
+  createRunningProcess,
+  estimatedUsage,
+  fitsInArgv,
+  hasFlag,
+  preparePromptFile,
+  readTimeZone,
+  refuseArgs,
+  toCliTurnResult,
+  turnSpawnOptions,
+  type CliAgentOptions,
+  type CliTurnFacts,
+} from './cli-turn.js';
 import { createCodexStreamParser, subtractUsage, type CodexStreamSummary, type CodexUsage } from './codex-stream.js';
 import { computeCost, type PriceTable } from './price-table.js';
 import { spawnAgentProcess, type AgentProcess } from './spawn.js';
-import type { AgentAdapter, TurnResult, Usage } from './types.js';
+import type { AgentAdapter, Usage } from './types.js';
+import { estimateTokens } from './usage-meter.js';
 
 /** goald's `--sandbox` unless agent.args choose one: `codex exec` is read-only by default, so it could not edit. */
 export const DEFAULT_SANDBOX = 'workspace-write';
-// The usual rule of thumb for English text and code with BPE tokenizers (the command adapter's too).
-const CHARS_PER_TOKEN = 4;
 // A file_change or command item with its output is one line.
 const MAX_EVENT_LINE_CHARS = 8 * 1024 * 1024;
 const MAX_NOTE_CHARS = 300;
@@ -29,9 +40,8 @@ const REFUSED_ARGS: ReadonlyMap<string, string> = new Map([
   ['exec', 'goald runs `codex exec` itself; put only options in agent.args'],
 ]);
 
-export interface CodexAgentOptions {
-  /** The executable (default `codex`). */
-  executable?: string;
+/** The executable defaults to `codex`; session `resume` keeps the first turn's thread for the whole goal. */
+export interface CodexAgentOptions extends CliAgentOptions {
   /**
    * Extra `codex exec` options (config agent.args), before the prompt. `--sandbox workspace-write` is added
    * unless these choose a sandbox (`--sandbox`/`-s`, `--full-auto`, `--dangerously-bypass-approvals-and-sandbox`).
@@ -39,14 +49,8 @@ export interface CodexAgentOptions {
   args?: readonly string[];
   /** The model, when configured: passed as --model unless args choose one; also prices the tokens. */
   model?: string | null;
-  /** `fresh` (default): a new thread each turn. `resume`: the first turn's thread for the whole goal. */
-  session?: 'fresh' | 'resume';
-  /** The environment the agent inherits (default: process.env); CLAUDECODE is always removed. */
-  env?: NodeJS.ProcessEnv;
   /** Prices (USD per million tokens) that override or extend the default table. */
   prices?: PriceTable;
-  /** Time between SIGTERM and SIGKILL (default SIGKILL_GRACE_MS); tests shorten it. */
-  killGraceMs?: number;
   /** The clock for usage-limit reset times (default Date.now). */
   now?: () => number;
 }
@@ -55,7 +59,7 @@ export interface CodexAgentOptions {
 export function createCodexAgent(options: CodexAgentOptions = {}): AgentAdapter {
   const executable = options.executable ?? 'codex';
   const userArgs = [...(options.args ?? [])];
-  refuseArgs(userArgs);
+  refuseArgs(userArgs, REFUSED_ARGS, 'codex');
   const configuredModel = options.model ?? null;
   const now = options.now ?? Date.now;
   const baseEnv = options.env ?? process.env;
@@ -63,19 +67,20 @@ export function createCodexAgent(options: CodexAgentOptions = {}): AgentAdapter 
   // The thread to resume, and its usage totals after the last turn that completed (Codex reports usage
   // cumulatively over a resumed thread).
   let thread: { id: string; totals: CodexUsage | null } | null = null;
-  let current: AgentProcess | null = null;
+  const running = createRunningProcess();
 
   return {
     name: 'codex',
     model: configuredModel,
+    suspend: running.suspend,
+    resume: running.resume,
     async runTurn(input, signal) {
-      const startedAt = Date.now();
-      const promptTokens = Math.ceil(input.prompt.length / CHARS_PER_TOKEN);
-      const promptProblem = await ensurePromptFile(input.promptPath, input.prompt);
-      if (promptProblem !== null) return notStarted(estimatedUsage(promptTokens), Date.now() - startedAt, promptProblem);
+      const promptTokens = estimateTokens(input.prompt.length);
+      const notStarted = await preparePromptFile(input, estimatedUsage(promptTokens));
+      if (notStarted !== null) return notStarted;
 
       const env = buildCliAgentEnv(baseEnv, input);
-      const parser = createCodexStreamParser({ cwd: input.workspace, now, timeZone: zoneOf(env) });
+      const parser = createCodexStreamParser({ cwd: input.workspace, now, timeZone: readTimeZone(env) });
       const inArgv = fitsInArgv(input.prompt);
       const resumeId = resumeThreads ? (thread?.id ?? null) : null;
       const args = buildCodexArgs({ args: userArgs, model: configuredModel, resumeThreadId: resumeId });
@@ -90,15 +95,10 @@ export function createCodexAgent(options: CodexAgentOptions = {}): AgentAdapter 
         command: executable,
         // `-` reads the prompt from stdin, for a prompt too big for one argument; otherwise stdin is /dev/null.
         args: [...args, inArgv ? input.prompt : '-'],
-        cwd: input.workspace,
         env,
         stdin: inArgv ? null : input.prompt,
-        transcriptPath: input.transcriptPath,
         label: `${executable} ${args.join(' ')} <prompt>`,
-        timeoutMs: input.timeoutMs,
-        killGraceMs: options.killGraceMs,
-        signal,
-        onSpawn: input.onSpawn,
+        ...turnSpawnOptions(input, signal, options.killGraceMs),
         maxLineChars: MAX_EVENT_LINE_CHARS,
         onLine(line, stream) {
           if (stream === 'stdout') {
@@ -109,10 +109,9 @@ export function createCodexAgent(options: CodexAgentOptions = {}): AgentAdapter 
           }
         },
       });
-      current = agentProcess;
+      const done = running.track(agentProcess);
       checkTokenLimit();
-      const result = await agentProcess.done;
-      if (current === agentProcess) current = null;
+      const result = await done;
 
       const summary = parser.summary();
       const previousTotals = summary.threadId !== null && thread?.id === summary.threadId ? thread.totals : null;
@@ -137,12 +136,6 @@ export function createCodexAgent(options: CodexAgentOptions = {}): AgentAdapter 
       const turn = toCliTurnResult(result, facts);
       if (turnUsage !== null && facts.usage.costUsd !== null) turn.costComputed = true;
       return turn;
-    },
-    suspend() {
-      current?.suspend();
-    },
-    resume() {
-      current?.resume();
     },
   };
 }
@@ -195,41 +188,4 @@ function describeFailure(summary: CodexStreamSummary, lastNote: string): string 
 // What `codex exec` prints on stderr on every run, which explains nothing about a failure.
 function isStderrChatter(line: string): boolean {
   return line.startsWith('Reading additional input from stdin') || line.startsWith('WARNING: proceeding, even though');
-}
-
-function refuseArgs(args: readonly string[]): void {
-  for (const arg of args) {
-    const flag = arg.split('=')[0] ?? arg;
-    const why = REFUSED_ARGS.get(flag);
-    if (why !== undefined) {
-      throw new GoaldError('config', `agent.args: ${flag} is not allowed for the codex adapter`, why);
-    }
-  }
-}
-
-function hasFlag(args: readonly string[], flag: string): boolean {
-  return args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
-}
-
-// The zone Codex writes "try again at 5:08 AM" in: its TZ (":America/New_York" allowed), else local.
-function zoneOf(env: NodeJS.ProcessEnv): string | undefined {
-  const zone = env.TZ?.replace(/^:/, '').trim();
-  return zone === undefined || zone === '' ? undefined : zone;
-}
-
-function estimatedUsage(tokens: number): Usage {
-  return { inputTokens: tokens, outputTokens: 0, totalTokens: tokens, costUsd: null, estimated: true };
-}
-
-function notStarted(usage: Usage, durationMs: number, error: string): TurnResult {
-  return {
-    outcome: 'spawn-failed',
-    exitCode: null,
-    signal: null,
-    durationMs,
-    usage,
-    finalMessage: '',
-    outputTail: '',
-    error,
-  };
 }

@@ -6,11 +6,21 @@
 // in full afterwards.
 
 import { createUsageMeter } from './usage-meter.js';
-import { GoaldError } from '../errors.js';
-import { buildCliAgentEnv, ensurePromptFile, fitsInArgv, toCliTurnResult, type CliTurnFacts } from './cli-turn.js';
+import {
+  buildCliAgentEnv,
+  createRunningProcess,
+  fitsInArgv,
+  hasFlag,
+  preparePromptFile,
+  refuseResumeSession,
+  toCliTurnResult,
+  turnSpawnOptions,
+  type CliAgentOptions,
+  type CliTurnFacts,
+} from './cli-turn.js';
 import { isGeminiUsageLimit, parseGeminiOutput } from './gemini-output.js';
 import { spawnAgentProcess, type AgentProcess } from './spawn.js';
-import type { AgentAdapter, TurnResult, Usage } from './types.js';
+import type { AgentAdapter, Usage } from './types.js';
 
 // The whole of stdout is one JSON object; a runaway CLI must not fill memory (the transcript keeps all).
 const MAX_STDOUT_CHARS = 8 * 1024 * 1024;
@@ -18,44 +28,29 @@ const MAX_STDOUT_CHARS = 8 * 1024 * 1024;
 // what it reads from stdin.
 const STDIN_PROMPT_POINTER = 'Carry out the instructions above.';
 
-export interface GeminiAgentOptions {
-  /** The executable (default `gemini`). */
-  executable?: string;
-  /** Extra arguments after goald's own (config agent.args), e.g. ['--approval-mode', 'yolo']. */
-  args?: readonly string[];
-  /** The model, when configured: passed as --model unless args choose one. */
-  model?: string | null;
-  /** Only `fresh` (a new session each turn): Gemini CLI resumes by list position, not by session id. */
-  session?: 'fresh' | 'resume';
-  /** The environment the agent inherits (default: process.env); CLAUDECODE is always removed. */
-  env?: NodeJS.ProcessEnv;
-  /** Time between SIGTERM and SIGKILL (default SIGKILL_GRACE_MS); tests shorten it. */
-  killGraceMs?: number;
-}
+/**
+ * The executable defaults to `gemini`; args are e.g. ['--approval-mode', 'yolo']; session is `fresh` only
+ * (Gemini CLI resumes by list position, not by session id).
+ */
+export type GeminiAgentOptions = CliAgentOptions;
 
 /** Creates the Gemini CLI adapter. Runs one turn at a time. */
 export function createGeminiAgent(options: GeminiAgentOptions = {}): AgentAdapter {
-  if (options.session === 'resume') {
-    throw new GoaldError(
-      'config',
-      `agent.session: "resume" is not supported by the gemini adapter ` +
-        '(Gemini CLI resumes by list position, not by session id)',
-      'set agent.session to "fresh" (the default): the recitation carries the state from turn to turn',
-    );
-  }
+  refuseResumeSession(options.session, 'gemini', 'Gemini CLI resumes by list position, not by session id');
   const executable = options.executable ?? 'gemini';
   const extraArgs = [...(options.args ?? [])];
   const configuredModel = options.model ?? null;
-  let current: AgentProcess | null = null;
+  const running = createRunningProcess();
 
   return {
     name: 'gemini',
     model: configuredModel,
+    suspend: running.suspend,
+    resume: running.resume,
     async runTurn(input, signal) {
-      const startedAt = Date.now();
       const meter = createUsageMeter(input.prompt);
-      const promptProblem = await ensurePromptFile(input.promptPath, input.prompt);
-      if (promptProblem !== null) return notStarted(meter.usage(), Date.now() - startedAt, promptProblem);
+      const notStarted = await preparePromptFile(input, meter.usage());
+      if (notStarted !== null) return notStarted;
 
       const inArgv = fitsInArgv(input.prompt);
       const args = buildGeminiArgs(inArgv ? input.prompt : STDIN_PROMPT_POINTER, extraArgs, configuredModel);
@@ -63,25 +58,19 @@ export function createGeminiAgent(options: GeminiAgentOptions = {}): AgentAdapte
       const agentProcess: AgentProcess = spawnAgentProcess({
         command: executable,
         args,
-        cwd: input.workspace,
         env: buildCliAgentEnv(options.env ?? process.env, input),
         stdin: inArgv ? null : input.prompt,
-        transcriptPath: input.transcriptPath,
         label: `${executable} -p <prompt> ${args.slice(2).join(' ')}`,
-        timeoutMs: input.timeoutMs,
-        killGraceMs: options.killGraceMs,
-        signal,
-        onSpawn: input.onSpawn,
+        ...turnSpawnOptions(input, signal, options.killGraceMs),
         onOutput(text, stream) {
           // Only for the estimate used when no JSON result comes (a crash): the JSON is not model output.
           meter.addOutput(text);
           if (stream === 'stdout' && stdout.length < MAX_STDOUT_CHARS) stdout += text;
         },
       });
-      current = agentProcess;
+      const done = running.track(agentProcess);
       if (input.turnTokenLimit > 0 && meter.liveTokens() > input.turnTokenLimit) agentProcess.kill('token-limit');
-      const result = await agentProcess.done;
-      if (current === agentProcess) current = null;
+      const result = await done;
 
       const output = parseGeminiOutput(stdout);
       const facts: CliTurnFacts = {
@@ -104,12 +93,6 @@ export function createGeminiAgent(options: GeminiAgentOptions = {}): AgentAdapte
       }
       return toCliTurnResult(result, facts);
     },
-    suspend() {
-      current?.suspend();
-    },
-    resume() {
-      current?.resume();
-    },
   };
 }
 
@@ -121,7 +104,7 @@ export function buildGeminiArgs(prompt: string, extraArgs: readonly string[], mo
 }
 
 function choosesModel(args: readonly string[]): boolean {
-  return args.some((arg) => arg === '-m' || arg === '--model' || arg.startsWith('--model='));
+  return args.includes('-m') || hasFlag(args, '--model');
 }
 
 // Gemini has no cost field and goald has no Gemini price table: cost stays unknown.
@@ -132,18 +115,5 @@ function toUsage(tokens: { inputTokens: number; outputTokens: number; totalToken
     totalTokens: tokens.totalTokens,
     costUsd: null,
     estimated: false,
-  };
-}
-
-function notStarted(usage: Usage, durationMs: number, error: string): TurnResult {
-  return {
-    outcome: 'spawn-failed',
-    exitCode: null,
-    signal: null,
-    durationMs,
-    usage,
-    finalMessage: '',
-    outputTail: '',
-    error,
   };
 }
