@@ -8,7 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+
+import { median, numberFlag, round, runWhenMain } from './bench-runner.js';
 
 export interface HookBenchResult {
   runs: number;
@@ -131,22 +133,6 @@ function runNode(
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
-function numberFlag(argv: string[], flag: string): number | undefined {
-  const at = argv.indexOf(flag);
-  const value = at === -1 ? undefined : Number(argv[at + 1]);
-  return value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
-}
-
 async function main(argv: string[]): Promise<void> {
   const result = await benchHook({ runs: numberFlag(argv, '--runs') });
   const verdict = (ratio: number): string =>
@@ -164,10 +150,4 @@ async function main(argv: string[]): Promise<void> {
   );
 }
 
-const entryArg = process.argv[1];
-if (entryArg !== undefined && import.meta.url === pathToFileURL(entryArg).href) {
-  main(process.argv.slice(2)).catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 70;
-  });
-}
+runWhenMain(import.meta.url, main);

@@ -6,11 +6,11 @@ import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 
 import { resolveWorkspace } from '../src/workspace/find-workspace.js';
 import { runGit } from '../src/workspace/git.js';
 import { createSnapshotter } from '../src/workspace/snapshot.js';
+import { median, numberFlag, round, runWhenMain } from './bench-runner.js';
 
 export interface SnapshotBenchResult {
   files: number;
@@ -141,24 +141,6 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
-function numberFlag(argv: string[], flag: string): number | undefined {
-  const at = argv.indexOf(flag);
-  const value = at === -1 ? undefined : Number(argv[at + 1]);
-  return value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
-}
-
 /** Prints the figures when this file is run directly. */
 async function main(argv: string[]): Promise<void> {
   const gitVersion = await new Promise<string>((resolve) => {
@@ -184,10 +166,4 @@ async function main(argv: string[]): Promise<void> {
   );
 }
 
-const entry = process.argv[1];
-if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
-  main(process.argv.slice(2)).catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 70;
-  });
-}
+runWhenMain(import.meta.url, main);
