@@ -1,6 +1,7 @@
 // The supervisor's own overhead: N turns of a trivial agent (it changes one file per turn), a trivial
 // check and no evaluator, against a plain shell loop doing the same spawn + snapshot (private index,
-// `git add -A && git write-tree`) + check work. Target ≤ 1.3×. The supervisor runs in-process
+// `git add -A && git write-tree`, then the turn's delta: `diff-tree` numstat and `patch-id`, as DESIGN.md's
+// step 4 defines a snapshot) + check work. Target ≤ 1.3×. The supervisor runs in-process
 // (prepareGoal + buildSupervisor, exactly what `goald start --foreground` wires); the real CLI's end-to-end
 // time is reported beside it for reference. Run alone with `node dist/bench/supervisor.bench.js [--turns N]`.
 
@@ -134,12 +135,16 @@ async function runShellLoop(dir: string, turns: number): Promise<number> {
   const script = [
     `export GIT_INDEX_FILE='${state}/index' GIT_OBJECT_DIRECTORY='${state}/objects' GIT_ALTERNATE_OBJECT_DIRECTORIES='${repo}/.git/objects'`,
     // Turn 0: the pre-check's snapshot and checks.
-    'git add -A && git write-tree > /dev/null',
+    'git add -A && prev=$(git write-tree)',
     `sh -c '${checkFor(turns)}'`,
     'i=1',
     `while [ $i -le ${turns} ]; do`,
     `  GOALD_TURN=$i sh -c '${AGENT}' < /dev/null > /dev/null`,
-    '  git add -A && git write-tree > /dev/null',
+    // DESIGN.md § One turn, step 4: the snapshot is the tree hash AND the turn's delta (numstat, patch id).
+    '  git add -A && cur=$(git write-tree)',
+    '  git diff-tree -r --raw --numstat -z "$prev" "$cur" > /dev/null',
+    '  git diff-tree -r -p --full-index "$prev" "$cur" | git patch-id --stable > /dev/null',
+    '  prev=$cur',
     `  sh -c '${checkFor(turns)}'`,
     '  i=$((i+1))',
     'done',
