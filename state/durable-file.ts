@@ -50,7 +50,7 @@ export function isErrnoCode(error: unknown, code: string): boolean {
 }
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
-function isProcessAlive(pid: number): boolean {
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -10,7 +10,7 @@ export {
   type AtomicFileAdapterOptions,
   type RestoreResult,
 } from './atomic-file-adapter.js';
-export { fsyncDirectory, writeFileDurable } from './durable-file.js';
+export { fsyncDirectory, isProcessAlive, writeFileDurable } from './durable-file.js';
 export {
   isSafeId,
   newGoalId,

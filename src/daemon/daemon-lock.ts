@@ -4,16 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isProcessAlive } from '../../state/index.js';
 import { GoaldError } from '../errors.js';
 
 export const DAEMON_LOCK_FILE_NAME = 'daemon.pid';
 
 function isGoaldProcess(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!isProcessAlive(pid)) return false;
   try {
     // A reused pid belongs to some other program: only a goald daemon's command line holds the lock.
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');

@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import { z } from 'zod';
-import { appendTurnRecord, readTurnRecords } from '../../state/index.js';
+import { appendTurnRecord, isProcessAlive, readTurnRecords } from '../../state/index.js';
 import type { GoalRecord, Json, LoopRecord, Store } from '../../state/types.js';
 import { isGroupAlive, signalGroup } from '../agents/process-group.js';
 import { isSameProcess } from '../agents/process-identity.js';
@@ -55,15 +55,6 @@ export interface GoalHostOptions {
   /** Called when a client asks the daemon to stop. */
   requestShutdown: () => void;
   clock?: Clock;
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 // A goal owned by a live foreground process is not ours to run or control.

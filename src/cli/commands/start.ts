@@ -2,7 +2,7 @@
 // progress and final box, or JSON events with --json.
 
 import { z } from 'zod';
-import { readTurnRecords } from '../../../state/index.js';
+import { isProcessAlive, readTurnRecords } from '../../../state/index.js';
 import type { GoalRecord, Store } from '../../../state/types.js';
 import type { StartFlags } from '../../config/resolve-settings.js';
 import { EXIT, GoaldError } from '../../errors.js';
@@ -58,15 +58,6 @@ export function toStartFlags(options: StartOptions): StartFlags {
   if (options.cooldown !== undefined) flags.cooldown = options.cooldown;
   if (options.allowSameModel !== undefined) flags.allowSameModel = options.allowSameModel;
   return flags;
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 // One active goal per workspace: registering refuses while a live process runs another goal there.
