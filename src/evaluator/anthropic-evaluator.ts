@@ -3,15 +3,10 @@
 
 import Anthropic from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
-import type { Clock } from '../clock.js';
-import { systemClock } from '../clock.js';
-import type { BackoffOptions } from './call-with-retries.js';
-import { callWithRetries, resolveRetryPolicy } from './call-with-retries.js';
-import { describeSdkError, secretsOf } from './describe-sdk-error.js';
-import { buildEvaluationMessages, DEFAULT_MAX_INPUT_CHARS } from './evidence.js';
 import type { ReplyOutcome } from './reply-outcome.js';
-import { toEvaluationResult } from './reply-outcome.js';
-import type { EvaluationInput, EvaluationResult, Evaluator } from './types.js';
+import type { SdkEvaluatorOptions } from './sdk-evaluator.js';
+import { createSdkEvaluator, sdkTimeoutMs } from './sdk-evaluator.js';
+import type { Evaluator } from './types.js';
 import {
   parseVerdict,
   parseVerdictText,
@@ -20,20 +15,9 @@ import {
   VERDICT_TOOL_NAME,
 } from './verdict-schema.js';
 
-export interface AnthropicEvaluatorOptions {
-  model: string;
+export interface AnthropicEvaluatorOptions extends SdkEvaluatorOptions {
   /** Without the version path: the SDK appends `/v1/messages` (default `https://api.anthropic.com`). */
   baseURL: string;
-  apiKey: string;
-  /** Budget of one try (request and reply). */
-  timeoutMs: number;
-  /** Retries after the first try for 408/409/429/5xx/529, connection errors and timeouts (default 2). */
-  retries?: number;
-  /** Bound on the evidence message (default 24 000 chars). */
-  maxInputChars?: number;
-  fetch?: typeof globalThis.fetch;
-  backoff?: BackoffOptions;
-  clock?: Clock;
 }
 
 // A verdict is a few hundred tokens; 1024 leaves room for a long `remaining` list without paying for essays.
@@ -41,8 +25,7 @@ const MAX_OUTPUT_TOKENS = 1_024;
 
 // Creates an evaluator that asks the Anthropic Messages API for the verdict through a forced tool call.
 export function createAnthropicEvaluator(options: AnthropicEvaluatorOptions): Evaluator {
-  // The SDKs accept only positive integer timeouts.
-  const timeoutMs = Math.max(1, Math.round(options.timeoutMs));
+  const timeoutMs = sdkTimeoutMs(options.timeoutMs);
   const client = new Anthropic({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
@@ -51,10 +34,6 @@ export function createAnthropicEvaluator(options: AnthropicEvaluatorOptions): Ev
     timeout: timeoutMs,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
-  const clock = options.clock ?? systemClock;
-  const maxInputChars = options.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
-  const policy = resolveRetryPolicy({ ...options, timeoutMs, clock });
-  const secrets = secretsOf(options.apiKey, options.baseURL);
 
   async function attempt(system: string, user: string, signal: AbortSignal): Promise<ReplyOutcome> {
     const message: Message = await client.messages.create(
@@ -102,24 +81,5 @@ export function createAnthropicEvaluator(options: AnthropicEvaluatorOptions): Ev
     return { kind: 'verdict', verdict: parsed.verdict, usage, model };
   }
 
-  return {
-    provider: 'anthropic',
-    model: options.model,
-    async evaluate(input: EvaluationInput, signal?: AbortSignal): Promise<EvaluationResult> {
-      const { system, user } = buildEvaluationMessages(input, maxInputChars);
-      const outcome = await callWithRetries(
-        (attemptSignal) => attempt(system, user, attemptSignal),
-        (error, timedOut) =>
-          describeSdkError(error, timedOut, {
-            classes: Anthropic,
-            timeoutMs,
-            baseURL: options.baseURL,
-            now: clock.now(),
-          }),
-        policy,
-        signal,
-      );
-      return toEvaluationResult('anthropic', outcome, secrets);
-    },
-  };
+  return createSdkEvaluator('anthropic', options, Anthropic, attempt);
 }

@@ -4,33 +4,16 @@
 
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { Clock } from '../clock.js';
-import { systemClock } from '../clock.js';
-import type { BackoffOptions } from './call-with-retries.js';
-import { callWithRetries, resolveRetryPolicy } from './call-with-retries.js';
-import { apiErrorDetail, describeSdkError, secretsOf } from './describe-sdk-error.js';
-import { buildEvaluationMessages, DEFAULT_MAX_INPUT_CHARS } from './evidence.js';
+import { apiErrorDetail } from './describe-sdk-error.js';
 import type { ReplyOutcome } from './reply-outcome.js';
-import { toEvaluationResult } from './reply-outcome.js';
-import type { EvaluationInput, EvaluationResult, Evaluator } from './types.js';
+import type { SdkEvaluatorOptions } from './sdk-evaluator.js';
+import { createSdkEvaluator, sdkTimeoutMs } from './sdk-evaluator.js';
+import type { Evaluator } from './types.js';
 import { parseVerdictText, VERDICT_JSON_SCHEMA, VERDICT_JSON_SHAPE, VERDICT_TOOL_NAME } from './verdict-schema.js';
 
-export interface OpenAIEvaluatorOptions {
-  model: string;
+export interface OpenAIEvaluatorOptions extends SdkEvaluatorOptions {
   /** Includes the version path, e.g. `https://api.openai.com/v1` or `http://localhost:8000/v1`. */
   baseURL: string;
-  apiKey: string;
-  /** Budget of one try (request and reply). */
-  timeoutMs: number;
-  /** Retries after the first try for 408/409/429/5xx, connection errors and timeouts (default 2). */
-  retries?: number;
-  /** Bound on the evidence message (default 24 000 chars). */
-  maxInputChars?: number;
-  /** Replaces global fetch inside the SDK. */
-  fetch?: typeof globalThis.fetch;
-  backoff?: BackoffOptions;
-  /** Sleeps between retries. */
-  clock?: Clock;
 }
 
 /** Appended to the evidence when the server cannot constrain the reply to the schema. */
@@ -38,8 +21,7 @@ export const JSON_INSTRUCTION = `Reply with only one JSON object and nothing els
 
 // Creates an evaluator that asks an OpenAI-compatible Chat Completions endpoint for the verdict.
 export function createOpenAIEvaluator(options: OpenAIEvaluatorOptions): Evaluator {
-  // The SDKs accept only positive integer timeouts.
-  const timeoutMs = Math.max(1, Math.round(options.timeoutMs));
+  const timeoutMs = sdkTimeoutMs(options.timeoutMs);
   const client = new OpenAI({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
@@ -51,10 +33,6 @@ export function createOpenAIEvaluator(options: OpenAIEvaluatorOptions): Evaluato
     project: null,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
-  const clock = options.clock ?? systemClock;
-  const maxInputChars = options.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
-  const policy = resolveRetryPolicy({ ...options, timeoutMs, clock });
-  const secrets = secretsOf(options.apiKey, options.baseURL);
   // Remembered per instance: once a server has said it cannot do json_schema, do not ask it again.
   let structured = true;
 
@@ -108,26 +86,7 @@ export function createOpenAIEvaluator(options: OpenAIEvaluatorOptions): Evaluato
     return { kind: 'verdict', verdict: parsed.verdict, usage, model: completion.model || options.model };
   }
 
-  return {
-    provider: 'openai',
-    model: options.model,
-    async evaluate(input: EvaluationInput, signal?: AbortSignal): Promise<EvaluationResult> {
-      const { system, user } = buildEvaluationMessages(input, maxInputChars);
-      const outcome = await callWithRetries(
-        (attemptSignal) => attempt(system, user, attemptSignal),
-        (error, timedOut) =>
-          describeSdkError(error, timedOut, {
-            classes: OpenAI,
-            timeoutMs,
-            baseURL: options.baseURL,
-            now: clock.now(),
-          }),
-        policy,
-        signal,
-      );
-      return toEvaluationResult('openai', outcome, secrets);
-    },
-  };
+  return createSdkEvaluator('openai', options, OpenAI, attempt);
 }
 
 // A 400/422 that names response_format or json_schema: the server does not support Structured Outputs.
