@@ -6,7 +6,7 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { GoaldError } from '../errors.js';
-import { formatDuration } from './command-agent.js';
+import { cutText, formatDuration } from './message-text.js';
 import type { AgentProcess, ProcessResult, SpawnAgentOptions } from './spawn.js';
 import type { ToolCall, TurnInput, TurnOutcome, TurnResult, Usage } from './types.js';
 
@@ -243,8 +243,4 @@ function classifyCliEnd(result: ProcessResult, facts: CliTurnFacts): { outcome: 
 function lastLine(text: string): string {
   const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
   return lines.at(-1) ?? '';
-}
-
-function cutText(text: string, maxChars: number): string {
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
 }

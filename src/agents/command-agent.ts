@@ -3,9 +3,9 @@
 // shell-quoted in place of every `{prompt}` in the command. Tokens are estimated (chars / 4) unless the
 // agent prints GOALD_USAGE lines.
 
-import { access, mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { GoaldError } from '../errors.js';
+import { buildCliAgentEnv, createRunningProcess, preparePromptFile } from './cli-turn.js';
+import { cutText, formatDuration } from './message-text.js';
 import { PROMPT_PLACEHOLDER, findPlaceholders, quoteForShell, substitutePlaceholders } from './shell-quote.js';
 import { spawnAgentProcess, type AgentProcess, type OutputStream, type ProcessResult } from './spawn.js';
 import type { AgentAdapter, TurnInput, TurnOutcome, TurnResult, Usage } from './types.js';
@@ -48,24 +48,19 @@ export function createCommandAgent(options: CommandAgentOptions): AgentAdapter {
       `write ${PROMPT_PLACEHOLDER} without quotes; goald quotes the prompt itself`,
     );
   }
-  let current: AgentProcess | null = null;
+  const running = createRunningProcess();
 
   return {
     name: 'command',
     model: null,
+    suspend: running.suspend,
+    resume: running.resume,
     async runTurn(input, signal) {
-      const startedAt = Date.now();
       const meter = createUsageMeter(input.prompt);
       const lastLines: Record<OutputStream, string> = { stdout: '', stderr: '' };
 
-      const promptFileProblem = await ensurePromptFile(input.promptPath, input.prompt);
-      if (promptFileProblem !== null) {
-        return {
-          ...emptyResult(meter.usage(), Date.now() - startedAt),
-          outcome: 'spawn-failed',
-          error: promptFileProblem,
-        };
-      }
+      const notStarted = await preparePromptFile(input, meter.usage());
+      if (notStarted !== null) return notStarted;
 
       const checkTokenLimit = (): void => {
         if (input.turnTokenLimit > 0 && meter.liveTokens() > input.turnTokenLimit) agentProcess?.kill('token-limit');
@@ -96,21 +91,14 @@ export function createCommandAgent(options: CommandAgentOptions): AgentAdapter {
           }
         },
       });
-      current = agentProcess;
+      const done = running.track(agentProcess);
       // The prompt alone may already be over the limit.
       checkTokenLimit();
-      const result = await agentProcess.done;
-      if (current === agentProcess) current = null;
+      const result = await done;
 
       // Agents usually print their answer on stdout and logs on stderr.
-      const finalMessage = truncate((lastLines.stdout || lastLines.stderr).trim(), FINAL_MESSAGE_MAX_CHARS);
+      const finalMessage = cutText((lastLines.stdout || lastLines.stderr).trim(), FINAL_MESSAGE_MAX_CHARS);
       return toTurnResult(result, { command: options.command, input, usage: meter.usage(), finalMessage });
-    },
-    suspend() {
-      current?.suspend();
-    },
-    resume() {
-      current?.resume();
     },
   };
 }
@@ -125,36 +113,11 @@ function buildCommandLine(command: string, prompt: string): string {
   return substitutePlaceholders(command, replacement);
 }
 
-// The agent's environment: the base one minus CLAUDECODE (a nested Claude Code refuses to start, or
-// behaves as a sub-agent, when it sees it), plus the GOALD_* variables of this turn.
+// The structured adapters' environment plus GOALD_PROMPT, the prompt itself when it is small enough.
 function buildAgentEnv(base: NodeJS.ProcessEnv, input: TurnInput): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base };
-  delete env.CLAUDECODE;
-  delete env.GOALD_PROMPT;
-  env.GOALD_GOAL_ID = input.goalId;
-  env.GOALD_TURN = String(input.turn);
-  env.GOALD_CONDITION = input.condition;
-  env.GOALD_PROMPT_FILE = input.promptPath;
+  const env = buildCliAgentEnv(base, input);
   if (Buffer.byteLength(input.prompt) <= MAX_INLINE_PROMPT_BYTES) env.GOALD_PROMPT = input.prompt;
   return env;
-}
-
-// The caller normally saved the prompt already; write it when it did not. Null, or what went wrong.
-async function ensurePromptFile(path: string, prompt: string): Promise<string | null> {
-  try {
-    await access(path);
-    return null;
-  } catch {
-    // Not there yet: write it below.
-  }
-  try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, prompt, { flag: 'wx' });
-    return null;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
-    return `cannot write the prompt file ${path}: ${(error as Error).message}`;
-  }
 }
 
 interface TurnFacts {
@@ -228,23 +191,7 @@ function findShellComplaint(tail: string): { name: string; notFound: boolean } |
   return null;
 }
 
-function emptyResult(usage: Usage, durationMs: number): Omit<TurnResult, 'outcome'> {
-  return { exitCode: null, signal: null, durationMs, usage, finalMessage: '', outputTail: '' };
-}
-
-/** A duration as people write it: 500ms, 30s, 1.5s, 2m, 1h. */
-export function formatDuration(ms: number): string {
-  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms >= 1_000) return `${Number((ms / 1_000).toFixed(1))}s`;
-  return `${ms}ms`;
-}
-
 // 50000 → "50 000".
 function groupDigits(value: number): string {
   return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
-}
-
-function truncate(text: string, maxChars: number): string {
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
 }

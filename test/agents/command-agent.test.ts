@@ -1,12 +1,7 @@
 import { chmod, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import {
-  FINAL_MESSAGE_MAX_CHARS,
-  MAX_INLINE_PROMPT_BYTES,
-  createCommandAgent,
-  formatDuration,
-} from '../../src/agents/command-agent.js';
+import { FINAL_MESSAGE_MAX_CHARS, MAX_INLINE_PROMPT_BYTES, createCommandAgent } from '../../src/agents/command-agent.js';
 import { quoteForShell } from '../../src/agents/shell-quote.js';
 import { OUTPUT_TAIL_BYTES } from '../../src/agents/spawn.js';
 import type { TurnInput, TurnResult } from '../../src/agents/types.js';
@@ -340,20 +335,5 @@ describe('suspend and resume', () => {
     controller.abort();
     expect((await turn).outcome).toBe('aborted');
     expect(await isProcessGone(pid)).toBe(true);
-  });
-});
-
-describe('formatDuration', () => {
-  test.each([
-    [300, '300ms'],
-    [1_000, '1s'],
-    [1_500, '1.5s'],
-    [30_000, '30s'],
-    [90_000, '90s'],
-    [120_000, '2m'],
-    [1_800_000, '30m'],
-    [7_200_000, '2h'],
-  ])('%d ms is %s', (ms, text) => {
-    expect(formatDuration(ms)).toBe(text);
   });
 });
