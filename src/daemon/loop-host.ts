@@ -12,6 +12,7 @@ import type { ConfigFile, ConfigLoop } from '../config/schema.js';
 import { GoaldError } from '../errors.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
 import { createLoopScheduler, SCHEDULER_FIELDS, type DueOutcome, type LoopScheduler } from './loop-scheduler.js';
+import { resolveLoopRef } from './resolve-goal.js';
 import { parseSchedule } from './schedule.js';
 import type { CreateLoopRequest, StartGoalRequest } from './types.js';
 
@@ -289,12 +290,7 @@ export class LoopHost {
 
   private async find(ref: string): Promise<LoopRecord> {
     const { loops } = await this.store.read();
-    const exact = loops.find((loop) => loop.id === ref);
-    if (exact) return exact;
-    const matches = loops.filter((loop) => loop.id.startsWith(ref));
-    if (matches.length === 1 && matches[0]) return matches[0];
-    if (matches.length === 0) throw new GoaldError('not-found', `no loop matches "${ref}"`, 'list loops with: goald loop list');
-    throw new GoaldError('ambiguous', `"${ref}" matches ${matches.length} loops`, 'type more of the id');
+    return resolveLoopRef(loops, ref);
   }
 
   private async markStopped(loopId: string): Promise<LoopRecord> {

@@ -1,20 +1,28 @@
-// Goal ids on the command line: a full id or any unique prefix; or nothing, meaning "the one goal active
-// in this workspace".
+// Goal and loop ids on the command line: a full id or any unique prefix; or, for goals, nothing, meaning
+// "the one goal active in this workspace".
 
-import type { GoalRecord } from '../../state/types.js';
+import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { GoaldError } from '../errors.js';
+
+/** Finds the record an id or unique prefix names; `noun` and `listHint` word the errors. */
+function resolveIdRef<T extends { id: string }>(records: readonly T[], ref: string, noun: string, listHint: string): T {
+  const exact = records.find((record) => record.id === ref);
+  if (exact) return exact;
+  const matches = records.filter((record) => record.id.startsWith(ref));
+  if (matches.length === 1 && matches[0]) return matches[0];
+  if (matches.length === 0) throw new GoaldError('not-found', `no ${noun} matches "${ref}"`, listHint);
+  const shown = matches.slice(0, 5).map((record) => record.id).join(', ');
+  throw new GoaldError('ambiguous', `"${ref}" matches ${matches.length} ${noun}s (${shown})`, 'type more of the id');
+}
 
 /** Finds the goal an id or unique prefix names. */
 export function resolveGoalRef(goals: readonly GoalRecord[], ref: string): GoalRecord {
-  const exact = goals.find((goal) => goal.id === ref);
-  if (exact) return exact;
-  const matches = goals.filter((goal) => goal.id.startsWith(ref));
-  if (matches.length === 1 && matches[0]) return matches[0];
-  if (matches.length === 0) {
-    throw new GoaldError('not-found', `no goal matches "${ref}"`, 'list goals with: goald status (or goald history)');
-  }
-  const shown = matches.slice(0, 5).map((goal) => goal.id).join(', ');
-  throw new GoaldError('ambiguous', `"${ref}" matches ${matches.length} goals (${shown})`, 'type more of the id');
+  return resolveIdRef(goals, ref, 'goal', 'list goals with: goald status (or goald history)');
+}
+
+/** Finds the loop an id or unique prefix names. */
+export function resolveLoopRef(loops: readonly LoopRecord[], ref: string): LoopRecord {
+  return resolveIdRef(loops, ref, 'loop', 'list loops with: goald loop list');
 }
 
 /** The single active (or paused, or queued) goal in a workspace, for commands run without a goal id. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { LoopRecord } from '../../../state/types.js';
 import { CONFIG_FILE_NAME } from '../../config/load-config.js';
 import { connectIfRunning, ensureDaemon } from '../../daemon/auto-start.js';
+import { resolveLoopRef } from '../../daemon/resolve-goal.js';
 import { parseSchedule } from '../../daemon/schedule.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { resolveWorkspace } from '../../workspace/find-workspace.js';
@@ -85,9 +86,7 @@ export async function runLoopStop(ref: string, io: CliIO): Promise<number> {
     // Starting a daemon only to stop a loop would first fire its missed runs; an unknown id is still a usage error.
     const { openStore, resolveGoaldHome } = await import('../../../state/index.js');
     const { loops } = await (await openStore(resolveGoaldHome(io.env))).read();
-    if (!loops.some((loop) => loop.id.startsWith(ref))) {
-      throw new GoaldError('not-found', `no loop matches "${ref}"`, 'list loops with: goald loop list');
-    }
+    resolveLoopRef(loops, ref);
     throw new GoaldError('daemon-unreachable', 'the goald daemon is not running', 'start it with `goald daemon`, then stop the loop');
   }
   const loop = await client.deleteLoop(ref);
