@@ -2,6 +2,7 @@
 // which everything the agent could have influenced sits inside fences it cannot close.
 
 import { randomBytes } from 'node:crypto';
+import { truncateWithEllipsis } from '../prompt/truncate.js';
 import type { CheckResult, FileChange } from '../workspace/types.js';
 import type { EvaluationInput, Verdict } from './types.js';
 
@@ -328,14 +329,13 @@ export function cutMiddle(text: string, max: number): string {
 }
 
 function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 3)}...`;
+  return truncateWithEllipsis(text.replace(/\s*[\r\n]+\s*/g, ' ').trim(), max);
 }
 
 // File names can hold newlines and control characters; quote those so every entry stays one line.
 function printablePath(path: string): string {
   const shown = /[\u0000-\u001f\u007f]/.test(path) ? JSON.stringify(path) : path;
-  return shown.length <= MAX_PATH_CHARS ? shown : `${shown.slice(0, MAX_PATH_CHARS - 3)}...`;
+  return truncateWithEllipsis(shown, MAX_PATH_CHARS);
 }
 
 function countLines(files: FileChange[]): { added: number; deleted: number } {
