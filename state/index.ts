@@ -22,7 +22,7 @@ export {
   STATE_FILE_NAME,
 } from './paths.js';
 export { LOCK_STALE_MS, stateLockPath, type StateLockOptions } from './state-lock.js';
-export { createEmptyState, stateFileSchema } from './state-schema.js';
+export { createEmptyState, createEmptySummary, stateFileSchema } from './state-schema.js';
 export { openStore, type StoreOptions } from './store.js';
 export {
   appendTurnRecord,

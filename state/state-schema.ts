@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { FAILURE_REASONS } from '../machines/goal.machine.js';
-import type { GoalRecord, Json, LoopRecord, StateFile } from './types.js';
+import type { GoalRecord, GoalSummary, Json, LoopRecord, StateFile } from './types.js';
 
 const jsonSchema: z.ZodType<Json> = z.lazy(() =>
   z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(jsonSchema), z.record(z.string(), jsonSchema)]),
@@ -78,6 +78,21 @@ export const stateFileSchema = z.looseObject({
 /** The state of a home that has never been written. */
 export function createEmptyState(): StateFile {
   return { version: 1, goals: [], loops: [] };
+}
+
+/** The summary of a goal that has not run a turn yet. */
+export function createEmptySummary(): GoalSummary {
+  return {
+    turns: 0,
+    tokens: 0,
+    costUsd: 0,
+    files: [],
+    lastVerdictReason: null,
+    remaining: [],
+    checksPassing: 0,
+    checksFailing: 0,
+    activeMs: 0,
+  };
 }
 
 /** Describes the first problem of a failed parse in one line: `goals.0.status: Invalid option ...`. */

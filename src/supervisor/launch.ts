@@ -2,7 +2,7 @@
 // nothing), then register the goal in the store and wire the real agent, evaluator, snapshotter and
 // checks. Shared by `start --foreground` and the daemon.
 
-import { openStore, newGoalId, resolveGoaldHome } from '../../state/index.js';
+import { createEmptySummary, openStore, newGoalId, resolveGoaldHome } from '../../state/index.js';
 import type { GoalRecord, Json, Store } from '../../state/types.js';
 import { createAgent } from '../agents/registry.js';
 import { findExecutable } from '../agents/which.js';
@@ -57,20 +57,6 @@ export async function prepareGoal(request: {
   return { settings, workspace, agent, evaluator, warnings };
 }
 
-function emptySummary(): GoalRecord['summary'] {
-  return {
-    turns: 0,
-    tokens: 0,
-    costUsd: 0,
-    files: [],
-    lastVerdictReason: null,
-    remaining: [],
-    checksPassing: 0,
-    checksFailing: 0,
-    activeMs: 0,
-  };
-}
-
 /** A new goal record for these settings (not yet stored). */
 export function newGoalRecord(
   settings: GoalSettings,
@@ -94,7 +80,7 @@ export function newGoalRecord(
     loopId: options.loopId ?? null,
     settings: JSON.parse(JSON.stringify(settings)) as Json,
     machine: null,
-    summary: emptySummary(),
+    summary: createEmptySummary(),
     owner,
     runningAgent: null,
   };

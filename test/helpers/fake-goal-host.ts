@@ -5,6 +5,7 @@
 import { isAbsolute } from 'node:path';
 
 import { GoaldError } from '../../src/errors.js';
+import { createEmptySummary } from '../../state/state-schema.js';
 import type {
   CreateLoopRequest,
   EventSubscription,
@@ -303,17 +304,7 @@ function makeGoal(overrides: Partial<GoalRecord> & { id: string }): GoalRecord {
     loopId: null,
     settings: {},
     machine: null,
-    summary: {
-      turns: 0,
-      tokens: 0,
-      costUsd: 0,
-      files: [],
-      lastVerdictReason: null,
-      remaining: [],
-      checksPassing: 0,
-      checksFailing: 0,
-      activeMs: 0,
-    },
+    summary: createEmptySummary(),
     owner: { kind: 'daemon', pid: process.pid },
     runningAgent: null,
     ...overrides,

@@ -1,5 +1,6 @@
 // Minimal valid records for state tests.
 
+import { createEmptySummary } from '../../state/state-schema.js';
 import type { GoalRecord } from '../../state/types.js';
 
 /** A valid goal record with the given id. */
@@ -20,17 +21,7 @@ export function makeGoal(id: string, overrides: Partial<GoalRecord> = {}): GoalR
     loopId: null,
     settings: { condition: 'all tests pass' },
     machine: null,
-    summary: {
-      turns: 0,
-      tokens: 0,
-      costUsd: 0,
-      files: [],
-      lastVerdictReason: null,
-      remaining: [],
-      checksPassing: 0,
-      checksFailing: 0,
-      activeMs: 0,
-    },
+    summary: createEmptySummary(),
     owner: null,
     runningAgent: null,
     ...overrides,
