@@ -8,6 +8,7 @@ import { buildStateForChildren, makeTempDir, spawnNode } from './helpers.js';
 // A child that opens the store, prints `ready`, waits for `go` on stdin (so all children contend at the
 // same moment), then performs `count` read-modify-write updates that each append one goal.
 const INCREMENT_SCRIPT = `
+import { createEmptySummary } from './state/state-schema.js';
 import { openStore } from './state/store.js';
 const [home, name, count] = process.argv.slice(2);
 const store = await openStore(home, { env: {} });
@@ -15,8 +16,7 @@ const goal = (id) => ({
   id, condition: 'c', workspace: '/w', status: 'active', phase: 'running',
   createdAt: 'now', updatedAt: 'now', startedAt: null, finishedAt: null, reason: null,
   reasonMessage: null, pauseReason: null, loopId: null, settings: null, machine: null,
-  summary: { turns: 0, tokens: 0, costUsd: 0, files: [], lastVerdictReason: null, remaining: [],
-    checksPassing: 0, checksFailing: 0, activeMs: 0 },
+  summary: createEmptySummary(),
   owner: null, runningAgent: null,
 });
 console.log('ready');
