@@ -46,8 +46,7 @@ const STDERR_KEEP_BYTES = 64 * 1024;
 
 /** Returns the environment goald runs git with: the caller's, minus repo redirections, plus safe defaults. */
 export function gitEnv(extra?: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of REPO_LOCATION_VARS) delete env[name];
+  const env = withoutRepoLocationEnv();
   // Optional locks off: read-only commands must never rewrite the user's index behind their back.
   env.GIT_OPTIONAL_LOCKS = '0';
   // Never wait on a credential or passphrase prompt nobody can answer.
