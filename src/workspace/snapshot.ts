@@ -63,6 +63,11 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   // Two `git add` on one index race for its lock and the loser fails, so snapshots run one at a time.
   let queue: Promise<unknown> = Promise.resolve();
 
+  const listFiles = async (fromTree: string, toTree: string, signal?: AbortSignal): Promise<FileChange[]> => {
+    const listed = await runGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '--raw', '--numstat', '-z', fromTree, toTree], { cwd, env, signal });
+    return parseRawNumstat(listed.stdout);
+  };
+
   const takeSnapshot = async (signal?: AbortSignal): Promise<string> => {
     await runGit(addArgs, { cwd, env, signal });
     const written = await runGit([...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal });
@@ -78,18 +83,13 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
 
     async files(fromTree, toTree, signal): Promise<FileChange[]> {
       if (fromTree === toTree) return [];
-      const listed = await runGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '--raw', '--numstat', '-z', fromTree, toTree], { cwd, env, signal });
-      return parseRawNumstat(listed.stdout);
+      return listFiles(fromTree, toTree, signal);
     },
 
     async diff(fromTree, toTree, signal): Promise<TurnDelta> {
       if (fromTree === toTree) return { fromTree, toTree, files: [], patchId: null, empty: true };
-      const [listed, patchId] = await Promise.all([
-        runGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '--raw', '--numstat', '-z', fromTree, toTree], {
-          cwd,
-          env,
-          signal,
-        }),
+      const [files, patchId] = await Promise.all([
+        listFiles(fromTree, toTree, signal),
         // --full-index: binary changes are identified by their full blob ids, whatever core.abbrev says.
         pipeGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '-p', '--full-index', fromTree, toTree], ['patch-id', '--stable'], {
           cwd,
@@ -100,7 +100,7 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
       return {
         fromTree,
         toTree,
-        files: parseRawNumstat(listed.stdout),
+        files,
         patchId: patchId.stdout.split(' ')[0]?.trim() || null,
         empty: false,
       };
