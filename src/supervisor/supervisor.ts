@@ -24,7 +24,7 @@ import {
   nextBreakerState,
   refuseNextTurn,
 } from '../breakers/index.js';
-import type { BreakerName, BreakerState, TurnFacts, Trip } from '../breakers/types.js';
+import type { BreakerName, BreakerState, TurnFacts } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
@@ -40,7 +40,7 @@ import {
 import { checksSignature } from '../workspace/checks.js';
 import type { CheckResult, CheckRunner, FileChange, Snapshotter, TurnDelta } from '../workspace/types.js';
 import { Wakeup } from './wakeup.js';
-import type { CheckBrief, EvaluationRecord, ProgressEvent, SupervisorObserver, TurnRecord } from './types.js';
+import type { CheckBrief, ProgressEvent, SupervisorObserver, TurnRecord } from './types.js';
 
 const PATCH_FOR_EVALUATOR_MAX_CHARS = 12_000; // half the default evaluator budget; the evaluator cuts further
 // When a usage limit gives no reset time, try again after this long (limits commonly reset hourly or better).
@@ -84,8 +84,19 @@ function briefChecks(checks: CheckResult[]): CheckBrief[] {
   return checks.map((check) => ({ name: check.name, passed: check.passed }));
 }
 
-function toEvaluationRecord(result: EvaluationResult): EvaluationRecord {
-  return result;
+// No model can overrule a failing check; with no evaluator (`none`), passing checks alone decide.
+function isGoalMet(checks: CheckResult[], evaluation: EvaluationResult, provider: Evaluator['provider']): boolean {
+  if (!checks.every((check) => check.passed)) return false;
+  if (provider === 'none') return checks.length > 0;
+  return evaluation.kind === 'verdict' && evaluation.verdict.achieved;
+}
+
+// The agent's time limit this turn: the turn timeout, or less when the wall-clock budget ends sooner (0 = none).
+function turnTimeoutMs(limits: GoalSettings['limits'], activeMs: number): number {
+  const candidates = [limits.turnTimeoutMs];
+  if (limits.wallClockMs !== null) candidates.push(Math.max(1, limits.wallClockMs - activeMs));
+  const positive = candidates.filter((ms) => ms > 0);
+  return positive.length === 0 ? 0 : Math.min(...positive);
 }
 
 function evaluationTokens(result: EvaluationResult): number {
@@ -361,13 +372,13 @@ export class GoalSupervisor {
       evaluation = await this.evaluate(0, checks, [], '', '', '');
       if (this.isInterrupted()) return;
     }
-    const achieved = allPassed && (this.deps.evaluator.provider === 'none' || (evaluation.kind === 'verdict' && evaluation.verdict.achieved));
+    const achieved = isGoalMet(checks, evaluation, this.deps.evaluator.provider);
     if (evaluation.kind === 'verdict') this.lastVerdict = evaluation.verdict;
     const tokens = evaluationTokens(evaluation);
     const breakersAfter = { ...initialBreakers, tokens: initialBreakers.tokens + tokens };
     this.breakers = breakersAfter;
     this.actor.send({ type: 'precheck.finished', achieved, at: this.deps.clock.now() });
-    this.updateSummary(checks, [], tokens, 0);
+    this.updateSummary(checks, tokens, 0);
     const record: TurnRecord = {
       goalId: this.id,
       turn: 0,
@@ -378,7 +389,7 @@ export class GoalSupervisor {
       files: [],
       patchId: null,
       checks,
-      evaluation: toEvaluationRecord(evaluation),
+      evaluation,
       tokens,
       achieved,
       breakers: breakersAfter,
@@ -409,16 +420,10 @@ export class GoalSupervisor {
     if (refusal) {
       this.actor.send({ type: 'turn.refused', failure: { reason: refusal.breaker, message: refusal.message } });
       this.summary = { ...this.summary, activeMs: this.activeMs() };
-      await this.persist(refusal);
+      await this.persist();
       return;
     }
-    if (!existsSync(this.settings.workspace)) {
-      this.actor.send({
-        type: 'goal.fail',
-        failure: { reason: 'workspace-gone', message: `the workspace ${this.settings.workspace} no longer exists` },
-      });
-      return;
-    }
+    if (this.failIfWorkspaceGone()) return;
     await this.runTurn(this.actor.getSnapshot().context.turn + 1);
   }
 
@@ -443,9 +448,7 @@ export class GoalSupervisor {
     const stateDir = path.join(goalDir, `turn-${turn}.state`);
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
 
-    const wallClockLeft = limits.wallClockMs === null ? 0 : Math.max(1, limits.wallClockMs - this.activeMs());
-    const timeoutMs =
-      limits.turnTimeoutMs === 0 ? wallClockLeft : wallClockLeft === 0 ? limits.turnTimeoutMs : Math.min(limits.turnTimeoutMs, wallClockLeft);
+    const timeoutMs = turnTimeoutMs(limits, this.activeMs());
     this.actor.send({
       type: 'turn.started',
       turn,
@@ -527,10 +530,7 @@ export class GoalSupervisor {
         return;
       }
     }
-    // No model can overrule a failing check; with no evaluator, passing checks decide.
-    const achieved =
-      allPassed &&
-      (provider === 'none' ? checks.length > 0 : evaluation.kind === 'verdict' && evaluation.verdict.achieved);
+    const achieved = isGoalMet(checks, evaluation, provider);
     if (evaluation.kind === 'verdict') this.lastVerdict = evaluation.verdict;
     this.lastChecks = checks;
 
@@ -566,7 +566,7 @@ export class GoalSupervisor {
       nextTurnAt: this.deps.clock.now() + limits.cooldownMs,
     });
     this.summary = { ...this.summary, files: filesSoFar };
-    this.updateSummary(checks, delta.files, tokens, turn, result.usage.costUsd ?? 0);
+    this.updateSummary(checks, tokens, turn, result.usage.costUsd ?? 0);
 
     // Persist the turn record and the machine snapshot before anything else happens.
     const record: TurnRecord = {
@@ -579,7 +579,7 @@ export class GoalSupervisor {
       files: delta.files,
       patchId: delta.patchId,
       checks,
-      evaluation: toEvaluationRecord(evaluation),
+      evaluation,
       tokens,
       achieved,
       breakers: nextBreakers,
@@ -590,11 +590,10 @@ export class GoalSupervisor {
       drift,
     };
     await appendTurnRecord(goalDir, record);
-    await this.persist(trip);
+    await this.persist();
     if (drift?.pause && this.phase === 'coolingDown') {
-      // Persistent high drift: a human should look before more turns are spent.
+      // Persistent high drift: a human should look before more turns are spent (stored just below).
       this.actor.send({ type: 'goal.pause', now: false, reason: 'drift' });
-      await this.onPaused();
     }
 
     this.emit({
@@ -641,7 +640,7 @@ export class GoalSupervisor {
     const breakers = this.breakers ?? initialBreakerState(this.currentTree ?? '');
     // Counted by no breaker but the budgets: the tokens were spent all the same.
     this.breakers = { ...breakers, tokens: breakers.tokens + tokens, costUsd: breakers.costUsd + (result.usage.costUsd ?? 0) };
-    this.updateSummary(this.lastChecks ?? [], [], tokens, turn, result.usage.costUsd ?? 0);
+    this.updateSummary(this.lastChecks ?? [], tokens, turn, result.usage.costUsd ?? 0);
     await this.recordUnevaluatedTurn({
       turn,
       startedAt,
@@ -700,14 +699,17 @@ export class GoalSupervisor {
   }
 
   private async snapshotOrFail(): Promise<string | null> {
-    if (!existsSync(this.settings.workspace)) {
-      this.actor.send({
-        type: 'goal.fail',
-        failure: { reason: 'workspace-gone', message: `the workspace ${this.settings.workspace} no longer exists` },
-      });
-      return null;
-    }
-    return this.deps.snapshotter.snapshot();
+    return this.failIfWorkspaceGone() ? null : this.deps.snapshotter.snapshot();
+  }
+
+  /** Ends the goal as `workspace-gone` when its directory was removed; true when it did. */
+  private failIfWorkspaceGone(): boolean {
+    if (existsSync(this.settings.workspace)) return false;
+    this.actor.send({
+      type: 'goal.fail',
+      failure: { reason: 'workspace-gone', message: `the workspace ${this.settings.workspace} no longer exists` },
+    });
+    return true;
   }
 
   private isDone(): boolean {
@@ -727,7 +729,7 @@ export class GoalSupervisor {
     breakers.tokens += tokens;
     breakers.turns = Math.max(breakers.turns, turn);
     this.breakers = breakers;
-    this.updateSummary(this.lastChecks ?? [], [], tokens, turn, result.usage.costUsd ?? 0);
+    this.updateSummary(this.lastChecks ?? [], tokens, turn, result.usage.costUsd ?? 0);
     const detached = !this.isDone();
     // Let go mid-turn (shutdown): the next daemon starts a fresh turn instead of replaying this one.
     if (detached) this.actor.send({ type: 'daemon.recovered', at: this.deps.clock.now() });
@@ -792,7 +794,7 @@ export class GoalSupervisor {
     return files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted }));
   }
 
-  private updateSummary(checks: CheckResult[], _files: FileChange[], tokens: number, turn: number, costUsd = 0): void {
+  private updateSummary(checks: CheckResult[], tokens: number, turn: number, costUsd = 0): void {
     const passing = checks.filter((check) => check.passed).length;
     this.summary = {
       ...this.summary,
@@ -808,7 +810,7 @@ export class GoalSupervisor {
   }
 
   /** Writes the goal's record (status, phase, machine snapshot, summary, running agent) under the store lock. */
-  private async persist(trip: Trip | null = null): Promise<void> {
+  private async persist(): Promise<void> {
     const snapshot = this.actor.getSnapshot();
     const machine = asJson(this.actor.getPersistedSnapshot());
     const status = statusOf(snapshot.value);
@@ -833,7 +835,6 @@ export class GoalSupervisor {
         goal.reasonMessage = failure?.message ?? null;
         goal.runningAgent = null;
       }
-      if (trip) goal.reasonMessage = trip.message;
     });
   }
 

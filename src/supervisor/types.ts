@@ -4,14 +4,12 @@
 import type { BreakerName, FailureReason, GoalStatus, PauseReason } from '../../machines/goal.machine.js';
 import type { TurnOutcome, Usage } from '../agents/types.js';
 import type { BreakerState, Trip } from '../breakers/types.js';
-import type { EvaluatorUsage, Verdict } from '../evaluator/types.js';
+import type { EvaluationResult } from '../evaluator/types.js';
 import type { DriftResult } from '../prompt/drift.js';
 import type { CheckResult, FileChange } from '../workspace/types.js';
 
-export type EvaluationRecord =
-  | { kind: 'verdict'; verdict: Verdict; usage: EvaluatorUsage; model: string }
-  | { kind: 'error'; message: string; usage: EvaluatorUsage; attempts: number }
-  | { kind: 'skipped'; reason: string };
+/** The evaluator's result, stored as it came back. */
+export type EvaluationRecord = EvaluationResult;
 
 /** One line of goals/<id>/turns.jsonl. Turn 0 is the pre-check (no agent). */
 export interface TurnRecord {
