@@ -20,29 +20,33 @@ export function nearBreakerWarnings(state: BreakerState, limits: Limits): string
   const warnings: string[] = [];
   const projected = projectNextTurn(state);
 
-  // The epsilon keeps float dollars from losing a whole turn ((1.6 - 1.2) / 0.4 = 0.9999999999999998).
-  const turnsLeftOf = (used: number, limit: number, perTurn: number): number | null =>
-    perTurn > 0 && used < limit ? Math.floor((limit - used) / perTurn + 1e-9) : null;
+  // Turns that still fit at the recent rate when that is between 1 and WARN_WITHIN; null otherwise.
+  const fewTurnsLeft = (used: number, limit: number, perTurn: number): number | null => {
+    if (perTurn <= 0 || used >= limit) return null;
+    // The epsilon keeps float dollars from losing a whole turn ((1.6 - 1.2) / 0.4 = 0.9999999999999998).
+    const left = Math.floor((limit - used) / perTurn + 1e-9);
+    return left >= 1 && left <= WARN_WITHIN ? left : null;
+  };
 
   if (limits.tokenBudget > 0) {
-    const left = turnsLeftOf(state.tokens, limits.tokenBudget, projected.tokens);
-    if (left !== null && left >= 1 && left <= WARN_WITHIN) {
+    const left = fewTurnsLeft(state.tokens, limits.tokenBudget, projected.tokens);
+    if (left !== null) {
       warnings.push(
         `${formatCount(state.tokens)} of ${formatCount(limits.tokenBudget)} tokens used, about ${pluralize(left, 'turn')} left at the recent rate; goald stops at the budget`,
       );
     }
   }
   if (limits.costBudgetUsd !== null) {
-    const left = turnsLeftOf(state.costUsd, limits.costBudgetUsd, projected.costUsd);
-    if (left !== null && left >= 1 && left <= WARN_WITHIN) {
+    const left = fewTurnsLeft(state.costUsd, limits.costBudgetUsd, projected.costUsd);
+    if (left !== null) {
       warnings.push(
         `${formatUsd(state.costUsd)} of ${formatUsd(limits.costBudgetUsd)} spent, about ${pluralize(left, 'turn')} left at the recent rate; goald stops at the budget`,
       );
     }
   }
   if (limits.wallClockMs !== null) {
-    const left = turnsLeftOf(state.activeMs, limits.wallClockMs, projected.activeMs);
-    if (left !== null && left >= 1 && left <= WARN_WITHIN) {
+    const left = fewTurnsLeft(state.activeMs, limits.wallClockMs, projected.activeMs);
+    if (left !== null) {
       warnings.push(
         `active for ${formatDuration(state.activeMs)} of ${formatDuration(limits.wallClockMs)}, about ${pluralize(left, 'turn')} left at the recent pace; goald stops at the limit`,
       );
