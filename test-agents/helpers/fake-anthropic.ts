@@ -4,8 +4,17 @@
 // message_delta with the usage, message_stop), or with an error status and headers, or not at all (a hang,
 // for the live-kill tests). Every request is recorded, so tests assert on what Claude Code sent.
 
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import {
+  answerFailure,
+  answerNotFound,
+  openEventStream,
+  startFakeApiServer,
+  type FailureReply,
+  type RecordedRequest,
+} from './fake-api-server.js';
+
+export type { RecordedRequest } from './fake-api-server.js';
 
 export type ContentBlock =
   | { type: 'text'; text: string }
@@ -19,17 +28,7 @@ export interface ApiUsage {
   cacheCreation?: number;
 }
 
-export type AnthropicReply =
-  | { kind: 'message'; blocks: ContentBlock[]; usage: ApiUsage }
-  | { kind: 'error'; status: number; headers?: Record<string, string>; body: unknown }
-  | { kind: 'hang' };
-
-export interface RecordedRequest {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: Record<string, unknown>;
-}
+export type AnthropicReply = { kind: 'message'; blocks: ContentBlock[]; usage: ApiUsage } | FailureReply;
 
 /** Picks the reply to the `index`-th streaming request (0-based). */
 export type AnthropicScript = (request: RecordedRequest, index: number) => AnthropicReply;
@@ -50,67 +49,38 @@ export async function startFakeAnthropic(script: AnthropicScript): Promise<FakeA
   const requests: RecordedRequest[] = [];
   const sideRequests: RecordedRequest[] = [];
   const reported = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
-  const hanging = new Set<ServerResponse>();
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = parseBody(Buffer.concat(chunks).toString('utf8'));
-      const request: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
-      if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/messages')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
-        return;
-      }
-      if (body.stream !== true) {
-        // Side calls (titles, token counts) are answered plainly and kept out of the script.
-        sideRequests.push(request);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(plainMessage(String(body.model))));
-        return;
-      }
-      const index = requests.length;
-      requests.push(request);
-      const reply = script(request, index);
-      switch (reply.kind) {
-        case 'hang':
-          hanging.add(res);
-          res.on('close', () => hanging.delete(res));
-          return;
-        case 'error':
-          res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': `req_${index}`, ...reply.headers });
-          res.end(JSON.stringify(reply.body));
-          return;
-        case 'message':
-          reported.input += reply.usage.input;
-          reported.output += reply.usage.output;
-          reported.cacheRead += reply.usage.cacheRead ?? 0;
-          reported.cacheCreation += reply.usage.cacheCreation ?? 0;
-          streamMessage(res, String(body.model), index, reply);
-          return;
-      }
-    });
+  const server = await startFakeApiServer((request, res) => {
+    const { body } = request;
+    if (request.method !== 'POST' || !request.url.startsWith('/v1/messages')) {
+      answerNotFound(res);
+      return;
+    }
+    if (body.stream !== true) {
+      // Side calls (titles, token counts) are answered plainly and kept out of the script.
+      sideRequests.push(request);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(plainMessage(String(body.model))));
+      return;
+    }
+    const index = requests.length;
+    requests.push(request);
+    const reply = script(request, index);
+    if (reply.kind !== 'message') {
+      answerFailure(res, reply, { 'request-id': `req_${index}` });
+      return;
+    }
+    reported.input += reply.usage.input;
+    reported.output += reply.usage.output;
+    reported.cacheRead += reply.usage.cacheRead ?? 0;
+    reported.cacheCreation += reply.usage.cacheCreation ?? 0;
+    streamMessage(res, String(body.model), index, reply);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    sideRequests,
-    reported,
-    close() {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { url: server.origin, requests, sideRequests, reported, close: server.close };
 }
 
 function streamMessage(res: ServerResponse, model: string, index: number, reply: Extract<AnthropicReply, { kind: 'message' }>): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${index}` });
-  const send = (type: string, data: Record<string, unknown>): void => {
-    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  };
+  const send = openEventStream(res, { 'request-id': `req_${index}` });
   const { usage } = reply;
   send('message_start', {
     message: {
@@ -162,15 +132,6 @@ function plainMessage(model: string): Record<string, unknown> {
     stop_sequence: null,
     usage: { input_tokens: 1, output_tokens: 1 },
   };
-}
-
-function parseBody(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** The text of everything in a request's messages (tool results and system reminders included). */

@@ -5,8 +5,15 @@
 // the usage), function_call items for Codex's `exec_command`, custom_tool_call items for its freeform
 // `apply_patch`, or with an error status, or not at all (a hang). Every request is recorded.
 
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import {
+  answerFailure,
+  answerNotFound,
+  openEventStream,
+  startFakeApiServer,
+  type FailureReply,
+  type RecordedRequest,
+} from './fake-api-server.js';
 
 export type OutputItem =
   | { type: 'message'; text: string }
@@ -23,17 +30,7 @@ export interface ResponsesUsage {
   reasoning?: number;
 }
 
-export type OpenAiReply =
-  | { kind: 'response'; items: OutputItem[]; usage: ResponsesUsage }
-  | { kind: 'error'; status: number; headers?: Record<string, string>; body: unknown }
-  | { kind: 'hang' };
-
-export interface RecordedRequest {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: Record<string, unknown>;
-}
+export type OpenAiReply = { kind: 'response'; items: OutputItem[]; usage: ResponsesUsage } | FailureReply;
 
 export type OpenAiScript = (request: RecordedRequest, index: number) => OpenAiReply;
 
@@ -50,60 +47,32 @@ export interface FakeOpenAi {
 export async function startFakeOpenAi(script: OpenAiScript): Promise<FakeOpenAi> {
   const requests: RecordedRequest[] = [];
   const reported = { input: 0, cached: 0, output: 0, reasoning: 0 };
-  const hanging = new Set<ServerResponse>();
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.method !== 'POST' || !(req.url ?? '').endsWith('/responses')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
-        return;
-      }
-      const body = parseBody(Buffer.concat(chunks).toString('utf8'));
-      const request: RecordedRequest = { method: req.method, url: req.url ?? '', headers: req.headers, body };
-      const index = requests.length;
-      requests.push(request);
-      const reply = script(request, index);
-      switch (reply.kind) {
-        case 'hang':
-          hanging.add(res);
-          res.on('close', () => hanging.delete(res));
-          return;
-        case 'error':
-          res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-          res.end(JSON.stringify(reply.body));
-          return;
-        case 'response':
-          reported.input += reply.usage.input;
-          reported.cached += reply.usage.cached ?? 0;
-          reported.output += reply.usage.output;
-          reported.reasoning += reply.usage.reasoning ?? 0;
-          streamResponse(res, index, reply);
-          return;
-      }
-    });
+  const server = await startFakeApiServer((request, res) => {
+    if (request.method !== 'POST' || !request.url.endsWith('/responses')) {
+      answerNotFound(res);
+      return;
+    }
+    const index = requests.length;
+    requests.push(request);
+    const reply = script(request, index);
+    if (reply.kind !== 'response') {
+      answerFailure(res, reply);
+      return;
+    }
+    reported.input += reply.usage.input;
+    reported.cached += reply.usage.cached ?? 0;
+    reported.output += reply.usage.output;
+    reported.reasoning += reply.usage.reasoning ?? 0;
+    streamResponse(res, index, reply);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    reported,
-    close() {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { baseUrl: `${server.origin}/v1`, requests, reported, close: server.close };
 }
 
 function streamResponse(res: ServerResponse, index: number, reply: Extract<OpenAiReply, { kind: 'response' }>): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const send = (data: Record<string, unknown> & { type: string }): void => {
-    res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
+  const event = openEventStream(res);
+  const send = (data: Record<string, unknown> & { type: string }): void => event(data.type, data);
   const responseId = `resp_fake_${index}`;
   send({ type: 'response.created', response: { id: responseId, object: 'response', status: 'in_progress', output: [] } });
   reply.items.forEach((item, outputIndex) => {
@@ -149,15 +118,6 @@ function streamResponse(res: ServerResponse, index: number, reply: Extract<OpenA
     },
   });
   res.end();
-}
-
-function parseBody(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** The tool outputs a request carries back: how far into the script Codex is. */
