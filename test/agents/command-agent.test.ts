@@ -265,9 +265,17 @@ describe('outcomes', () => {
 
   test('aborting the signal is aborted', async () => {
     const controller = new AbortController();
+    const input = await makeInput();
+    // Abort once the agent runs (it printed `ready`), not at a guessed moment after the spawn.
+    const abortWhenReady = (): void => {
+      void waitUntil(
+        async () => (await readFile(input.transcriptPath, 'utf8').catch(() => '')).includes('ready'),
+        'the agent is ready',
+      ).then(() => controller.abort());
+    };
     const { result } = await runCommand(
       `exec ${quoteForShell(fixture('forever'))}`,
-      { onSpawn: () => setTimeout(() => controller.abort(), 50) },
+      { ...input, onSpawn: abortWhenReady },
       { signal: controller.signal },
     );
     expect(result).toMatchObject({ outcome: 'aborted', error: 'turn aborted' });
