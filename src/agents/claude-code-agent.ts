@@ -27,6 +27,7 @@ import {
   type CliAgentOptions,
   type CliTurnFacts,
 } from './cli-turn.js';
+import { quoteShellWord } from './shell-quote.js';
 import { spawnAgentProcess, type AgentProcess } from './spawn.js';
 import type { AgentAdapter, Usage } from './types.js';
 import { estimateTokens } from './usage-meter.js';
@@ -235,8 +236,7 @@ function describeFailure(summary: ClaudeStreamSummary, lastNote: string, args: r
 
 // The transcript header shows the flags, with the long inline settings JSON abbreviated.
 function labelWord(word: string): string {
-  if (word.startsWith('{')) return "'{…}'";
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  return word.startsWith('{') ? "'{…}'" : quoteShellWord(word);
 }
 
 /**

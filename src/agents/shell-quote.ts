@@ -11,6 +11,14 @@ export function quoteForShell(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+// Words a POSIX shell reads literally without quotes.
+const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** Quotes `word` as one literal shell word only when it needs it: plain words stay bare, for readability. */
+export function quoteShellWord(word: string): string {
+  return PLAIN_WORD.test(word) ? word : quoteForShell(word);
+}
+
 /**
  * The context of each `{prompt}` in `command`. Only `bare` and `single-quoted` can take a quoted word
  * safely: inside double quotes the word's `'` are plain characters (and a `$(...)` around the placeholder

@@ -1,13 +1,12 @@
 // The inline JSON for Claude Code's `--settings` flag that registers goald's PostToolUse hook for every
 // tool. Inline, so nothing is written into the user's repository or ~/.claude.
 
+import { quoteShellWord } from '../agents/shell-quote.js';
 import { GoaldError } from '../errors.js';
 
 // Claude Code's hook timeout is in seconds (default 60). The hook takes milliseconds; a stuck one should not
 // hold the agent for a minute.
 export const HOOK_TIMEOUT_SECONDS = 10;
-// Words a POSIX shell reads literally without quotes.
-const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
 /**
  * Builds the `--settings` JSON. `goaldCommand` is the argv that runs goald, e.g.
@@ -19,16 +18,11 @@ export function buildClaudeHookSettings(options: { goaldCommand: readonly string
   if (options.goaldCommand.length === 0) {
     throw new GoaldError('internal', 'the hook settings need the command that runs goald; got an empty argv');
   }
-  const command = [...options.goaldCommand, 'hook', 'post-tool-use'].map(quoteWord).join(' ');
+  const command = [...options.goaldCommand, 'hook', 'post-tool-use'].map(quoteShellWord).join(' ');
   const settings = {
     hooks: {
       PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] }],
     },
   };
   return JSON.stringify(settings);
-}
-
-// One literal shell word: bare when safe, else single-quoted with each ' written as '\''.
-function quoteWord(word: string): string {
-  return PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

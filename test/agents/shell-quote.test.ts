@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createCommandAgent } from '../../src/agents/command-agent.js';
-import { findPlaceholders, quoteForShell, substitutePlaceholders } from '../../src/agents/shell-quote.js';
+import { findPlaceholders, quoteForShell, quoteShellWord, substitutePlaceholders } from '../../src/agents/shell-quote.js';
 import { makeTempDir } from './support.js';
 
 // Runs `command` through the command agent and returns its output lines.
@@ -77,5 +77,15 @@ describe('substitutePlaceholders', () => {
 
   test('a backquoted placeholder is refused when the agent is created', () => {
     expect(() => createCommandAgent({ command: 'agent `cat {prompt}`' })).toThrow(/is backquoted in/);
+  });
+});
+
+describe('quoteShellWord', () => {
+  test('plain words stay bare; anything else is quoted so the shell reads it back as the same one word', async () => {
+    expect(quoteShellWord('/usr/bin/node')).toBe('/usr/bin/node');
+    expect(quoteShellWord('')).toBe("''");
+    const odd = "Jo's tools/$(touch x) `y` *";
+    expect(quoteShellWord(odd)).toBe(quoteForShell(odd));
+    expect(await runShell(`printf '%s\\n' ${quoteShellWord(odd)} ${quoteShellWord('plain')}`, 'unused')).toEqual([odd, 'plain']);
   });
 });
