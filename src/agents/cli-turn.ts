@@ -10,10 +10,10 @@ import { cutText, formatDuration } from './message-text.js';
 import type { AgentProcess, ProcessResult, SpawnAgentOptions } from './spawn.js';
 import type { ToolCall, TurnInput, TurnOutcome, TurnResult, Usage } from './types.js';
 
-/** A final message is cut to this many characters (the same bound as the command adapter's). */
-export const CLI_FINAL_MESSAGE_MAX_CHARS = 2 * 1024;
+/** Every adapter's final message is cut to this many characters. */
+export const FINAL_MESSAGE_MAX_CHARS = 2 * 1024;
 // Linux refuses one argument over MAX_ARG_STRLEN (128 KiB) with E2BIG; prompts above this size go through
-// a file or stdin instead of argv (the same threshold as the command adapter's).
+// a file or stdin instead of argv (the command adapter's MAX_INLINE_PROMPT_BYTES is this threshold).
 export const MAX_ARGV_PROMPT_BYTES = 100 * 1024;
 
 /** The options every structured CLI adapter takes; an adapter's own options extend these. */
@@ -202,7 +202,7 @@ export function toCliTurnResult(result: ProcessResult, facts: CliTurnFacts): Tur
     // Time the agent ran: time suspended by `pause --now` is not counted, as for the timeout.
     durationMs: Math.round(result.durationMs - result.pausedMs),
     usage: facts.usage,
-    finalMessage: cutText(facts.finalMessage.trim(), CLI_FINAL_MESSAGE_MAX_CHARS),
+    finalMessage: cutText(facts.finalMessage.trim(), FINAL_MESSAGE_MAX_CHARS),
     outputTail: result.outputTail,
     toolCalls: facts.toolCalls,
   };

@@ -4,7 +4,13 @@
 // agent prints GOALD_USAGE lines.
 
 import { GoaldError } from '../errors.js';
-import { buildCliAgentEnv, createRunningProcess, preparePromptFile } from './cli-turn.js';
+import {
+  FINAL_MESSAGE_MAX_CHARS,
+  MAX_ARGV_PROMPT_BYTES,
+  buildCliAgentEnv,
+  createRunningProcess,
+  preparePromptFile,
+} from './cli-turn.js';
 import { cutText, formatDuration } from './message-text.js';
 import { PROMPT_PLACEHOLDER, findPlaceholders, quoteForShell, substitutePlaceholders } from './shell-quote.js';
 import { spawnAgentProcess, type AgentProcess, type OutputStream, type ProcessResult } from './spawn.js';
@@ -16,9 +22,7 @@ import { readCommandName } from './which.js';
 // all of them together over ARG_MAX (often 2 MiB). Above this size the prompt is left out of GOALD_PROMPT
 // (agents read GOALD_PROMPT_FILE or stdin instead), and `{prompt}` expands to the file's contents at run
 // time rather than being inlined into the `sh -c` argument.
-export const MAX_INLINE_PROMPT_BYTES = 100 * 1024;
-/** The final message is the agent's last line, cut to this many characters. */
-export const FINAL_MESSAGE_MAX_CHARS = 2 * 1024;
+export const MAX_INLINE_PROMPT_BYTES = MAX_ARGV_PROMPT_BYTES;
 // The shell's exit statuses for "command not found" and "found but cannot execute" (POSIX 2.8.2).
 const EXIT_NOT_FOUND = 127;
 const EXIT_CANNOT_EXECUTE = 126;
@@ -96,7 +100,7 @@ export function createCommandAgent(options: CommandAgentOptions): AgentAdapter {
       checkTokenLimit();
       const result = await done;
 
-      // Agents usually print their answer on stdout and logs on stderr.
+      // The final message is the agent's last line: agents usually print their answer on stdout, logs on stderr.
       const finalMessage = cutText((lastLines.stdout || lastLines.stderr).trim(), FINAL_MESSAGE_MAX_CHARS);
       return toTurnResult(result, { command: options.command, input, usage: meter.usage(), finalMessage });
     },
