@@ -28,7 +28,7 @@ export async function main(args: readonly string[]): Promise<number> {
     return EXIT_USAGE;
   }
   const stdin = await readStdin();
-  const outcome = await runPostToolUseHook({ stdin, env: process.env });
+  const outcome = runPostToolUseHook({ stdin, env: process.env });
   if (outcome.stdout !== '') await writeStdout(outcome.stdout);
   return outcome.exitCode;
 }

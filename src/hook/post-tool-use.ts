@@ -73,15 +73,15 @@ export interface HookOutcome {
 const SILENT: HookOutcome = Object.freeze({ stdout: '', exitCode: 0 });
 
 /** Handles one PostToolUse call: records it, and every N calls returns the reflection for Claude Code. */
-export function runPostToolUseHook(input: { stdin: string; env: NodeJS.ProcessEnv }): Promise<HookOutcome> {
+export function runPostToolUseHook(input: { stdin: string; env: NodeJS.ProcessEnv }): HookOutcome {
   const dir = input.env[HOOK_ENV.stateDir];
   // Not started by goald (or an adapter bug): nothing to record into, and nothing to say.
-  if (dir === undefined || dir.trim() === '') return Promise.resolve(SILENT);
+  if (dir === undefined || dir.trim() === '') return SILENT;
   try {
-    return Promise.resolve(handleToolCall(dir, input.stdin, input.env));
+    return handleToolCall(dir, input.stdin, input.env);
   } catch (error) {
     logError(dir, error);
-    return Promise.resolve(SILENT);
+    return SILENT;
   }
 }
 

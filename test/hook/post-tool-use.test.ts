@@ -20,11 +20,9 @@ async function hookEnv(overrides: NodeJS.ProcessEnv = {}): Promise<{ dir: string
   return { dir, env: { GOALD_HOOK_STATE_DIR: dir, GOALD_CONDITION: TASK, GOALD_RECITE_EVERY: '3', ...overrides } };
 }
 
-// Runs the hook once per payload, in order; resolves with each outcome.
-async function runInOrder(env: NodeJS.ProcessEnv, payloads: string[]): Promise<HookOutcome[]> {
-  const outcomes: HookOutcome[] = [];
-  for (const stdin of payloads) outcomes.push(await runPostToolUseHook({ stdin, env }));
-  return outcomes;
+// Runs the hook once per payload, in order; returns each outcome.
+function runInOrder(env: NodeJS.ProcessEnv, payloads: string[]): HookOutcome[] {
+  return payloads.map((stdin) => runPostToolUseHook({ stdin, env }));
 }
 
 describe('cadence', () => {
@@ -39,7 +37,7 @@ describe('cadence', () => {
       bashPayload('npx vitest run test/cli'),
       bashPayload('git diff --stat'),
     ];
-    const outcomes = await runInOrder(env, payloads);
+    const outcomes = runInOrder(env, payloads);
 
     expect(outcomes.map((outcome) => outcome.exitCode)).toEqual([0, 0, 0, 0, 0, 0, 0]);
     expect(outcomes.map((outcome) => outcome.stdout !== '')).toEqual([false, false, true, false, false, true, false]);
@@ -88,7 +86,7 @@ describe('cadence', () => {
 
   test('without GOALD_CONDITION the reflection asks to restate the goal', async () => {
     const { env } = await hookEnv({ GOALD_CONDITION: undefined, GOALD_RECITE_EVERY: '1' });
-    const [outcome] = await runInOrder(env, [bashPayload('ls')]);
+    const [outcome] = runInOrder(env, [bashPayload('ls')]);
     const context = additionalContextOf(outcome?.stdout ?? '') ?? '';
     expect(context).toContain('restate, in one sentence, the goal you are working toward');
     expect(context).toContain('1 tool call since the last check.');
@@ -98,7 +96,7 @@ describe('cadence', () => {
 describe('drift', () => {
   test('the same file written 3 times: the reflection leads with a warning naming it', async () => {
     const { dir, env } = await hookEnv();
-    const outcomes = await runInOrder(env, [
+    const outcomes = runInOrder(env, [
       writeFilePayload('src/cli/render-status.ts'),
       postToolUsePayload('Edit', { file_path: '/home/dev/project/src/cli/render-status.ts', old_string: 'x', new_string: 'y' }),
       postToolUsePayload('MultiEdit', { file_path: '/home/dev/project/src/cli/render-status.ts', edits: [] }),
@@ -122,11 +120,11 @@ describe('drift', () => {
     const ping = bashPayload('curl -s https://example.org/weather');
     const pausePath = join(dir, HOOK_FILES.driftPause);
 
-    const first = await runInOrder(env, [ping, ping, ping, ping, ping, ping]);
+    const first = runInOrder(env, [ping, ping, ping, ping, ping, ping]);
     expect(first.filter((outcome) => outcome.stdout !== '')).toHaveLength(2);
     expect(existsSync(pausePath)).toBe(false);
 
-    const rest = await runInOrder(env, [ping, ping, ping]);
+    const rest = runInOrder(env, [ping, ping, ping]);
     const context = additionalContextOf(rest[2]?.stdout ?? '') ?? '';
     expect(context).toContain('you ran `curl -s https://example.org/weather` 9 times in the last 10 tool calls');
     expect(JSON.parse(await readFile(pausePath, 'utf8'))).toMatchObject({
@@ -145,7 +143,7 @@ describe('drift', () => {
     const pings = Array.from({ length: 10 }, () => bashPayload('curl -s https://example.org/weather'));
     // Off-topic but not repeated: at most 0.4 × objective, below the pause threshold.
     const varied = Array.from({ length: 10 }, (_, index) => bashPayload(`echo step-${index}`));
-    await runInOrder(env, [...pings, ...varied, ...pings, ...pings]);
+    runInOrder(env, [...pings, ...varied, ...pings, ...pings]);
     const checks = (await readJsonLines(join(dir, HOOK_FILES.drift))) as Array<{ score: number; consecutiveHigh: number }>;
     expect(checks.map((check) => check.consecutiveHigh)).toEqual([1, 0, 1, 2]);
     expect(checks[1]?.score).toBeLessThanOrEqual(0.4);
@@ -162,7 +160,7 @@ describe('never fails the tool call', () => {
     ['another event', JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } })],
   ])('%s on stdin → exit 0, nothing printed, the problem logged', async (_, stdin) => {
     const { dir, env } = await hookEnv({ GOALD_RECITE_EVERY: '1' });
-    expect(await runPostToolUseHook({ stdin, env })).toEqual({ stdout: '', exitCode: 0 });
+    expect(runPostToolUseHook({ stdin, env })).toEqual({ stdout: '', exitCode: 0 });
     const log = await readFile(join(dir, HOOK_FILES.errors), 'utf8');
     expect(log.split('\n').filter(Boolean)).toHaveLength(1);
     expect(log).toMatch(/^\d{4}-\d\d-\d\dT\S+ \S/);
@@ -171,7 +169,7 @@ describe('never fails the tool call', () => {
 
   test('the log never quotes the payload (it can carry file contents)', async () => {
     const { dir, env } = await hookEnv();
-    await runPostToolUseHook({ stdin: 'SECRET=hunter2hunter2hunter2 {', env });
+    runPostToolUseHook({ stdin: 'SECRET=hunter2hunter2hunter2 {', env });
     const log = await readFile(join(dir, HOOK_FILES.errors), 'utf8');
     expect(log).toContain('stdin is not JSON: (30 bytes)');
     expect(log).not.toContain('hunter2');
@@ -183,7 +181,7 @@ describe('never fails the tool call', () => {
   ])('GOALD_HOOK_STATE_DIR %s → exit 0, nothing printed, nothing written', async (_, value) => {
     const cwd = await makeTempDir();
     const before = await readdir(cwd);
-    const outcome = await runPostToolUseHook({
+    const outcome = runPostToolUseHook({
       stdin: bashPayload('ls'),
       env: { GOALD_HOOK_STATE_DIR: value, GOALD_RECITE_EVERY: '1', GOALD_CONDITION: TASK },
     });
@@ -195,7 +193,7 @@ describe('never fails the tool call', () => {
     const root = await makeTempDir();
     const blocker = join(root, 'a-file');
     await writeFile(blocker, 'not a directory');
-    const outcome = await runPostToolUseHook({
+    const outcome = runPostToolUseHook({
       stdin: bashPayload('ls'),
       env: { GOALD_HOOK_STATE_DIR: join(blocker, 'turn-1'), GOALD_RECITE_EVERY: '1' },
     });
@@ -206,7 +204,7 @@ describe('never fails the tool call', () => {
 test('API keys from the environment are not written into the state files', async () => {
   const key = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789';
   const { dir, env } = await hookEnv({ ANTHROPIC_API_KEY: key, SHORT_API_KEY: 'dummy' });
-  await runInOrder(env, [bashPayload(`curl -H "x-api-key: ${key}" https://api.anthropic.com/v1/models dummy`)]);
+  runInOrder(env, [bashPayload(`curl -H "x-api-key: ${key}" https://api.anthropic.com/v1/models dummy`)]);
   const text = await readFile(join(dir, HOOK_FILES.toolCalls), 'utf8');
   expect(text).not.toContain(key);
   expect(text).toContain('x-api-key: [ANTHROPIC_API_KEY]');
