@@ -1,7 +1,8 @@
 // The box printed when a goal ends: "Goal Achieved" or "Goal Failed: <cause>".
 
 import type { FailureReason } from '../../machines/goal.machine.js';
-import { formatCount, formatElapsed } from './format.js';
+import { formatCount } from './format.js';
+import { formatDuration } from '../config/duration.js';
 
 const BOX_MAX_WIDTH = 78; // fits an 80-column terminal with the borders
 
@@ -55,7 +56,7 @@ export function renderFinalBox(input: FinalBoxInput): string {
   const body: string[] = [];
   body.push(...wrap(input.condition, inner));
   const tokens = `${input.tokensEstimated ? '~' : ''}${formatCount(input.tokens)} tokens`;
-  body.push(`${input.turns} turn${input.turns === 1 ? '' : 's'} · ${tokens} · ${formatElapsed(input.elapsedMs)}`);
+  body.push(`${input.turns} turn${input.turns === 1 ? '' : 's'} · ${tokens} · ${formatDuration(input.elapsedMs)}`);
   if (input.status === 'failed' && (input.breaker || input.reasonMessage)) {
     const label = input.breaker ?? input.reason ?? 'failed';
     body.push(...wrap(`${label}: ${input.reasonMessage ?? ''}`, inner));

@@ -1,7 +1,8 @@
 // The per-turn progress lines of `start --foreground` / `--wait` and `logs`.
 
 import type { ProgressEvent } from '../supervisor/types.js';
-import { clip, formatCount, formatElapsed } from './format.js';
+import { clip, formatCount } from './format.js';
+import { formatDuration } from '../config/duration.js';
 
 function checksText(checks: { name: string; passed: boolean }[]): string {
   if (checks.length === 0) return 'no checks';
@@ -24,7 +25,7 @@ export function renderProgressLine(event: ProgressEvent): string | null {
     case 'turn.finished': {
       const parts = [
         `turn ${event.turn}/${event.maxTurns}`,
-        formatElapsed(event.durationMs),
+        formatDuration(event.durationMs),
         `${event.tokensEstimated ? '~' : ''}${formatCount(event.tokens)} tokens`,
         `${event.filesChanged} file${event.filesChanged === 1 ? '' : 's'} changed`,
         checksText(event.checks),

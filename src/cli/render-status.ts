@@ -2,7 +2,8 @@
 
 import type { GoalRecord } from '../../state/types.js';
 import type { TurnRecord } from '../supervisor/types.js';
-import { clip, formatCount, formatElapsed } from './format.js';
+import { clip, formatCount } from './format.js';
+import { formatDuration } from '../config/duration.js';
 
 function maxTurnsOf(goal: GoalRecord): number | null {
   const settings = goal.settings;
@@ -43,7 +44,7 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
   const lines = [
     `Goal: ${clip(goal.condition, 70)}`,
     `id ${goal.id} · ${statusWord(goal)}`,
-    `turn ${goal.summary.turns}${maxTurns === null ? '' : `/${maxTurns}`} · ${formatCount(goal.summary.tokens)} tokens · ${formatElapsed(elapsedOf(goal, now))}`,
+    `turn ${goal.summary.turns}${maxTurns === null ? '' : `/${maxTurns}`} · ${formatCount(goal.summary.tokens)} tokens · ${formatDuration(elapsedOf(goal, now))}`,
     `workspace ${goal.workspace}`,
   ];
   const checks = goal.summary.checksPassing + goal.summary.checksFailing;
@@ -70,14 +71,14 @@ export function renderGoalLine(goal: GoalRecord, now = Date.now()): string {
     statusWord(goal).padEnd(22),
     `turn ${goal.summary.turns}${maxTurns === null ? '' : `/${maxTurns}`}`.padEnd(10),
     `${formatCount(goal.summary.tokens)} tok`.padEnd(12),
-    formatElapsed(elapsedOf(goal, now)).padEnd(8),
+    formatDuration(elapsedOf(goal, now)).padEnd(8),
     clip(goal.condition, 60),
   ].join('  ');
 }
 
 /** One row per turn for `goald show`. */
 export function renderTurnRow(turn: TurnRecord): string {
-  const duration = turn.agent ? formatElapsed(turn.agent.durationMs) : '-';
+  const duration = turn.agent ? formatDuration(turn.agent.durationMs) : '-';
   const outcome = turn.agent ? turn.agent.outcome : 'pre-check';
   const checks = turn.checks.length === 0 ? '-' : `${turn.checks.filter((check) => check.passed).length}/${turn.checks.length}`;
   const verdict =
