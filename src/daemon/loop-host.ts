@@ -76,6 +76,24 @@ function loopLayer(loop: ConfigLoop): ConfigFile {
   return layer;
 }
 
+/** A loop that has never run, from what defines it. */
+function newLoopRecord(
+  defined: Pick<LoopRecord, 'id' | 'workspace' | 'every' | 'condition' | 'options' | 'source' | 'createdAt' | 'catchUp' | 'name'>,
+): LoopRecord {
+  return {
+    ...defined,
+    nextRunAt: null,
+    lastRunAt: null,
+    lastGoalId: null,
+    lastOutcome: null,
+    runs: 0,
+    skipped: 0,
+    waiting: false,
+    stopped: false,
+    configError: null,
+  };
+}
+
 export interface LoopHostOptions {
   store: Store;
   clock: Clock;
@@ -128,7 +146,7 @@ export class LoopHost {
     const { every, catchUp, ...start } = request;
     await this.goals.validateStart(start, {});
     const now = new Date(Date.now()).toISOString();
-    const loop: LoopRecord = {
+    const loop = newLoopRecord({
       id: newLoopId(),
       workspace: workspace.root,
       every,
@@ -136,18 +154,9 @@ export class LoopHost {
       options: JSON.parse(JSON.stringify({ kind: 'cli', request: start })) as Json,
       source: 'cli',
       createdAt: now,
-      nextRunAt: null,
-      lastRunAt: null,
-      lastGoalId: null,
-      lastOutcome: null,
-      runs: 0,
-      skipped: 0,
-      waiting: false,
       catchUp: catchUp ?? 'once',
-      stopped: false,
       name: null,
-      configError: null,
-    };
+    });
     const armed = this.scheduler.arm(loop);
     await this.store.update((state) => {
       state.loops.push(armed);
@@ -234,7 +243,7 @@ export class LoopHost {
           existing.configError = null;
           touched.push(existing);
         } else {
-          const record: LoopRecord = {
+          const record = newLoopRecord({
             id,
             workspace,
             every: loop.every,
@@ -242,18 +251,9 @@ export class LoopHost {
             options: { kind: 'config', index },
             source: 'config',
             createdAt: now,
-            nextRunAt: null,
-            lastRunAt: null,
-            lastGoalId: null,
-            lastOutcome: null,
-            runs: 0,
-            skipped: 0,
-            waiting: false,
             catchUp: loop.catchUp ?? 'once',
-            stopped: false,
             name: loop.name ?? null,
-            configError: null,
-          };
+          });
           state.loops.push(record);
           touched.push(record);
         }
