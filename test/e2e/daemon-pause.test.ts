@@ -8,9 +8,9 @@ import { expectToHold, processState, readGoal, readTurns, submitGoal, waitForFin
 import { gitdir } from '../helpers/gitdir.js';
 import { goaldSandbox } from '../helpers/run-goald.js';
 
-// Long enough that a turn timeout counting paused time would certainly fire (3 s timeout < 1 s of work +
+// Long enough that a turn timeout counting paused time would certainly fire (5 s timeout < 2 s of work +
 // this pause), short enough to keep the test quick.
-const PAUSE_WINDOW_MS = 2_500;
+const PAUSE_WINDOW_MS = 3_500;
 
 describe('goald pause --now', () => {
   it('stops the agent and its child (state T), starts nothing while paused, and resume runs the turn to completion within its timeout', async () => {
@@ -18,13 +18,14 @@ describe('goald pause --now', () => {
     const sandbox = await goaldSandbox();
     const leaderFile = path.join(sandbox.root, 'leader.pid');
     const childFile = path.join(sandbox.root, 'child.pid');
-    // About 1 s of work in ten steps; each step is a `sleep 0.1`, so time spent stopped is not work done.
+    // About 2 s of work in ten steps (long enough for `goald pause --now` to land mid-turn on a loaded
+    // machine); each step is a `sleep 0.2`, so time spent stopped is not work done.
     const agent =
       `echo $$ > ${leaderFile}; ` +
-      `sh -c 'echo $$ > ${childFile}; i=0; while [ $i -lt 10 ]; do sleep 0.1; i=$((i+1)); done'; ` +
+      `sh -c 'echo $$ > ${childFile}; i=0; while [ $i -lt 10 ]; do sleep 0.2; i=$((i+1)); done'; ` +
       'echo done >> out.txt';
     const { id } = await submitGoal(sandbox, [
-      'out.txt exists', '-C', workspace.dir, '--cooldown', '0', '--turn-timeout', '3s', '--max-turns', '1',
+      'out.txt exists', '-C', workspace.dir, '--cooldown', '0', '--turn-timeout', '5s', '--max-turns', '1',
       '--check', 'test -f out.txt', '--agent', agent,
     ]);
     const leader = await waitForPidFile(leaderFile);
