@@ -11,6 +11,7 @@ export {
   type RestoreResult,
 } from './atomic-file-adapter.js';
 export { fsyncDirectory, isProcessAlive, writeFileDurable } from './durable-file.js';
+export { jsonSchema, toJson } from './json.js';
 export {
   isSafeId,
   newGoalId,

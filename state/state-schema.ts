@@ -4,11 +4,8 @@
 
 import { z } from 'zod';
 import { FAILURE_REASONS } from '../machines/goal.machine.js';
-import type { GoalRecord, GoalSummary, Json, LoopRecord, StateFile } from './types.js';
-
-const jsonSchema: z.ZodType<Json> = z.lazy(() =>
-  z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(jsonSchema), z.record(z.string(), jsonSchema)]),
-);
+import { jsonSchema } from './json.js';
+import type { GoalRecord, GoalSummary, LoopRecord, StateFile } from './types.js';
 
 const goalStatusSchema = z.enum(['active', 'paused', 'achieved', 'failed']);
 const pauseReasonSchema = z.enum(['requested', 'blocked', 'usage-limited', 'drift']);

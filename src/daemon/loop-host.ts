@@ -4,8 +4,8 @@
 
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { newLoopId } from '../../state/index.js';
-import type { GoalRecord, Json, LoopRecord, Store } from '../../state/types.js';
+import { newLoopId, toJson } from '../../state/index.js';
+import type { GoalRecord, LoopRecord, Store } from '../../state/types.js';
 import type { Clock } from '../clock.js';
 import { CONFIG_FILE_NAME, loadConfigFile } from '../config/load-config.js';
 import type { ConfigFile, ConfigLoop } from '../config/schema.js';
@@ -151,7 +151,7 @@ export class LoopHost {
       workspace: workspace.root,
       every,
       condition: start.condition ?? null,
-      options: JSON.parse(JSON.stringify({ kind: 'cli', request: start })) as Json,
+      options: toJson({ kind: 'cli', request: start }),
       source: 'cli',
       createdAt: now,
       catchUp: catchUp ?? 'once',

@@ -2,8 +2,8 @@
 // nothing), then register the goal in the store and wire the real agent, evaluator, snapshotter and
 // checks. Shared by `start --foreground` and the daemon.
 
-import { createEmptySummary, openStore, newGoalId, resolveGoaldHome } from '../../state/index.js';
-import type { GoalRecord, Json, Store } from '../../state/types.js';
+import { createEmptySummary, openStore, newGoalId, resolveGoaldHome, toJson } from '../../state/index.js';
+import type { GoalRecord, Store } from '../../state/types.js';
 import { createAgent } from '../agents/registry.js';
 import { findExecutable } from '../agents/which.js';
 import { GoaldError } from '../errors.js';
@@ -78,7 +78,7 @@ export function newGoalRecord(
     reasonMessage: null,
     pauseReason: null,
     loopId: options.loopId ?? null,
-    settings: JSON.parse(JSON.stringify(settings)) as Json,
+    settings: toJson(settings),
     machine: null,
     summary: createEmptySummary(),
     owner,
