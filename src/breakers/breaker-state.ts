@@ -79,6 +79,21 @@ export function nextBreakerState(state: BreakerState, facts: TurnFacts, noisePat
   };
 }
 
+/**
+ * The state after a turn that ended before its checks and verdict (stopped, let go at shutdown,
+ * usage-limited) or after the pre-check: no pattern breaker learns from it, but its turn number and all it
+ * spent (tokens, USD, active time) count toward the budgets like any turn's.
+ */
+export function accountUnevaluatedTurn(state: BreakerState, turn: number, usage: TurnUsage): BreakerState {
+  return {
+    ...state,
+    turns: Math.max(state.turns, turn),
+    tokens: state.tokens + usage.tokens,
+    costUsd: state.costUsd + usage.costUsd,
+    activeMs: state.activeMs + usage.activeMs,
+  };
+}
+
 /** The expected cost of the next turn: the average of the recent turns (all turns for older states). */
 export function projectNextTurn(state: BreakerState): TurnUsage {
   const recent = state.recentTurns ?? [];

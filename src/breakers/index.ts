@@ -1,6 +1,7 @@
 // The breakers' public surface: pure functions over BreakerState, no I/O.
 
 export {
+  accountUnevaluatedTurn,
   initialBreakerState,
   nextBreakerState,
   projectNextTurn,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  accountUnevaluatedTurn,
   DEFAULT_NOISE_PATHS,
   initialBreakerState,
   nextBreakerState,
@@ -175,5 +176,18 @@ describe('projectNextTurn', () => {
     expect(projected.tokens).toBeCloseTo(expected.tokens);
     expect(projected.costUsd).toBeCloseTo(expected.costUsd);
     expect(projected.activeMs).toBeCloseTo(expected.activeMs);
+  });
+});
+
+describe('accountUnevaluatedTurn', () => {
+  it('adds what a turn without a verdict spent to the budgets and leaves the pattern breakers alone', () => {
+    const before = { ...initialBreakerState('tree-0', 'sig'), consecutiveStagnantTurns: 2, recentTurns: [{ tokens: 5, costUsd: 0.1, activeMs: 10 }] };
+    const after = accountUnevaluatedTurn(before, 3, { tokens: 1_100, costUsd: 0.6, activeMs: 2_000 });
+    expect(after).toEqual({ ...before, turns: 3, tokens: 1_100, costUsd: 0.6, activeMs: 2_000 });
+  });
+
+  it('never moves the turn count back', () => {
+    const before = { ...initialBreakerState('tree-0'), turns: 5 };
+    expect(accountUnevaluatedTurn(before, 0, { tokens: 7, costUsd: 0, activeMs: 0 })).toMatchObject({ turns: 5, tokens: 7 });
   });
 });
