@@ -3,109 +3,12 @@
 // usage limits, permission denials, tool calls — can be driven exactly.
 
 import { readFile, writeFile } from 'node:fs/promises';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { openStore, readTurnRecords } from '../../state/index.js';
-import type { Store } from '../../state/types.js';
-import type { AgentAdapter, TurnInput, TurnResult, ToolCall } from '../../src/agents/types.js';
-import { systemClock } from '../../src/clock.js';
-import { DEFAULT_LIMITS, DEFAULT_NOISE_PATHS } from '../../src/config/defaults.js';
-import type { GoalSettings } from '../../src/config/types.js';
+import { describe, expect, it } from 'vitest';
+import type { ToolCall } from '../../src/agents/types.js';
 import { createNoneEvaluator } from '../../src/evaluator/none-evaluator.js';
-import { buildSupervisor, newGoalRecord } from '../../src/supervisor/launch.js';
-import type { GoalSupervisor } from '../../src/supervisor/supervisor.js';
-import type { ProgressEvent, TurnRecord } from '../../src/supervisor/types.js';
 import { createCheckRunner } from '../../src/workspace/checks.js';
-import { resolveWorkspace } from '../../src/workspace/find-workspace.js';
-import { gitdir } from '../helpers/gitdir.js';
-
-type Step = (input: TurnInput) => Promise<Partial<TurnResult>> | Partial<TurnResult>;
-
-// A scripted agent: step i runs on turn i+1 (the last step repeats); records every input it got.
-class ScriptedAgent implements AgentAdapter {
-  readonly name = 'scripted';
-  readonly model = null;
-  readonly inputs: TurnInput[] = [];
-  suspended = 0;
-  resumed = 0;
-  constructor(private readonly steps: Step[]) {}
-  async runTurn(input: TurnInput): Promise<TurnResult> {
-    this.inputs.push(input);
-    const step = this.steps[Math.min(this.inputs.length - 1, this.steps.length - 1)];
-    const partial = step ? await step(input) : {};
-    return {
-      outcome: 'completed',
-      exitCode: 0,
-      signal: null,
-      durationMs: 1,
-      usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15, costUsd: null, estimated: false },
-      finalMessage: 'done',
-      outputTail: '',
-      ...partial,
-    };
-  }
-  suspend(): void {
-    this.suspended += 1;
-  }
-  resume(): void {
-    this.resumed += 1;
-  }
-}
-
-async function setup(options: { checks: string[]; limits?: Partial<GoalSettings['limits']>; agent: ScriptedAgent }) {
-  const repo = await gitdir({ files: { 'README.md': '# x\n' }, initialCommit: true });
-  const home = await realpath(await mkdtemp(path.join(tmpdir(), 'gs-')));
-  onTestFinished(() => rm(home, { recursive: true, force: true }));
-  const store: Store = await openStore(home);
-  const workspace = await resolveWorkspace(repo.dir);
-  const settings: GoalSettings = {
-    condition: 'the file answer.txt says 42',
-    workspace: workspace.root,
-    checks: options.checks.map((run, index) => ({ name: `check${index + 1}`, run, timeoutMs: 10_000 })),
-    agent: { adapter: 'command', command: 'scripted', args: [], session: 'fresh', model: null, prices: {} },
-    evaluator: { provider: 'none', model: null, baseURL: null, maxInputChars: 24_000, skipWhenChecksFail: true, timeoutMs: 10_000, retries: 0 },
-    limits: { ...DEFAULT_LIMITS, cooldownMs: 0, ...options.limits },
-    ancestry: {},
-    noisePaths: [...DEFAULT_NOISE_PATHS],
-    allowSameModel: false,
-    recitation: { everyToolCalls: 10 },
-  };
-  const goal = newGoalRecord(settings, { kind: 'foreground', pid: process.pid });
-  await store.update((state) => {
-    state.goals.push(goal);
-  });
-  const events: ProgressEvent[] = [];
-  const supervisor: GoalSupervisor = await buildSupervisor({
-    store,
-    goal,
-    prepared: { settings, workspace, agent: options.agent, evaluator: createNoneEvaluator() },
-    observers: [{ onEvent: (event) => events.push(event) }],
-    owner: 'foreground',
-    clock: systemClock,
-  });
-  const turns = async (): Promise<TurnRecord[]> => (await readTurnRecords(store.goalDir(goal.id))) as TurnRecord[];
-  return { repo, store, goal, supervisor, events, turns, settings, workspace };
-}
-
-function waitFor(events: ProgressEvent[], predicate: (event: ProgressEvent) => boolean): Promise<ProgressEvent> {
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 10_000;
-    const poll = (): void => {
-      const found = events.find(predicate);
-      if (found) resolve(found);
-      else if (Date.now() > deadline) reject(new Error('event did not arrive'));
-      else setTimeout(poll, 10);
-    };
-    poll();
-  });
-}
-
-const writeAnswer = (value: string): Step => async (input) => {
-  await writeFile(path.join(input.workspace, 'answer.txt'), `${value}\n`);
-  return {};
-};
+import { ScriptedAgent, setup, waitForEvent as waitFor, writeAnswer } from './support.js';
 
 describe('supervisor', () => {
   it('pauses a usage-limited turn until the reset, then resumes by itself without counting a failure', async () => {

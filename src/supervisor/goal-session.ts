@@ -1,0 +1,279 @@
+// The goal's machine and everything around it that is not the turn pipeline: control (pause, resume,
+// stop, detach), waiting (cool-down, pause, usage-limit reset), active time, progress events, the summary
+// and the goal's stored record. The supervisor drives the pipeline through it.
+
+import { createActor, type Actor, type SnapshotFrom } from 'xstate';
+import { BREAKER_NAMES, goalMachine, phaseOf, statusOf, type GoalFailure, type GoalStatus } from '../../machines/goal.machine.js';
+import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
+import type { AgentAdapter } from '../agents/types.js';
+import type { BreakerName } from '../breakers/types.js';
+import type { Clock } from '../clock.js';
+import { ActiveClock } from './active-clock.js';
+import { recordGoalProgress } from './goal-progress.js';
+import { summarizeTurn, type SummaryUpdate } from './goal-summary.js';
+import type { ProgressEvent, SupervisorObserver } from './types.js';
+import { Wakeup } from './wakeup.js';
+
+type GoalActor = Actor<typeof goalMachine>;
+type GoalSnapshot = SnapshotFrom<typeof goalMachine>;
+type GoalEvent = Parameters<GoalActor['send']>[0];
+
+/** How a goal ended. */
+export interface GoalOutcome {
+  id: string;
+  status: 'achieved' | 'failed';
+  failure: GoalFailure | null;
+  /** The breaker that ended the goal, when one did. */
+  breaker: BreakerName | null;
+  turns: number;
+  tokens: number;
+  elapsedMs: number;
+}
+
+export interface GoalSessionOptions {
+  goal: GoalRecord;
+  blockedLimit: number;
+  /** The persisted machine snapshot of a restored goal. */
+  machine: Json | null;
+  store: Store;
+  clock: Clock;
+  observers: SupervisorObserver[];
+  /** The agent, for SIGSTOP / SIGCONT of its group (`pause --now`). */
+  agent: Pick<AgentAdapter, 'suspend' | 'resume'>;
+}
+
+function asJson(value: unknown): Json {
+  return JSON.parse(JSON.stringify(value)) as Json;
+}
+
+function isBreakerName(reason: string): reason is BreakerName {
+  return (BREAKER_NAMES as readonly string[]).includes(reason);
+}
+
+export class GoalSession {
+  readonly id: string;
+  readonly activeClock: ActiveClock;
+  /** Aborted by stop() or detach(): kills the agent group, abandons checks and evaluator calls. */
+  readonly abortSignal: AbortSignal;
+  /** The agent of the turn in flight, as every write of the goal records it (for crash recovery). */
+  runningAgent: GoalRecord['runningAgent'] = null;
+  private readonly options: GoalSessionOptions;
+  private readonly actor: GoalActor;
+  private readonly wakeup = new Wakeup();
+  private readonly stopController = new AbortController();
+  /** Aborted by detach() (daemon shutdown): the goal stays active for the next daemon. */
+  private readonly detachController = new AbortController();
+  private summaryNow: GoalSummary;
+  private readonly startedAt: number;
+  private agentSuspended = false;
+
+  constructor(options: GoalSessionOptions) {
+    const { goal, clock } = options;
+    this.options = options;
+    this.id = goal.id;
+    const input = { goalId: goal.id, blockedLimit: options.blockedLimit };
+    this.actor =
+      options.machine === null
+        ? createActor(goalMachine, { input })
+        : createActor(goalMachine, { input, snapshot: options.machine as unknown as GoalSnapshot });
+    this.abortSignal = AbortSignal.any([this.stopController.signal, this.detachController.signal]);
+    this.summaryNow = goal.summary;
+    this.startedAt = clock.now() - goal.summary.activeMs;
+    this.activeClock = new ActiveClock(clock, goal.summary.activeMs);
+  }
+
+  get snapshot(): GoalSnapshot {
+    return this.actor.getSnapshot();
+  }
+
+  get status(): GoalStatus {
+    return statusOf(this.actor.getSnapshot().value);
+  }
+
+  get phase(): string {
+    return phaseOf(this.actor.getSnapshot().value);
+  }
+
+  get summary(): GoalSummary {
+    return this.summaryNow;
+  }
+
+  /** True once the machine reached a final state. */
+  isDone(): boolean {
+    return this.actor.getSnapshot().status === 'done';
+  }
+
+  /** detach() let go of the goal (daemon shutdown). */
+  isDetached(): boolean {
+    return this.detachController.signal.aborted;
+  }
+
+  /** The goal ended (stop, failure) or was let go (detach) while a step ran. */
+  isInterrupted(): boolean {
+    return this.isDone() || this.isDetached();
+  }
+
+  start(): void {
+    this.actor.start();
+  }
+
+  send(event: GoalEvent): void {
+    this.actor.send(event);
+  }
+
+  now(): number {
+    return this.options.clock.now();
+  }
+
+  /** Tells every observer; a throwing observer never disturbs the goal. */
+  emit(event: ProgressEvent): void {
+    for (const observer of this.options.observers) {
+      try {
+        observer.onEvent?.(event);
+      } catch {
+        // An observer's failure (a closed stream) never disturbs the goal.
+      }
+    }
+  }
+
+  /** Adds one turn's figures to the summary (stored with the next persist()). */
+  addToSummary(update: Omit<SummaryUpdate, 'activeMs'>): void {
+    this.summaryNow = summarizeTurn(this.summaryNow, { ...update, activeMs: this.activeClock.activeMs() });
+  }
+
+  // ---- control --------------------------------------------------------------------------------------
+
+  /** Pauses at the next turn boundary, or now (SIGSTOP); resolves once the new state is stored. */
+  pause(now: boolean): Promise<void> {
+    const before = this.actor.getSnapshot();
+    if (before.status === 'done' || statusOf(before.value) === 'paused') return Promise.resolve();
+    this.actor.send({ type: 'goal.pause', now });
+    let stored = Promise.resolve();
+    if (this.status === 'paused') {
+      if (now && phaseOf(before.value) === 'running') {
+        this.options.agent.suspend?.();
+        this.agentSuspended = true;
+      }
+      stored = this.onPaused();
+    }
+    this.wakeup.wake();
+    return stored;
+  }
+
+  /** Resumes a paused goal (SIGCONT when it was paused mid-turn); resolves once the new state is stored. */
+  resume(): Promise<void> {
+    if (this.status !== 'paused') return Promise.resolve();
+    this.actor.send({ type: 'goal.resume', at: this.now() });
+    const stored = this.onResumed();
+    this.wakeup.wake();
+    return stored;
+  }
+
+  /** Lets go of the goal without ending it (daemon shutdown): kills the agent, keeps the goal active. */
+  detach(): void {
+    this.continueSuspendedAgent();
+    this.detachController.abort(new Error('daemon shutting down'));
+    this.wakeup.wake();
+  }
+
+  /** Stops the goal: kills the agent's group and records `failed` / `stopped`. */
+  stop(message?: string): void {
+    if (this.isDone()) return;
+    this.actor.send(message ? { type: 'goal.stop', message } : { type: 'goal.stop' });
+    this.continueSuspendedAgent(); // a stopped group cannot handle SIGTERM
+    this.stopController.abort(new Error('goal stopped'));
+    this.wakeup.wake();
+  }
+
+  /** The turn's agent exited: nothing is suspended any more. */
+  agentExited(): void {
+    this.agentSuspended = false;
+  }
+
+  /** The machine entered `paused` from the pipeline (usage limit, drift, a pending pause): count and store it. */
+  onPaused(): Promise<void> {
+    this.activeClock.pause();
+    const reason = this.actor.getSnapshot().context.pauseReason ?? 'requested';
+    this.emit({ type: 'goal.paused', id: this.id, reason });
+    return this.persist();
+  }
+
+  private onResumed(): Promise<void> {
+    this.activeClock.resume();
+    if (this.phase === 'running') this.continueSuspendedAgent();
+    this.emit({ type: 'goal.resumed', id: this.id });
+    return this.persist();
+  }
+
+  private continueSuspendedAgent(): void {
+    if (this.agentSuspended) this.options.agent.resume?.();
+    this.agentSuspended = false;
+  }
+
+  // ---- waiting --------------------------------------------------------------------------------------
+
+  /** Waits while paused: until a control call, or until a usage-limit reset resumes the goal by itself. */
+  async waitWhilePaused(): Promise<void> {
+    const { resumeAt } = this.actor.getSnapshot().context;
+    if (resumeAt === null) {
+      await this.wakeup.next();
+      return;
+    }
+    const fired = await this.sleepUnlessWoken(Math.max(0, resumeAt - this.now()));
+    if (fired && this.status === 'paused') {
+      this.actor.send({ type: 'timer.fired', timer: 'usage-reset', at: this.now() });
+      await this.onResumed();
+    }
+  }
+
+  /** Sleeps `ms` unless a control call wakes the loop first; true when the time ran out. */
+  async sleepUnlessWoken(ms: number): Promise<boolean> {
+    const woken = this.wakeup.next().then(() => false);
+    const timer = new AbortController();
+    const fired = this.options.clock.sleep(ms, timer.signal).then(
+      () => true,
+      () => false,
+    );
+    const result = await Promise.race([woken, fired]);
+    timer.abort();
+    return result;
+  }
+
+  // ---- storing and ending ---------------------------------------------------------------------------
+
+  /** Writes the goal's record (status, phase, machine snapshot, summary, running agent) under the store lock. */
+  async persist(): Promise<void> {
+    const snapshot = this.actor.getSnapshot();
+    this.summaryNow = { ...this.summaryNow, activeMs: this.activeClock.activeMs() };
+    await recordGoalProgress(this.options.store, this.id, {
+      value: snapshot.value,
+      done: snapshot.status === 'done',
+      failure: snapshot.context.failure,
+      pauseReason: snapshot.context.pauseReason,
+      machine: asJson(this.actor.getPersistedSnapshot()),
+      summary: this.summaryNow,
+      runningAgent: this.runningAgent,
+      startedAt: this.startedAt,
+      now: this.now(),
+    });
+  }
+
+  /** Lets go after detach(): stores the state for the next daemon and stops the machine. */
+  async release(): Promise<void> {
+    await this.persist();
+    this.actor.stop();
+  }
+
+  /** Stores the final state, announces `goal.finished` and returns the outcome. */
+  async finish(): Promise<GoalOutcome> {
+    await this.persist();
+    const snapshot = this.actor.getSnapshot();
+    const status = statusOf(snapshot.value) === 'achieved' ? 'achieved' : 'failed';
+    const failure = status === 'failed' ? snapshot.context.failure : null;
+    const breaker = failure && isBreakerName(failure.reason) ? failure.reason : null;
+    const { turns, tokens } = this.summaryNow;
+    this.emit({ type: 'goal.finished', id: this.id, status, reason: failure?.reason ?? null, breaker, turns, tokens });
+    this.actor.stop();
+    return { id: this.id, status, failure, breaker, turns, tokens, elapsedMs: this.now() - this.startedAt };
+  }
+}
