@@ -1,7 +1,9 @@
 // The turn pipeline of one goal: performs the side effects of each turn (agent, snapshot, checks,
 // evaluator), feeds the results to the pure goal machine as events, and persists every turn before acting
-// on it. Around it: the machine, control, waiting and stored progress (goal-session.ts), turn records
-// (turn-record.ts), drift (prompt/drift-tracker.ts) and the breakers' accounting (breakers/).
+// on it. Over 400 lines because the pipeline's steps stay together, in order, so one turn reads top down.
+// Around it: the machine, control, waiting and stored progress (goal-session.ts), the workspace's trees
+// (workspace-trees.ts), the verdict (turn-judgement.ts), breaker facts and events (turn-report.ts), turn
+// records (turn-record.ts), drift (prompt/drift-tracker.ts) and the breakers' accounting (breakers/).
 
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -19,14 +21,14 @@ import {
   nextBreakerState,
   refuseNextTurn,
 } from '../breakers/index.js';
-import type { BreakerState, TurnFacts } from '../breakers/types.js';
+import type { BreakerState } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
-import type { EvaluationInput, EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
+import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
 import { DriftTracker } from '../prompt/drift-tracker.js';
 import { checksSignature } from '../workspace/checks.js';
-import type { CheckResult, CheckRunner, Snapshotter, TurnDelta } from '../workspace/types.js';
+import type { CheckResult, CheckRunner, Snapshotter } from '../workspace/types.js';
 import { GoalSession, type GoalOutcome } from './goal-session.js';
 import {
   agentRecordOf,
@@ -36,11 +38,13 @@ import {
   type TurnFiles,
   type TurnRecordFields,
 } from './turn-record.js';
-import type { CheckBrief, SupervisorObserver, TurnRecord } from './types.js';
+import { askEvaluator, evaluationTokens, isGoalMet, judgeTurn, type Judge, type TurnEvidence } from './turn-judgement.js';
+import { briefChecks, turnFacts, turnFinishedEvent, type FinishedTurn } from './turn-report.js';
+import type { SupervisorObserver, TurnRecord } from './types.js';
+import { WorkspaceTrees } from './workspace-trees.js';
 
 export type { GoalOutcome } from './goal-session.js';
 
-const PATCH_FOR_EVALUATOR_MAX_CHARS = 12_000; // half the default evaluator budget; the evaluator cuts further
 // When a usage limit gives no reset time, try again after this long (limits commonly reset hourly or better).
 const USAGE_LIMIT_DEFAULT_WAIT_MS = 15 * 60_000;
 const DRIFT_PAUSE_FILE = 'drift-pause'; // written by `goald hook post-tool-use` (src/hook/post-tool-use.ts)
@@ -76,26 +80,11 @@ interface TurnContext {
 }
 
 /** What the workspace showed after the agent: the new tree, the turn's delta, and the checks. */
-interface TurnObservation {
-  previousTree: string;
-  tree: string;
-  delta: TurnDelta;
+interface TurnObservation extends TurnEvidence {
   filesSoFar: GoalSummary['files'];
-  checks: CheckResult[];
 }
 
 type TurnRecordBase = Pick<TurnRecordFields, 'goalId' | 'turn' | 'startedAt' | 'finishedAt' | 'breakers' | 'status'>;
-
-function briefChecks(checks: CheckResult[]): CheckBrief[] {
-  return checks.map((check) => ({ name: check.name, passed: check.passed }));
-}
-
-// No model can overrule a failing check; with no evaluator (`none`), passing checks alone decide.
-function isGoalMet(checks: CheckResult[], evaluation: EvaluationResult, provider: Evaluator['provider']): boolean {
-  if (!checks.every((check) => check.passed)) return false;
-  if (provider === 'none') return checks.length > 0;
-  return evaluation.kind === 'verdict' && evaluation.verdict.achieved;
-}
 
 // The agent's time limit this turn: the turn timeout, or less when the wall-clock budget ends sooner (0 = none).
 function turnTimeoutMs(limits: GoalSettings['limits'], activeMs: number): number {
@@ -103,10 +92,6 @@ function turnTimeoutMs(limits: GoalSettings['limits'], activeMs: number): number
   if (limits.wallClockMs !== null) candidates.push(Math.max(1, limits.wallClockMs - activeMs));
   const positive = candidates.filter((ms) => ms > 0);
   return positive.length === 0 ? 0 : Math.min(...positive);
-}
-
-function evaluationTokens(result: EvaluationResult): number {
-  return result.kind === 'skipped' ? 0 : result.usage.inputTokens + result.usage.outputTokens;
 }
 
 export class GoalSupervisor {
@@ -118,8 +103,7 @@ export class GoalSupervisor {
   private pendingSettings: { settings: GoalSettings; checks: CheckRunner; evaluator: Evaluator } | null = null;
   // What the pipeline remembers from turn to turn (restored from the last turn record after a restart).
   private breakers: BreakerState | null;
-  private initialTree: string | null;
-  private currentTree: string | null;
+  private readonly trees: WorkspaceTrees;
   private lastVerdict: Verdict | null;
   private lastChecks: CheckResult[] | null;
   /** Drift between turns, from the adapters' parsed tool calls (the in-turn hook keeps its own). */
@@ -142,8 +126,7 @@ export class GoalSupervisor {
     });
     const last = restored?.lastTurn ?? null;
     this.breakers = last?.breakers ?? null;
-    this.initialTree = restored?.initialTree ?? null;
-    this.currentTree = last?.tree ?? null;
+    this.trees = new WorkspaceTrees(deps.snapshotter, { initialTree: restored?.initialTree ?? null, currentTree: last?.tree ?? null });
     this.lastVerdict = last?.evaluation.kind === 'verdict' ? last.evaluation.verdict : null;
     this.lastChecks = last?.checks ?? null;
     this.drift = new DriftTracker(settings.condition);
@@ -217,17 +200,15 @@ export class GoalSupervisor {
   // Turn 0: snapshot and checks before any agent token is spent.
   private async precheck(): Promise<void> {
     const startedAt = this.session.now();
-    const tree = await this.snapshotOrFail();
-    if (tree === null) return;
-    this.initialTree = tree;
-    this.currentTree = tree;
+    if (this.failIfWorkspaceGone()) return;
+    const tree = await this.trees.snapshotStart();
     const checks = await this.runChecks();
     if (checks === null) return;
     this.lastChecks = checks;
     const allPassed = checks.length > 0 && checks.every((check) => check.passed);
     let evaluation: EvaluationResult = { kind: 'skipped', reason: allPassed ? 'checks decide' : 'no passing checks yet' };
     if (allPassed && this.deps.evaluator.provider !== 'none') {
-      evaluation = await this.evaluate(0, checks, { files: [], patch: '', agentFinalMessage: '', agentOutputTail: '' });
+      evaluation = await askEvaluator(this.judge(), 0, checks, { files: [], patch: '', agentFinalMessage: '', agentOutputTail: '' });
       if (this.session.isInterrupted()) return;
     }
     const achieved = isGoalMet(checks, evaluation, this.deps.evaluator.provider);
@@ -279,7 +260,7 @@ export class GoalSupervisor {
     if (observation === 'interrupted') return this.recordCutShortTurn(context, result);
     this.session.send({ type: 'checks.finished' });
 
-    const evaluation = await this.judgeTurn(turn, result, observation);
+    const evaluation = await judgeTurn(this.judge(), turn, result, observation);
     if (this.session.isInterrupted()) return this.recordCutShortTurn(context, result);
     await this.concludeTurn(context, result, observation, evaluation);
   }
@@ -344,36 +325,13 @@ export class GoalSupervisor {
 
   // Snapshot, the turn's delta, the files changed so far and the checks.
   private async observeWorkspace(): Promise<TurnObservation | 'workspace-gone' | 'interrupted'> {
-    const tree = await this.snapshotOrFail();
-    if (tree === null) return 'workspace-gone';
-    const previousTree = this.currentTree ?? tree;
-    this.currentTree = tree;
-    // The turn's delta, the files changed since the start and the checks do not depend on one another:
-    // they run at once (git reads only the snapshot's objects; the checks read the work tree).
-    const deltaDiff = this.deps.snapshotter.diff(previousTree, tree);
-    const [delta, filesSoFar, checks] = await Promise.all([
-      deltaDiff,
-      this.filesSinceStart(previousTree, tree, deltaDiff),
-      this.runChecks(),
-    ]);
+    if (this.failIfWorkspaceGone()) return 'workspace-gone';
+    const step = await this.trees.snapshotTurn();
+    // The delta, the files changed since the start and the checks do not depend on one another: they run
+    // at once (git reads only the snapshot's objects; the checks read the work tree).
+    const [delta, filesSoFar, checks] = await Promise.all([step.delta, step.filesSoFar, this.runChecks()]);
     if (checks === null) return 'interrupted';
-    return { previousTree, tree, delta, filesSoFar, checks };
-  }
-
-  // The evaluator's verdict, unless it is `none` or a failed check already decided the turn.
-  private async judgeTurn(turn: number, result: TurnResult, observation: TurnObservation): Promise<EvaluationResult> {
-    const { checks, delta, previousTree, tree } = observation;
-    if (this.deps.evaluator.provider === 'none') return { kind: 'skipped', reason: 'checks decide' };
-    if (!checks.every((check) => check.passed) && this.settings.evaluator.skipWhenChecksFail) {
-      return { kind: 'skipped', reason: 'a check failed, so no verdict could change the outcome' };
-    }
-    const patch = delta.empty ? '' : await this.deps.snapshotter.patch(previousTree, tree, PATCH_FOR_EVALUATOR_MAX_CHARS);
-    return this.evaluate(turn, checks, {
-      files: delta.files,
-      patch,
-      agentFinalMessage: result.finalMessage,
-      agentOutputTail: result.outputTail,
-    });
+    return { previousTree: step.previousTree, tree: step.tree, delta, filesSoFar, checks };
   }
 
   // Achieved, tripped or on to the next turn: breakers, the machine's verdict, the record, the events.
@@ -392,21 +350,9 @@ export class GoalSupervisor {
 
     const tokens = result.usage.totalTokens + evaluationTokens(evaluation);
     const costUsd = result.usage.costUsd ?? 0;
-    const facts: TurnFacts = {
-      turn,
-      tokens,
-      costUsd,
-      tree,
-      patchId: delta.patchId,
-      changedPaths: delta.files.map((file) => file.path),
-      checksSignature: checksSignature(checks),
-      agentFailed: result.outcome !== 'completed',
-      evaluatorFailed: evaluation.kind === 'error',
-      evaluatorSkipped: evaluation.kind === 'skipped',
-      turnTokenLimitHit: result.outcome === 'token-limit',
-      permissionDenied: (result.permissionDenials ?? 0) > 0,
-      activeMs: this.session.activeClock.takeSinceBoundary(),
-    };
+    const activeMs = this.session.activeClock.takeSinceBoundary();
+    const finished: FinishedTurn = { goalId: this.id, turn, maxTurns: limits.maxTurns, result, tree, delta, checks, evaluation, tokens, activeMs };
+    const facts = turnFacts(finished);
     const hookAskedPause = existsSync(path.join(context.goalDir, context.files.stateDir, DRIFT_PAUSE_FILE));
     const drift = this.drift.assess(result.toolCalls ?? [], hookAskedPause);
     const breakers = nextBreakerState(this.breakerState(), facts, this.settings.noisePaths);
@@ -424,31 +370,16 @@ export class GoalSupervisor {
     this.session.addToSummary({ turn, tokens, costUsd, checks, lastVerdict: this.lastVerdict, files: observation.filesSoFar });
 
     // Persist the turn record and the machine snapshot before anything else happens.
-    const { files, patchId } = delta;
     const agent = agentRecordOf(result);
     const base = this.turnRecordBase(turn, context.startedAt);
     await this.recordTurn(
-      buildTurnRecord({ ...base, agent, tree, files, patchId, checks, evaluation, tokens, achieved, trip, drift }),
+      buildTurnRecord({ ...base, agent, tree, files: delta.files, patchId: delta.patchId, checks, evaluation, tokens, achieved, trip, drift }),
     );
     if (drift?.pause && this.session.phase === 'coolingDown') {
       // Persistent high drift: a human should look before more turns are spent (stored just below).
       this.session.send({ type: 'goal.pause', now: false, reason: 'drift' });
     }
-    this.session.emit({
-      type: 'turn.finished',
-      id: this.id,
-      turn,
-      maxTurns: limits.maxTurns,
-      outcome: result.outcome,
-      durationMs: result.durationMs,
-      tokens,
-      tokensEstimated: result.usage.estimated,
-      filesChanged: files.length,
-      checks: briefChecks(checks),
-      verdict: evaluation.kind === 'verdict' ? { achieved: evaluation.verdict.achieved, reason: evaluation.verdict.reason } : null,
-      evaluatorError: evaluation.kind === 'error' ? evaluation.message : null,
-      agentError: result.error ?? null,
-    });
+    this.session.emit(turnFinishedEvent(finished));
     if (this.session.status === 'paused') await this.session.onPaused();
   }
 
@@ -490,22 +421,13 @@ export class GoalSupervisor {
     this.session.addToSummary({ turn: context.turn, tokens, costUsd, checks, lastVerdict: this.lastVerdict });
     const base = this.turnRecordBase(context.turn, context.startedAt);
     const evaluation: EvaluationResult = { kind: 'skipped', reason: how.reason };
-    await this.recordTurn(buildTurnRecord({ ...base, agent: how.agent, tree: this.currentTree ?? '', evaluation, tokens }));
+    await this.recordTurn(buildTurnRecord({ ...base, agent: how.agent, tree: this.trees.current ?? '', evaluation, tokens }));
   }
 
-  private async evaluate(
-    turn: number,
-    checks: CheckResult[],
-    evidence: Pick<EvaluationInput, 'files' | 'patch' | 'agentFinalMessage' | 'agentOutputTail'>,
-  ): Promise<EvaluationResult> {
-    const { condition, limits } = this.settings;
-    const input: EvaluationInput = { condition, turn, maxTurns: limits.maxTurns, checks, ...evidence, previousVerdict: this.lastVerdict };
-    try {
-      return await this.deps.evaluator.evaluate(input, this.session.abortSignal);
-    } catch (error) {
-      if (this.session.abortSignal.aborted) return { kind: 'skipped', reason: 'goal stopped' };
-      throw error;
-    }
+  /** The evaluator and what it is told besides the turn (the settings and verdict as they stand now). */
+  private judge(): Judge {
+    const { evaluator, snapshotter } = this.deps;
+    return { evaluator, snapshotter, settings: this.settings, previousVerdict: this.lastVerdict, signal: this.session.abortSignal };
   }
 
   // Checks, or null when the goal was stopped or detached while they ran (the runner rejects on abort).
@@ -519,10 +441,6 @@ export class GoalSupervisor {
     }
   }
 
-  private async snapshotOrFail(): Promise<string | null> {
-    return this.failIfWorkspaceGone() ? null : this.deps.snapshotter.snapshot();
-  }
-
   /** Ends the goal as `workspace-gone` when its directory was removed; true when it did. */
   private failIfWorkspaceGone(): boolean {
     const { workspace } = this.settings;
@@ -532,23 +450,9 @@ export class GoalSupervisor {
     return true;
   }
 
-  // Files changed since the goal started (recitation, status, final box); the turn's own delta when the
-  // turn started from the initial tree.
-  private async filesSinceStart(previousTree: string, tree: string, delta: Promise<TurnDelta>): Promise<GoalSummary['files']> {
-    if (this.initialTree === null || this.initialTree === tree) return [];
-    const { snapshotter } = this.deps;
-    const files =
-      this.initialTree === previousTree
-        ? (await delta).files
-        : snapshotter.files
-          ? await snapshotter.files(this.initialTree, tree)
-          : (await snapshotter.diff(this.initialTree, tree)).files;
-    return files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted }));
-  }
-
   /** The breakers' state; a fresh one from the current tree for a goal restored before its pre-check. */
   private breakerState(): BreakerState {
-    this.breakers ??= initialBreakerState(this.currentTree ?? '');
+    this.breakers ??= initialBreakerState(this.trees.current ?? '');
     return this.breakers;
   }
 

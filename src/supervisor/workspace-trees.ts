@@ -1,0 +1,61 @@
+// The goal's view of its workspace between turns: the tree it started from, the tree after the last turn,
+// and what changed since the start. Snapshots come from the Snapshotter (private index, never the user's).
+
+import type { GoalSummary } from '../../state/types.js';
+import type { Snapshotter, TurnDelta } from '../workspace/types.js';
+
+/** The trees after a turn, and its delta and the files changed since the start (both still computing). */
+export interface TreeStep {
+  previousTree: string;
+  tree: string;
+  delta: Promise<TurnDelta>;
+  filesSoFar: Promise<GoalSummary['files']>;
+}
+
+export class WorkspaceTrees {
+  private readonly snapshotter: Snapshotter;
+  private initialTree: string | null;
+  private lastTree: string | null;
+
+  /** `restored`: the trees of a goal a previous process ran (its pre-check's, and its last turn's). */
+  constructor(snapshotter: Snapshotter, restored: { initialTree: string | null; currentTree: string | null }) {
+    this.snapshotter = snapshotter;
+    this.initialTree = restored.initialTree;
+    this.lastTree = restored.currentTree;
+  }
+
+  /** The tree after the last snapshot; null before the first. */
+  get current(): string | null {
+    return this.lastTree;
+  }
+
+  /** Turn 0: the tree the goal starts from. */
+  async snapshotStart(): Promise<string> {
+    const tree = await this.snapshotter.snapshot();
+    this.initialTree = tree;
+    this.lastTree = tree;
+    return tree;
+  }
+
+  /** After a turn: the new tree; its delta and the files changed since the start are computed meanwhile. */
+  async snapshotTurn(): Promise<TreeStep> {
+    const tree = await this.snapshotter.snapshot();
+    const previousTree = this.lastTree ?? tree;
+    this.lastTree = tree;
+    const delta = this.snapshotter.diff(previousTree, tree);
+    return { previousTree, tree, delta, filesSoFar: this.filesSinceStart(previousTree, tree, delta) };
+  }
+
+  // The turn's own delta when it started from the initial tree; else a diff against the start.
+  private async filesSinceStart(previousTree: string, tree: string, delta: Promise<TurnDelta>): Promise<GoalSummary['files']> {
+    const { initialTree, snapshotter } = this;
+    if (initialTree === null || initialTree === tree) return [];
+    const files =
+      initialTree === previousTree
+        ? (await delta).files
+        : snapshotter.files
+          ? await snapshotter.files(initialTree, tree)
+          : (await snapshotter.diff(initialTree, tree)).files;
+    return files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted }));
+  }
+}
