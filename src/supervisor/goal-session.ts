@@ -4,6 +4,7 @@
 
 import { createActor, type Actor, type SnapshotFrom } from 'xstate';
 import { BREAKER_NAMES, goalMachine, phaseOf, statusOf, type GoalFailure, type GoalStatus } from '../../machines/goal.machine.js';
+import { toJson } from '../../state/json.js';
 import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
 import type { AgentAdapter } from '../agents/types.js';
 import type { BreakerName } from '../breakers/types.js';
@@ -40,10 +41,6 @@ export interface GoalSessionOptions {
   observers: SupervisorObserver[];
   /** The agent, for SIGSTOP / SIGCONT of its group (`pause --now`). */
   agent: Pick<AgentAdapter, 'suspend' | 'resume'>;
-}
-
-function asJson(value: unknown): Json {
-  return JSON.parse(JSON.stringify(value)) as Json;
 }
 
 function isBreakerName(reason: string): reason is BreakerName {
@@ -250,7 +247,7 @@ export class GoalSession {
       done: snapshot.status === 'done',
       failure: snapshot.context.failure,
       pauseReason: snapshot.context.pauseReason,
-      machine: asJson(this.actor.getPersistedSnapshot()),
+      machine: toJson(this.actor.getPersistedSnapshot()),
       summary: this.summaryNow,
       runningAgent: this.runningAgent,
       startedAt: this.startedAt,
