@@ -265,8 +265,6 @@ export const goalMachine = setup({
   },
 });
 
-export type GoalMachine = typeof goalMachine;
-
 /** The top-level status of a machine state value. */
 export function statusOf(value: unknown): GoalStatus {
   if (value === 'achieved' || value === 'failed' || value === 'paused') return value;
@@ -277,7 +275,7 @@ export function statusOf(value: unknown): GoalStatus {
 export function phaseOf(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value && typeof value === 'object' && 'active' in value) {
-    const sub = (value as { active: unknown }).active;
+    const sub = value.active;
     if (typeof sub === 'string') return sub;
   }
   return 'active';

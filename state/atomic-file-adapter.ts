@@ -19,7 +19,7 @@ export function backupPathFor(path: string): string {
 }
 
 /** The error for a state file that cannot be read as goald state; the file is left as it is. */
-export function stateCorruptError(path: string, problem: string): GoaldError {
+function stateCorruptError(path: string, problem: string): GoaldError {
   return new GoaldError(
     'state-corrupt',
     `${path} is not valid goald state (${problem})`,
@@ -38,7 +38,7 @@ async function readTextIfExists(path: string): Promise<string | null> {
 }
 
 /** Serializes state the way it is stored: pretty JSON with a final newline (diffable, greppable). */
-export function serializeState(state: StateFile): string {
+function serializeState(state: StateFile): string {
   return `${JSON.stringify(state, null, 2)}\n`;
 }
 

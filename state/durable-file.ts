@@ -13,7 +13,7 @@ export function tempPathFor(path: string): string {
 }
 
 /** Flushes a directory entry change (create, rename) to disk. */
-export async function fsyncDirectory(dir: string): Promise<void> {
+async function fsyncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
   try {
     await handle.sync();

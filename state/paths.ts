@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
 export const STATE_FILE_NAME = 'state.json';
-export const SOCKET_FILE_NAME = 'goald.sock';
+const SOCKET_FILE_NAME = 'goald.sock';
 
 /** Returns an env value, treating the empty string as unset (as shells and XDG do). */
 function readEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {

@@ -9,10 +9,10 @@ import { STATE_FILE_NAME } from './paths.js';
 
 // proper-lockfile's default: a lock whose mtime is 10 s old belongs to a dead process and may be taken.
 // The holder refreshes it every stale/2 = 5 s, so a live holder is never robbed.
-export const LOCK_STALE_MS = 10_000;
+const LOCK_STALE_MS = 10_000;
 // Backoff 5 ms × 1.3ⁿ capped at 100 ms (× a random 1–2): quick under brief contention, and the whole
 // schedule (≈ 20–30 s) outlasts LOCK_STALE_MS so a lock left by a crashed process is taken over.
-export const LOCK_RETRIES = 200;
+const LOCK_RETRIES = 200;
 
 export interface StateLockOptions {
   /** Attempts after the first before giving up with `state-locked` (default LOCK_RETRIES). */
@@ -22,7 +22,7 @@ export interface StateLockOptions {
 }
 
 /** The lock's own path: a directory proper-lockfile creates with mkdir (atomic on every filesystem). */
-export function stateLockPath(home: string): string {
+function stateLockPath(home: string): string {
   return join(home, `${STATE_FILE_NAME}.lock`);
 }
 

@@ -66,7 +66,7 @@ const loopRecordSchema = z.looseObject({
   stopped: z.boolean(),
 }) satisfies z.ZodType<LoopRecord>;
 
-export const stateFileSchema = z.looseObject({
+const stateFileSchema = z.looseObject({
   version: z.literal(1),
   goals: z.array(goalRecordSchema),
   loops: z.array(loopRecordSchema),
@@ -93,7 +93,7 @@ export function createEmptySummary(): GoalSummary {
 }
 
 /** Describes the first problem of a failed parse in one line: `goals.0.status: Invalid option ...`. */
-export function describeSchemaProblem(error: z.ZodError): string {
+function describeSchemaProblem(error: z.ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'unknown schema error';
   const where = issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.');

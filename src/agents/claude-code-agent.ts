@@ -33,9 +33,9 @@ import type { AgentAdapter, Usage } from './types.js';
 import { estimateTokens } from './usage-meter.js';
 
 /** goald's `--permission-mode` unless agent.args choose one: file edits are accepted without asking. */
-export const DEFAULT_PERMISSION_MODE = 'acceptEdits';
+const DEFAULT_PERMISSION_MODE = 'acceptEdits';
 /** goald's `--allowedTools` unless agent.args choose them: the tools a coding turn needs. */
-export const DEFAULT_ALLOWED_TOOLS = 'Bash Write Edit Read';
+const DEFAULT_ALLOWED_TOOLS = 'Bash Write Edit Read';
 // stream-json puts a whole tool call on one line; a Write of a big file is one long line.
 const MAX_EVENT_LINE_CHARS = 8 * 1024 * 1024;
 // How much of the last non-event line (stderr, or stdout noise) explains a failure without a result.

@@ -18,7 +18,7 @@ import { readUsageLimitMessage, resetAtFromEpoch, type UsageLimitInfo } from './
 const CHARS_PER_TOKEN = 4;
 // Tool calls kept per turn; drift detection looks at the last few only, and a runaway turn must not
 // fill memory.
-export const MAX_TOOL_CALLS = 1_000;
+const MAX_TOOL_CALLS = 1_000;
 // How much of a message or error is kept.
 const MAX_TEXT_CHARS = 4 * 1024;
 
@@ -371,7 +371,7 @@ function parseJsonLine(line: string): { type: unknown } | undefined {
   if (!trimmed.startsWith('{')) return undefined;
   try {
     const value: unknown = JSON.parse(trimmed);
-    return typeof value === 'object' && value !== null && 'type' in value ? (value as { type: unknown }) : undefined;
+    return typeof value === 'object' && value !== null && 'type' in value ? value : undefined;
   } catch {
     // A line cut at the splitter's limit, or noise.
     return undefined;

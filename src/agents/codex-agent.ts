@@ -27,7 +27,7 @@ import type { AgentAdapter, Usage } from './types.js';
 import { estimateTokens } from './usage-meter.js';
 
 /** goald's `--sandbox` unless agent.args choose one: `codex exec` is read-only by default, so it could not edit. */
-export const DEFAULT_SANDBOX = 'workspace-write';
+const DEFAULT_SANDBOX = 'workspace-write';
 // A file_change or command item with its output is one line.
 const MAX_EVENT_LINE_CHARS = 8 * 1024 * 1024;
 const MAX_NOTE_CHARS = 300;

@@ -14,7 +14,7 @@ import { readUsageLimitMessage, resetAtFromEpoch, type UsageLimitInfo } from './
 // The usual rule of thumb for English text and code with BPE tokenizers (the command adapter's too).
 const CHARS_PER_TOKEN = 4;
 /** Tool calls kept per turn (drift detection reads the last few; a runaway turn must not fill memory). */
-export const MAX_TOOL_CALLS = 1_000;
+const MAX_TOOL_CALLS = 1_000;
 const MAX_TEXT_CHARS = 4 * 1024;
 
 const count = z.number().nonnegative().nullish();

@@ -6,7 +6,7 @@ import type { Usage } from './types.js';
 
 // The usual rule of thumb for English text and code with BPE tokenizers (OpenAI's "~4 chars per token").
 const CHARS_PER_TOKEN = 4;
-export const USAGE_LINE_PREFIX = 'GOALD_USAGE';
+const USAGE_LINE_PREFIX = 'GOALD_USAGE';
 
 const usageLineSchema = z.object({
   input_tokens: z.number().int().nonnegative(),

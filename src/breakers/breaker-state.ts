@@ -14,7 +14,7 @@ export const TREE_HISTORY_LIMIT = 200;
 export const PATCH_HISTORY_LIMIT = 50;
 
 /** Turns averaged to project the next one: enough to smooth one outlier, few enough to follow a trend. */
-export const PROJECTION_TURNS = 3;
+const PROJECTION_TURNS = 3;
 
 /**
  * The state before turn 1. `checksSignature` is the precheck's; without it the first turn's checks are

@@ -6,10 +6,8 @@ export {
   nextBreakerState,
   projectNextTurn,
   PATCH_HISTORY_LIMIT,
-  PROJECTION_TURNS,
   TREE_HISTORY_LIMIT,
 } from './breaker-state.js';
 export { findTrip, mostRepeatedPatch, refuseNextTurn, TRIP_PRIORITY } from './find-trip.js';
 export { DEFAULT_NOISE_PATHS, isNoisePath } from './noise.js';
-export { nearBreakerWarnings, WARN_WITHIN } from './warnings.js';
-export type { BreakerName, BreakerState, Trip, TurnFacts, TurnUsage } from './types.js';
+export { nearBreakerWarnings } from './warnings.js';

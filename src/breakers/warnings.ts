@@ -8,7 +8,7 @@ import type { BreakerState } from './types.js';
 import type { Limits } from '../config/types.js';
 
 /** How close counts as close: a breaker at most this many turns (or steps) from tripping. */
-export const WARN_WITHIN = 2;
+const WARN_WITHIN = 2;
 
 /**
  * One line per breaker within WARN_WITHIN of tripping ("3 turns without meaningful change; goald stops

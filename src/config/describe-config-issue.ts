@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 
 /** The dot path of an issue (`limits.repeatedDiff.count`, `checks.0.run`), or `(root)`. */
-export function dotPath(path: readonly PropertyKey[]): string {
+function dotPath(path: readonly PropertyKey[]): string {
   return path.length === 0 ? '(root)' : path.map(String).join('.');
 }
 

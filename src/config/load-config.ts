@@ -8,7 +8,7 @@ import { findJsonError, lineAndColumn } from './json-error-position.js';
 import { configFileSchema, type ConfigFile } from './schema.js';
 
 export const CONFIG_FILE_NAME = 'goal.config.json';
-export const JSON_SCHEMA_HINT = 'see schema/goal.config.schema.json';
+const JSON_SCHEMA_HINT = 'see schema/goal.config.schema.json';
 
 /** Loads and validates a config file; `config` is null when the file does not exist. */
 export async function loadConfigFile(path: string): Promise<{ config: ConfigFile | null; path: string }> {

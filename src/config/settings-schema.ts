@@ -6,7 +6,7 @@ import type { GoalSettings } from './types.js';
 
 const nonNegative = z.number().nonnegative();
 
-export const goalSettingsSchema = z.object({
+const goalSettingsSchema = z.object({
   condition: z.string().min(1),
   workspace: z.string().min(1),
   checks: z.array(z.object({ name: z.string(), run: z.string(), timeoutMs: nonNegative })),

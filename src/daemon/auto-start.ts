@@ -24,7 +24,7 @@ export function daemonSocketPath(env: NodeJS.ProcessEnv): string {
 }
 
 /** Starts the daemon detached in the background; resolves with its pid. */
-export async function spawnDetachedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
+async function spawnDetachedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
   // Loaded here, not at the top: commands that only talk to a running daemon (`goald status`) skip them
   // (node:fs as an ES module also loads fs/promises and readline).
   const [{ spawn }, { mkdirSync, openSync, closeSync }] = await Promise.all([import('node:child_process'), import('node:fs')]);

@@ -17,7 +17,7 @@ import type { CreateLoopRequest, GoalHost, StartGoalRequest, StartGoalResponse }
 
 // Generous for any control call (stopping a goal waits for its agent's SIGTERM→SIGKILL grace of 5 s),
 // short enough that a hung daemon does not hang the CLI.
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 // A daemon that is up answers /v1/ping in milliseconds.
 const PING_TIMEOUT_MS = 2_000;
 // waitForDaemon polls quickly at first (a daemon starts in well under a second), then backs off.

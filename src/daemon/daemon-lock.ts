@@ -7,7 +7,7 @@ import path from 'node:path';
 import { isProcessAlive } from '../../state/index.js';
 import { GoaldError } from '../errors.js';
 
-export const DAEMON_LOCK_FILE_NAME = 'daemon.pid';
+const DAEMON_LOCK_FILE_NAME = 'daemon.pid';
 
 function isGoaldProcess(pid: number): boolean {
   if (!isProcessAlive(pid)) return false;

@@ -47,7 +47,7 @@ export function toErrorEnvelope(error: GoaldError): ErrorEnvelope {
 }
 
 /** Whether `code` is one of goald's stable error codes. */
-export function isErrorCode(code: string): code is ErrorCode {
+function isErrorCode(code: string): code is ErrorCode {
   return ERROR_CODES.has(code);
 }
 

@@ -9,7 +9,7 @@ import { DaemonGoalHost } from './goal-host.js';
 import { createControlServer } from './server.js';
 import { checkSocketPath } from './socket-path.js';
 
-export const GOALD_VERSION = '0.1.0';
+const GOALD_VERSION = '0.1.0';
 
 export interface DaemonOptions {
   env: NodeJS.ProcessEnv;

@@ -26,7 +26,7 @@ export interface NextRunOptions {
   timezone?: string;
 }
 
-export const MIN_SCHEDULE_MS = 1_000;
+const MIN_SCHEDULE_MS = 1_000;
 const SCHEDULE_HINT = 'use a duration such as 30m, 2h or 1d, or a 5-field cron expression such as "0 9 * * 1-5"';
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;

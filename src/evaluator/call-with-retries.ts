@@ -17,12 +17,12 @@ export interface RetryPolicy {
   clock: Clock;
 }
 
-export const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRIES = 2;
 // Backoff 500 ms, 1 s, 2 s ... capped at 8 s: the same start as the OpenAI and Anthropic SDKs' own retry.
-export const DEFAULT_BASE_DELAY_MS = 500;
-export const DEFAULT_MAX_DELAY_MS = 8_000;
+const DEFAULT_BASE_DELAY_MS = 500;
+const DEFAULT_MAX_DELAY_MS = 8_000;
 // A minute is long for one turn's verdict yet short enough that a goal is never stuck on a rate limit.
-export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
+const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 
 export interface BackoffOptions {
   /** First wait when the server gives no retry-after (default 500 ms); doubles each retry. */

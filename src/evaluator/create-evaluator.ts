@@ -8,8 +8,8 @@ import { createNoneEvaluator } from './none-evaluator.js';
 import { createOpenAIEvaluator } from './openai-evaluator.js';
 import type { Evaluator } from './types.js';
 
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
 const KEY_VARIABLES = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 const BASE_URL_VARIABLES = { openai: 'OPENAI_BASE_URL', anthropic: 'ANTHROPIC_BASE_URL' } as const;

@@ -42,7 +42,7 @@ export const VERDICT_JSON_SHAPE =
 // What we accept back: null stands for absent (strict mode writes null for "no value"), `blocked` defaults to
 // false and a missing `remaining` to [] because neither omission changes the meaning of the verdict.
 // `achieved` and `reason` are required: without them there is no verdict.
-export const verdictSchema = z
+const verdictSchema = z
   .object({
     achieved: z.boolean(),
     blocked: z.boolean().nullish(),

@@ -9,7 +9,7 @@ import { runPostToolUseHook } from './post-tool-use.js';
 const { fstatSync, readFileSync, realpathSync } = process.getBuiltinModule('node:fs');
 
 /** The hooks goald answers, by the name that follows `goald hook`. */
-export const HOOK_NAMES = ['post-tool-use'] as const;
+const HOOK_NAMES = ['post-tool-use'] as const;
 // Same value as EXIT.usage in src/errors.ts, not imported to keep this path minimal.
 const EXIT_USAGE = 2;
 

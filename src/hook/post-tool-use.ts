@@ -47,7 +47,7 @@ export const HOOK_FILES = {
 } as const;
 
 /** Default cadence when GOALD_RECITE_EVERY is unset or invalid (DESIGN.md § Prompt: every 10 tool calls). */
-export const DEFAULT_RECITE_EVERY = 10;
+const DEFAULT_RECITE_EVERY = 10;
 
 /** One line of tool-calls.jsonl. */
 export interface ToolCallRecord extends ToolCall {

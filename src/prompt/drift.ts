@@ -8,11 +8,11 @@ import type { ToolCall } from '../agents/types.js';
 /** The tool calls each check looks at (DESIGN.md § Prompt: "in the last 10 tool calls"). */
 export const DRIFT_WINDOW = 10;
 /** The same file written, or the same command run, this many times within the window is circular. */
-export const REPEAT_THRESHOLD = 3;
+const REPEAT_THRESHOLD = 3;
 /** Above this score the reflection leads with an attention warning. */
-export const DRIFT_WARN_ABOVE = 0.5;
+const DRIFT_WARN_ABOVE = 0.5;
 /** Above this score a check counts as high drift. */
-export const DRIFT_PAUSE_ABOVE = 0.7;
+const DRIFT_PAUSE_ABOVE = 0.7;
 /** Consecutive high-drift checks that pause the goal for a human. */
 export const DRIFT_PAUSE_CHECKS = 3;
 // Weights from DESIGN.md § Prompt: drift = 0.6 × circular + 0.4 × objective.

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProgressEvent, SupervisorObserver } from './types.js';
 
-export const EVENT_LOG_FILE_NAME = 'events.jsonl';
+const EVENT_LOG_FILE_NAME = 'events.jsonl';
 
 /** An observer that appends every event as one JSON line (synchronously, so order is kept). */
 export function createEventLogObserver(goalDir: string): SupervisorObserver {

@@ -45,7 +45,7 @@ export function createCheckRunner(options: CheckRunnerOptions): CheckRunner {
 }
 
 /** Runs one check to completion or timeout; rejects only when `signal` aborts. */
-export function runCheck(
+function runCheck(
   check: CheckSpec,
   cwd: string,
   env: NodeJS.ProcessEnv,

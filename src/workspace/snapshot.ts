@@ -156,7 +156,7 @@ function excludeStateDir(workspace: string, stateDir: string): string[] {
 }
 
 /** Parses `diff-tree --raw --numstat -z` output into one FileChange per path. */
-export function parseRawNumstat(output: string): FileChange[] {
+function parseRawNumstat(output: string): FileChange[] {
   const fields = output.split('\0');
   const statuses: Array<{ path: string; status: FileChange['status'] }> = [];
   const counts = new Map<string, { added: number | null; deleted: number | null }>();

@@ -16,7 +16,7 @@ import type { TurnInput } from '../../src/agents/types.js';
 const run = promisify(execFile);
 
 /** The cache folder of scripts/install-agent-clis.sh. */
-export const CLI_CACHE = process.env.GOALD_AGENT_CLI_CACHE ?? join(homedir(), '.cache', 'goald-agent-clis');
+const CLI_CACHE = process.env.GOALD_AGENT_CLI_CACHE ?? join(homedir(), '.cache', 'goald-agent-clis');
 export const CLAUDE_BIN = join(CLI_CACHE, 'node_modules', '.bin', 'claude');
 export const CODEX_BIN = join(CLI_CACHE, 'node_modules', '.bin', 'codex');
 
@@ -85,7 +85,7 @@ export function gatewayToken(): string {
   return `${part({ alg: 'none', typ: 'JWT' })}.${part({ aud: 'claude-gateway', sub: 'goald-test', exp: 4_102_444_800 })}.test`;
 }
 
-export const CODEX_KEY_ENV = 'GOALD_FAKE_OPENAI_KEY';
+const CODEX_KEY_ENV = 'GOALD_FAKE_OPENAI_KEY';
 
 /** Codex against the fake Responses server: a temp CODEX_HOME with a custom provider, no retries. */
 export async function codexEnv(baseUrl: string, model: string): Promise<NodeJS.ProcessEnv> {

@@ -120,16 +120,6 @@ function streamResponse(res: ServerResponse, index: number, reply: Extract<OpenA
   res.end();
 }
 
-/** The tool outputs a request carries back: how far into the script Codex is. */
-export function toolOutputs(request: RecordedRequest): number {
-  const input = request.body.input;
-  if (!Array.isArray(input)) return 0;
-  return input.filter((item) => {
-    const type = (item as { type?: unknown }).type;
-    return type === 'function_call_output' || type === 'custom_tool_call_output';
-  }).length;
-}
-
 /** The names of the tools Codex offered the model in a request. */
 export function offeredTools(request: RecordedRequest): string[] {
   const tools = request.body.tools;

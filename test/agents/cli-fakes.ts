@@ -8,7 +8,7 @@ import { onTestFinished } from 'vitest';
 import type { AgentAdapter, TurnInput, TurnResult } from '../../src/agents/types.js';
 import { killQuietly, makeTempDir } from './support.js';
 
-export const fakeBinDir = fileURLToPath(new URL('../fixtures/agents/bin', import.meta.url));
+const fakeBinDir = fileURLToPath(new URL('../fixtures/agents/bin', import.meta.url));
 
 /** Absolute path of a recorded output in test/fixtures/streams. */
 export function streamPath(name: string): string {

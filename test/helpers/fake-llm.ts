@@ -31,7 +31,7 @@ type Reply =
   | { kind: 'hang' };
 
 /** Scripts one provider's route. Methods return the script so calls chain. */
-export class ProviderScript {
+class ProviderScript {
   protected readonly state: ProviderState;
 
   constructor(state: ProviderState) {

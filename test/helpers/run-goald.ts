@@ -9,9 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
 import { isProcessRunning, waitForProcessGone } from './processes.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const goaldBin = path.join(repoRoot, 'dist', 'src', 'cli', 'bin.js');
-export const fixturesDir = path.join(repoRoot, 'test', 'fixtures');
 
 export interface GoaldRun {
   code: number | null;
@@ -96,7 +95,7 @@ export function sandboxDaemonPid(sandbox: Pick<GoaldSandbox, 'home'>): number | 
  * Stops the sandbox's daemon, if one runs: `goald daemon stop`, then SIGKILL as a fallback, and kills any
  * agent group the state file still records as running.
  */
-export async function stopSandboxDaemon(sandbox: GoaldSandbox): Promise<void> {
+async function stopSandboxDaemon(sandbox: GoaldSandbox): Promise<void> {
   const pid = sandboxDaemonPid(sandbox);
   if (pid !== null) {
     await sandbox.run(['daemon', 'stop']).catch(() => undefined);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 
 /** Where the fake Claude Code session works; file paths under it are recorded relative to it. */
-export const WORKSPACE = '/home/dev/project';
+const WORKSPACE = '/home/dev/project';
 
 /** A fresh temp directory, removed when the test finishes. */
 export async function makeTempDir(): Promise<string> {

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** A fresh temp directory; the returned function removes it. */
 export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
