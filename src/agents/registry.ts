@@ -63,7 +63,7 @@ export function createAgent(spec: AgentSpec, env: NodeJS.ProcessEnv = process.en
   if (!isAgentName(spec.adapter)) {
     throw new GoaldError(
       'config',
-      `adapter "${spec.adapter}" is not available yet`,
+      `adapter "${String(spec.adapter)}" is not available yet`,
       'use --agent "<shell command>"',
     );
   }

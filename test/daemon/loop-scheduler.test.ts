@@ -390,12 +390,12 @@ describe('stopping', () => {
     scheduler.arm(loopRecord({ id: 'loop-2', every: '45m' }));
     await clock.advance(0);
     expect(clock.pendingSleeps).toBe(2);
-    scheduler.disarm('loop-1');
+    await scheduler.disarm('loop-1');
     await clock.advance(0);
     expect(clock.pendingSleeps).toBe(1);
     await clock.advance(HOUR);
     expect(dueAt).toEqual(['2024-01-01T00:45:00.000Z']);
-    scheduler.disarm('loop-2');
+    await scheduler.disarm('loop-2');
     await clock.advance(0);
     expect(clock.pendingSleeps).toBe(0);
   });

@@ -198,7 +198,8 @@ describe('bad input through the CLI: one line, exit 2', () => {
     // A unique prefix works.
     const shown = await sandbox.run(['show', (idTwo ?? '').slice(0, common + 1), '--json']);
     expect(shown.code).toBe(0);
-    expect(JSON.parse(shown.stdout).goal.id).toBe(idTwo);
+    const shownJson: unknown = JSON.parse(shown.stdout);
+    expect(shownJson).toMatchObject({ goal: { id: idTwo } });
   });
 });
 

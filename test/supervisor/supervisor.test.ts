@@ -77,10 +77,10 @@ describe('supervisor', () => {
     const { supervisor, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
     const run = supervisor.run();
     await waitFor(events, (event) => event.type === 'turn.started');
-    supervisor.pause(true);
+    await supervisor.pause(true);
     expect(supervisor.status).toBe('paused');
     expect(agent.suspended).toBe(1);
-    supervisor.resume();
+    await supervisor.resume();
     expect(agent.resumed).toBe(1);
     expect(supervisor.phase).toBe('running');
     release();
@@ -92,11 +92,11 @@ describe('supervisor', () => {
     const { supervisor, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
     const run = supervisor.run();
     await waitFor(events, (event) => event.type === 'turn.started');
-    supervisor.pause(false);
+    await supervisor.pause(false);
     expect(supervisor.status).toBe('active');
     await waitFor(events, (event) => event.type === 'goal.paused');
     expect(agent.inputs).toHaveLength(1);
-    supervisor.resume();
+    await supervisor.resume();
     expect(await run).toMatchObject({ status: 'achieved', turns: 2 });
   });
 });
