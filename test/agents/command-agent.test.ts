@@ -7,7 +7,9 @@ import { quoteForShell } from '../../src/agents/shell-quote.js';
 import { OUTPUT_TAIL_BYTES } from '../../src/agents/spawn.js';
 import type { TurnInput, TurnResult } from '../../src/agents/types.js';
 import { GoaldError } from '../../src/errors.js';
-import { fixture, isProcessGone, killQuietly, makeTempDir, processStateOf, waitUntil, waitUntilGone } from './support.js';
+import { waitUntilGone } from '../helpers/processes.js';
+import { waitUntil } from '../helpers/wait.js';
+import { fixture, isProcessGone, killQuietly, makeTempDir, processStateOf } from './support.js';
 
 // A prompt that runs code if it is ever unquoted: quotes of both kinds, $(...), backticks, newlines.
 const HOSTILE_PROMPT = `Fix it's "tests"; $(touch pwned-dollar) \`touch pwned-tick\`\nline two && touch pwned-and\n'`;
@@ -269,10 +271,9 @@ describe('outcomes', () => {
     const input = await makeInput();
     // Abort once the agent runs (it printed `ready`), not at a guessed moment after the spawn.
     const abortWhenReady = (): void => {
-      void waitUntil(
-        async () => (await readFile(input.transcriptPath, 'utf8').catch(() => '')).includes('ready'),
-        'the agent is ready',
-      ).then(() => controller.abort());
+      void waitUntil('the agent to be ready', async () => (await readFile(input.transcriptPath, 'utf8').catch(() => '')).includes('ready')).then(() =>
+        controller.abort(),
+      );
     };
     const { result } = await runCommand(
       `exec ${quoteForShell(fixture('forever'))}`,
@@ -334,12 +335,12 @@ describe('suspend and resume', () => {
       },
       controller.signal,
     );
-    await waitUntil(async () => (await readFile(input.transcriptPath, 'utf8').catch(() => '')).includes('ready'), 'the agent is ready');
+    await waitUntil('the agent to be ready', async () => (await readFile(input.transcriptPath, 'utf8').catch(() => '')).includes('ready'));
 
     agent.suspend?.();
-    await waitUntil(async () => (await processStateOf(pid)) === 'T', 'the agent is stopped');
+    await waitUntil('the agent to stop', async () => (await processStateOf(pid)) === 'T');
     agent.resume?.();
-    await waitUntil(async () => !['T', null].includes(await processStateOf(pid)), 'the agent runs again');
+    await waitUntil('the agent to run again', async () => !['T', null].includes(await processStateOf(pid)));
 
     controller.abort();
     expect((await turn).outcome).toBe('aborted');

@@ -16,9 +16,9 @@ import {
   killQuietly,
   makeTempDir,
   processStateOf,
-  waitUntil,
-  waitUntilGone,
 } from './support.js';
+import { waitUntilGone } from '../helpers/processes.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // Starts a fixture with test defaults; whatever it leaves behind is killed when the test finishes.
 async function start(
@@ -57,7 +57,7 @@ async function waitForReady(agent: AgentProcess, log: ReturnType<typeof createLi
 }
 
 async function readPidFile(path: string): Promise<number> {
-  await waitUntil(async () => (await readFile(path, 'utf8').catch(() => '')) !== '', `${path} is written`);
+  await waitUntil(`${path} to be written`, async () => (await readFile(path, 'utf8').catch(() => '')) !== '');
   const pid = Number(await readFile(path, 'utf8'));
   onTestFinished(() => killQuietly(pid));
   return pid;
@@ -294,8 +294,8 @@ describe('spawnAgentProcess suspend and resume', () => {
     void agent.done.then(() => (finished = true));
 
     agent.suspend();
-    await waitUntil(async () => (await processStateOf(leader)) === 'T', 'the leader is stopped');
-    await waitUntil(async () => (await processStateOf(grandchild)) === 'T', 'the grandchild is stopped');
+    await waitUntil('the leader to stop', async () => (await processStateOf(leader)) === 'T');
+    await waitUntil('the grandchild to stop', async () => (await processStateOf(grandchild)) === 'T');
     // Proving that something does not happen takes time: hold the group stopped for well past the timeout.
     const heldMs = timeoutMs + 500;
     await new Promise((resolve) => setTimeout(resolve, heldMs));
@@ -303,7 +303,7 @@ describe('spawnAgentProcess suspend and resume', () => {
     expect(await processStateOf(leader)).toBe('T');
 
     agent.resume();
-    await waitUntil(async () => (await processStateOf(grandchild)) !== 'T', 'the grandchild continues');
+    await waitUntil('the grandchild to continue', async () => (await processStateOf(grandchild)) !== 'T');
     const result = await agent.done;
     expect(result.terminationReason).toBe('timeout');
     expect(result.pausedMs).toBeGreaterThanOrEqual(heldMs);
@@ -315,7 +315,7 @@ describe('spawnAgentProcess suspend and resume', () => {
     const { agent, log } = await start('forever');
     await waitForReady(agent, log);
     agent.suspend();
-    await waitUntil(async () => (await processStateOf(agent.pid ?? 0)) === 'T', 'the agent is stopped');
+    await waitUntil('the agent to stop', async () => (await processStateOf(agent.pid ?? 0)) === 'T');
     agent.kill('aborted');
     expect(await agent.done).toMatchObject({ terminationReason: 'aborted', signal: 'SIGTERM' });
   });

@@ -1,5 +1,5 @@
-// Helpers for the agent tests: fixture paths, temp dirs, waiting on lines and process states (bounded
-// polls, never fixed sleeps).
+// Helpers for the agent tests: fixture paths, temp dirs, an agent's output lines and process states (waits
+// on a condition go through ../helpers/wait.ts; never fixed sleeps).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,19 +50,6 @@ export function createLineLog(): {
   };
 }
 
-/** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
-export async function waitUntil(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /**
  * Whether a process no longer runs. A zombie counts as gone: it has exited and only waits to be reaped,
  * which some container inits never do for orphans.
@@ -75,11 +62,6 @@ export async function isProcessGone(pid: number): Promise<boolean> {
   }
   const state = await readProcessState(pid);
   return state === null || state.state === 'Z' || state.state === 'X';
-}
-
-/** Waits until the process is gone (bounded). */
-export function waitUntilGone(pid: number, timeoutMs = 10_000): Promise<void> {
-  return waitUntil(() => isProcessGone(pid), `process ${pid} is gone`, timeoutMs);
 }
 
 /** The /proc state letter of a process (T = stopped), or null when it is gone. */

@@ -13,7 +13,8 @@ import { checkSocketPath, MAX_SOCKET_PATH_BYTES } from '../../src/daemon/socket-
 import { GoaldError } from '../../src/errors.js';
 import type { ProgressEvent } from '../../src/supervisor/types.js';
 import { FakeGoalHost } from '../helpers/fake-goal-host.js';
-import { leaveStaleSocket, rawExchange, rawRequest, shortTempDir, startTestDaemon, waitUntil } from './support.js';
+import { waitUntil } from '../helpers/wait.js';
+import { leaveStaleSocket, rawExchange, rawRequest, shortTempDir, startTestDaemon } from './support.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -396,7 +397,7 @@ describe('event streams', () => {
     socket.write('GET /v1/goals/g1/events HTTP/1.1\r\nHost: x\r\n\r\n');
     await arrived;
     socket.destroy();
-    await waitUntil(() => logs.some((line) => line.startsWith('GET /v1/goals/g1/events 200 (closed early)')), 'the server to see the client go');
+    await waitUntil('the server to see the client go', () => logs.some((line) => line.startsWith('GET /v1/goals/g1/events 200 (closed early)')), 5_000);
     open();
     // The handler resumes in microtasks; a full round trip on another connection runs after them.
     await client.ping();
@@ -442,7 +443,7 @@ describe('daemon stop and logging', () => {
     await client.startGoal({ condition: 'CONDITION-TEXT-NOT-LOGGED', dir: '/tmp/ws', flags: { agent: 'AGENT-NOT-LOGGED' }, env: {}, queue: true });
     await client.ping();
     // The close event that logs fires just after the client has its reply.
-    await waitUntil(() => logs.length >= 2, 'two log lines');
+    await waitUntil('two log lines', () => logs.length >= 2, 5_000);
     expect(logs[0]).toMatch(/^POST \/v1\/goals 201 \d+ms$/);
     expect(logs[1]).toMatch(/^GET \/v1\/ping 200 \d+ms$/);
     expect(logs.join('\n')).not.toContain('NOT-LOGGED');

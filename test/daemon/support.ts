@@ -139,16 +139,3 @@ export async function leaveStaleSocket(socketPath: string): Promise<void> {
     child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited without SIGKILL (${String(signal)})`))));
   });
 }
-
-/** Resolves once `predicate` holds, checking after each turn of the event loop; bounded by `timeoutMs`. */
-export function waitUntil(predicate: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      if (predicate()) resolve();
-      else if (Date.now() > deadline) reject(new Error(`timed out waiting for ${what}`));
-      else setImmediate(check);
-    };
-    check();
-  });
-}

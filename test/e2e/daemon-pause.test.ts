@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectToHold, processState, readGoal, readTurns, submitGoal, waitForFinished, waitForPidFile, waitUntil } from '../helpers/daemon.js';
+import { expectToHold, processState, readGoal, readTurns, submitGoal, waitForFinished, waitForPidFile } from '../helpers/daemon.js';
+import { waitUntil } from '../helpers/wait.js';
 import { gitdir } from '../helpers/gitdir.js';
 import { goaldSandbox } from '../helpers/run-goald.js';
 

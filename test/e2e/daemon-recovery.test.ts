@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { gatedAgent, readGoal, readTurns, stepsCheck, submitGoal, waitForFinished, waitForGoal, waitForPidFile } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
-import { isProcessRunning, waitForProcessGone } from '../helpers/processes.js';
+import { isProcessRunning, waitUntilGone } from '../helpers/processes.js';
 import { goaldSandbox, sandboxDaemonPid, type GoaldSandbox } from '../helpers/run-goald.js';
 
 function repo() {
@@ -22,7 +22,7 @@ function daemonPid(sandbox: GoaldSandbox): number {
 async function killDaemonHard(sandbox: GoaldSandbox): Promise<void> {
   const pid = daemonPid(sandbox);
   process.kill(pid, 'SIGKILL');
-  expect(await waitForProcessGone(pid)).toBe(true);
+  await waitUntilGone(pid);
 }
 
 /** state.json parses as JSON and holds the goal. */
@@ -51,8 +51,8 @@ describe('crash recovery', () => {
     // A stale socket and pid file are left behind; a new daemon starts anyway.
     const restarted = await sandbox.run(['daemon']);
     expect(restarted.code, restarted.stderr).toBe(0);
-    expect(await waitForProcessGone(leader, 8_000)).toBe(true);
-    expect(await waitForProcessGone(grandchild, 8_000)).toBe(true);
+    await waitUntilGone(leader, 8_000);
+    await waitUntilGone(grandchild, 8_000);
 
     // Turn 2 (a fresh turn after the interrupted one) passes its gate only when opened.
     await waitForPidFile(agent.agentPidFile(2));
@@ -82,7 +82,7 @@ describe('crash recovery', () => {
 
     await killDaemonHard(sandbox);
     await sandbox.run(['daemon']);
-    expect(await waitForProcessGone(leader, 8_000)).toBe(true); // a stopped group is continued, then killed
+    await waitUntilGone(leader, 8_000); // a stopped group is continued, then killed
     const status = await sandbox.run(['status', id, '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ daemon: true, goals: [{ id, status: 'paused' }] });
     expect(existsSync(agent.agentPidFile(2))).toBe(false);
@@ -106,9 +106,9 @@ describe('crash recovery', () => {
 
     const pid = daemonPid(sandbox);
     process.kill(pid, 'SIGTERM');
-    expect(await waitForProcessGone(pid, 8_000)).toBe(true);
-    expect(await waitForProcessGone(leader)).toBe(true);
-    expect(await waitForProcessGone(grandchild)).toBe(true);
+    await waitUntilGone(pid, 8_000);
+    await waitUntilGone(leader);
+    await waitUntilGone(grandchild);
     expect(existsSync(sandbox.socket)).toBe(false);
     expect(existsSync(`${sandbox.home}/daemon.pid`)).toBe(false);
     expect(readGoal(sandbox, id)).toMatchObject({ status: 'active', runningAgent: null });

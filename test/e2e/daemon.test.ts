@@ -19,11 +19,11 @@ import {
   waitForFinished,
   waitForGoal,
   waitForPidFile,
-  waitUntil,
 } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
-import { isProcessRunning, waitForProcessGone } from '../helpers/processes.js';
+import { isProcessRunning, waitUntilGone } from '../helpers/processes.js';
 import { goaldSandbox, parseJsonLines, sandboxDaemonPid, type GoaldRun } from '../helpers/run-goald.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const FAST = ['--cooldown', '0'];
 
@@ -166,8 +166,8 @@ describe('controlling goals: status, pause, resume, stop, logs -f', () => {
     expect(stop.code).toBe(0);
     expect(stop.stdout.trim()).toBe(`goal ${a.id} stopped`);
     expect(readGoal(sandbox, a.id)).toMatchObject({ status: 'failed', reason: 'stopped', runningAgent: null });
-    expect(await waitForProcessGone(leader)).toBe(true);
-    expect(await waitForProcessGone(grandchild)).toBe(true);
+    await waitUntilGone(leader);
+    await waitUntilGone(grandchild);
     const turns = await readTurns(sandbox, a.id);
     expect(turns.at(-1)?.agent?.outcome).toBe('aborted');
 
@@ -258,7 +258,7 @@ describe('the control socket', () => {
     expect(isProcessRunning(pid)).toBe(true);
     const stopped = await sandbox.run(['daemon', 'stop']);
     expect(stopped.code).toBe(0);
-    expect(await waitForProcessGone(pid, 8_000)).toBe(true);
+    await waitUntilGone(pid, 8_000);
     expect(existsSync(sandbox.socket)).toBe(false);
     expect(existsSync(`${sandbox.home}/daemon.pid`)).toBe(false);
     const status = await sandbox.run(['daemon', 'status', '--json']);

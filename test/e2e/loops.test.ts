@@ -7,7 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
-import { expectToHold, readGoals, submitGoal, waitForPidFile, waitUntil } from '../helpers/daemon.js';
+import { expectToHold, readGoals, submitGoal, waitForPidFile } from '../helpers/daemon.js';
+import { waitUntil } from '../helpers/wait.js';
 import {
   HOUR_MS,
   ONE_TURN,

@@ -1,4 +1,4 @@
-// Helpers for end-to-end tests of the daemon: condition polling with bounded timeouts (never a sleep),
+// Helpers for end-to-end tests of the daemon: bounded waits on goals and pid files (wait.ts, never a sleep),
 // goal records read straight from the state file (works with or without a daemon, even after kill -9),
 // pid files written by agents, process states from /proc, and raw HTTP over the control socket.
 
@@ -10,31 +10,10 @@ import { expect } from 'vitest';
 import type { GoalRecord } from '../../state/types.js';
 import type { TurnRecord } from '../../src/supervisor/types.js';
 import { parseJsonLines, type GoaldRun, type GoaldSandbox } from './run-goald.js';
+import { waitUntil } from './wait.js';
 
-const POLL_INTERVAL_MS = 25;
-
-/** Polls `probe` until it returns something other than undefined/false; fails the test after `timeoutMs`. */
-export async function waitUntil<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown = null;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error; // e.g. a file not written yet
-    }
-    if (Date.now() > deadline) {
-      const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-  }
-}
+// How often expectToHold re-checks a condition that must keep holding.
+const HOLD_CHECK_MS = 25;
 
 /** The goals in the sandbox's state file (empty before the first write). */
 export function readGoals(sandbox: GoaldSandbox): GoalRecord[] {
@@ -202,7 +181,7 @@ export async function expectToHold(what: string, durationMs: number, predicate: 
   const end = Date.now() + durationMs;
   while (Date.now() < end) {
     if (!predicate()) throw new Error(`expected ${what} to hold for ${durationMs} ms, but it stopped holding`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+    await new Promise((resolve) => setTimeout(resolve, HOLD_CHECK_MS));
   }
 }
 

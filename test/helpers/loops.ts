@@ -7,9 +7,10 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
-import { readGoals, waitUntil } from './daemon.js';
+import { readGoals } from './daemon.js';
+import { waitUntil } from './wait.js';
 import { gitdir } from './gitdir.js';
-import { waitForProcessGone } from './processes.js';
+import { waitUntilGone } from './processes.js';
 import { sandboxDaemonPid, type GoaldRun, type GoaldSandbox } from './run-goald.js';
 
 // Each run is one agent turn against a failing check: the goal fails by max-turns at turn 1, quickly.
@@ -116,7 +117,7 @@ export async function stopDaemon(sandbox: GoaldSandbox): Promise<void> {
   expect(pid).not.toBeNull();
   const stopped = await sandbox.run(['daemon', 'stop']);
   expect(stopped.code, stopped.stderr).toBe(0);
-  expect(await waitForProcessGone(pid as number, 10_000)).toBe(true);
+  await waitUntilGone(pid as number, 10_000);
 }
 
 /** A usage error: exit 2, nothing on stdout, one line on stderr matching `pattern`. */

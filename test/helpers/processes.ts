@@ -2,6 +2,7 @@
 // be reaped (in containers PID 1 may reap late).
 
 import { readFileSync } from 'node:fs';
+import { waitUntil } from './wait.js';
 
 /** True when the process exists and is not a zombie. */
 export function isProcessRunning(pid: number): boolean {
@@ -19,12 +20,15 @@ export function isProcessRunning(pid: number): boolean {
   }
 }
 
-/** Resolves true once the pid is gone, false if it is still running after `timeoutMs`. */
-export async function waitForProcessGone(pid: number, timeoutMs = 3_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isProcessRunning(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return true;
+/** Waits until the pid is gone; fails the test, naming the pid, if it still runs after `timeoutMs`. */
+export async function waitUntilGone(pid: number, timeoutMs = 3_000): Promise<void> {
+  await waitUntil(`process ${pid} to be gone`, () => !isProcessRunning(pid), timeoutMs);
+}
+
+/** For cleanup paths that escalate rather than fail: true once the pid is gone, false if it still runs after `timeoutMs`. */
+export function waitForProcessGone(pid: number, timeoutMs = 3_000): Promise<boolean> {
+  return waitUntilGone(pid, timeoutMs).then(
+    () => true,
+    () => false,
+  );
 }

@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { onTestFinished, vi } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { openStore, readTurnRecords } from '../../state/index.js';
 import type { GoalRecord, Store } from '../../state/types.js';
 import type { AgentAdapter, TurnInput, TurnResult } from '../../src/agents/types.js';
@@ -20,6 +20,7 @@ import type { GoalSupervisor, RestoredGoal } from '../../src/supervisor/supervis
 import type { ProgressEvent, TurnRecord } from '../../src/supervisor/types.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../../src/workspace/find-workspace.js';
 import { gitdir } from '../helpers/gitdir.js';
+import { waitUntil } from '../helpers/wait.js';
 
 export type Step = (input: TurnInput) => Promise<Partial<TurnResult>> | Partial<TurnResult>;
 
@@ -148,15 +149,12 @@ export async function setup(options: SetupOptions): Promise<SupervisedGoal> {
 }
 
 /** The first event that matches, once it arrived (bounded: fails with the events seen so far). */
-export async function waitForEvent(events: ProgressEvent[], predicate: (event: ProgressEvent) => boolean): Promise<ProgressEvent> {
-  return vi.waitFor(
-    () => {
-      const found = events.find(predicate);
-      if (!found) throw new Error(`event did not arrive; seen: ${events.map((event) => event.type).join(', ')}`);
-      return found;
-    },
-    { timeout: 10_000, interval: 10 },
-  );
+export function waitForEvent(events: ProgressEvent[], predicate: (event: ProgressEvent) => boolean): Promise<ProgressEvent> {
+  return waitUntil('the progress event', () => {
+    const found = events.find(predicate);
+    if (!found) throw new Error(`seen: ${events.map((event) => event.type).join(', ')}`);
+    return found;
+  }, 10_000);
 }
 
 /** A step that writes answer.txt. */

@@ -1,4 +1,4 @@
-import { watch } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,8 @@ import {
   summarizeChecks,
 } from '../../src/workspace/checks.js';
 import type { CheckResult } from '../../src/workspace/types.js';
+import { waitUntilGone } from '../helpers/processes.js';
+import { waitUntil } from '../helpers/wait.js';
 
 async function workspace(): Promise<string> {
   const dir = await realpath(await mkdtemp(path.join(tmpdir(), 'goald-checks-')));
@@ -38,28 +40,6 @@ async function isGone(pid: number): Promise<boolean> {
       return true;
     }
   }
-}
-
-/** Waits for a pid to go, bounded: a process that outlives the deadline fails the test. */
-async function waitGone(pid: number, deadlineMs = 3_000): Promise<boolean> {
-  const until = Date.now() + deadlineMs;
-  while (Date.now() < until) {
-    if (await isGone(pid)) return true;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return isGone(pid);
-}
-
-/** Resolves when `file` appears in `dir` (the check writes it once it is running). */
-function whenFileAppears(dir: string, file: string): Promise<void> {
-  return new Promise((resolve) => {
-    const watcher = watch(dir, (_event, name) => {
-      if (name === file) {
-        watcher.close();
-        resolve();
-      }
-    });
-  });
 }
 
 function pidIn(output: string, label: string): number {
@@ -134,13 +114,12 @@ describe('createCheckRunner', () => {
       checks: [check('long', 'sleep 1000 & echo $! > pid.tmp && mv pid.tmp pid; wait'), check('second', `touch ${marker}`)],
     });
     const controller = new AbortController();
-    const appeared = whenFileAppears(dir, 'pid');
     const running = runner.run(controller.signal);
-    await appeared;
+    await waitUntil('the check to write its pid file', () => existsSync(path.join(dir, 'pid')));
     const pid = Number((await readFile(path.join(dir, 'pid'), 'utf8')).trim());
     controller.abort(new Error('goal stopped'));
     await expect(running).rejects.toThrow('goal stopped');
-    expect(await waitGone(pid)).toBe(true);
+    await waitUntilGone(pid);
     await expect(readFile(marker)).rejects.toThrow();
   });
 
