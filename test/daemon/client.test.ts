@@ -138,7 +138,9 @@ describe('every route through the real client', () => {
   test('stopDaemon resolves once accepted, and the host is asked to shut down', async () => {
     const { client, host } = await startTestDaemon();
     await client.stopDaemon();
+    // Bounded: a daemon that never asks the host fails here, saying so, not by the test timeout.
     await host.whenShutdown();
+    expect(host.shutdownCalls).toBe(1);
   });
 
   test('a request over 1 MiB is refused before it is sent', async () => {

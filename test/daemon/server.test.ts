@@ -416,7 +416,7 @@ describe('event streams', () => {
   });
 
   test('a client that stops reading is cut off instead of buffered forever', async () => {
-    const { host, socketPath } = await startTestDaemon();
+    const { host, socketPath, logs } = await startTestDaemon();
     host.addGoal({ id: 'g1' });
     const socket = connect({ path: socketPath });
     onTestFinished(() => void socket.destroy());
@@ -426,7 +426,10 @@ describe('event streams', () => {
     await host.whenListenerCount('g1', 1);
     const big: ProgressEvent = { type: 'goal.started', id: 'g1', condition: 'z'.repeat(64 * 1024), workspace: '/w', maxTurns: 1 };
     for (let index = 0; index * 64 * 1024 < MAX_PENDING_STREAM_BYTES * 2 && host.listenerCount('g1') > 0; index++) host.emit(big);
+    // Bounded: a server that kept buffering fails here, saying what did not happen, not by the test timeout.
     await host.whenListenerCount('g1', 0);
+    const logged = await waitUntil('the stream request to be logged', () => logs.find((line) => line.startsWith('GET /v1/goals/g1/events ')), 10_000);
+    expect(logged).toMatch(/^GET \/v1\/goals\/g1\/events 200 \(closed early\) \d+ms$/);
   });
 });
 

@@ -15,6 +15,7 @@ import type {
 } from '../../src/daemon/types.js';
 import type { ProgressEvent } from '../../src/supervisor/types.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
+import { waitUntil } from './wait.js';
 
 type HostMethod = Exclude<keyof GoalHost, 'info'>;
 
@@ -31,10 +32,8 @@ export class FakeGoalHost implements GoalHost {
   shutdownCalls = 0;
 
   private readonly listeners = new Map<string, Set<(event: ProgressEvent) => void>>();
-  private readonly listenerWaiters: { goalId: string; count: number; resolve: () => void }[] = [];
   private readonly failures = new Map<HostMethod, unknown>();
   private readonly gates = new Map<HostMethod, { gate: Promise<void>; arrived: () => void }>();
-  private shutdownResolvers: (() => void)[] = [];
   private nextId = 1;
 
   /** Makes every later call of `method` throw `error` (a GoaldError for 4xx, anything else for 500). */
@@ -80,16 +79,14 @@ export class FakeGoalHost implements GoalHost {
     return this.listeners.get(goalId)?.size ?? 0;
   }
 
-  /** Resolves once a goal has exactly `count` live listeners. */
-  whenListenerCount(goalId: string, count: number): Promise<void> {
-    if (this.listenerCount(goalId) === count) return Promise.resolve();
-    return new Promise((resolve) => this.listenerWaiters.push({ goalId, count, resolve }));
+  /** Waits until a goal has exactly `count` live listeners; fails the test after `timeoutMs`. */
+  async whenListenerCount(goalId: string, count: number, timeoutMs = 10_000): Promise<void> {
+    await waitUntil(`goal ${goalId} to have ${count} live event listener(s)`, () => this.listenerCount(goalId) === count, timeoutMs);
   }
 
-  /** Resolves once shutdown() has been called. */
-  whenShutdown(): Promise<void> {
-    if (this.shutdownCalls > 0) return Promise.resolve();
-    return new Promise((resolve) => this.shutdownResolvers.push(resolve));
+  /** Waits until shutdown() has been called; fails the test after `timeoutMs`. */
+  async whenShutdown(timeoutMs = 10_000): Promise<void> {
+    await waitUntil('the host to be asked to shut down', () => this.shutdownCalls > 0, timeoutMs);
   }
 
   /** Everything a request could change, as JSON, to assert that bad requests changed nothing. */
@@ -180,10 +177,8 @@ export class FakeGoalHost implements GoalHost {
         const set = this.listeners.get(id) ?? new Set();
         set.add(listener);
         this.listeners.set(id, set);
-        this.notifyListenerWaiters();
         return () => {
           set.delete(listener);
-          this.notifyListenerWaiters();
         };
       },
     };
@@ -245,7 +240,6 @@ export class FakeGoalHost implements GoalHost {
   async shutdown(): Promise<void> {
     await this.enter('shutdown');
     this.shutdownCalls += 1;
-    for (const resolve of this.shutdownResolvers.splice(0)) resolve();
   }
 
   private async enter(method: HostMethod): Promise<void> {
@@ -277,14 +271,6 @@ export class FakeGoalHost implements GoalHost {
     const goal = this.goals.get(id);
     if (goal === undefined) throw new GoaldError('not-found', `no goal ${id}`);
     return goal;
-  }
-
-  private notifyListenerWaiters(): void {
-    for (const waiter of [...this.listenerWaiters]) {
-      if (this.listenerCount(waiter.goalId) !== waiter.count) continue;
-      this.listenerWaiters.splice(this.listenerWaiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
   }
 }
 
