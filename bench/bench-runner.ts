@@ -1,7 +1,11 @@
-// What the standalone benchmarks share: their statistics (median, rounding), their `--flag N` arguments,
-// and the "run alone" entry that prints a bench's figures when its file is run directly with node.
+// What the standalone benchmarks share: the goald executable, their statistics (median, rounding), their
+// `--flag N` arguments, and the "run alone" entry that prints a bench's figures when its file is run directly with node.
 
-import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The goald executable users get (package.json's bin): the bundle in dist/bundle/, beside dist/bench/. */
+export const GOALD_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bundle', 'bin.js');
 
 /** The median of the samples (0 when there are none). */
 export function median(values: number[]): number {

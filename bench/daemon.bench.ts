@@ -9,11 +9,10 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 
 import { createDaemonClient, waitForDaemon } from '../src/daemon/client.js';
 import { runGit } from '../src/workspace/git.js';
-import { median, numberFlag, round, runWhenMain } from './bench-runner.js';
+import { GOALD_BIN, median, numberFlag, round, runWhenMain } from './bench-runner.js';
 
 export const STATUS_RATIO_TARGET = 2.0;
 export const IDLE_RSS_TARGET_MB = 60;
@@ -40,8 +39,6 @@ export interface DaemonBenchResult {
   waitingRssMb: number;
 }
 
-// The built tree this file was compiled into: dist/bench/daemon.bench.js → dist/.
-const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DAEMON_START_TIMEOUT_MS = 15_000;
 const DAEMON_STOP_TIMEOUT_MS = 10_000;
 // V8 settles its heap (and returns pages) shortly after start-up work; RSS is read after this pause.
@@ -51,7 +48,7 @@ const SETTLE_MS = 1_000;
 export async function benchDaemon(opts: { runs?: number; waitingGoals?: number } = {}): Promise<DaemonBenchResult> {
   const runs = opts.runs ?? 15;
   const waitingGoals = opts.waitingGoals ?? 50;
-  const bin = path.join(DIST_DIR, 'src', 'cli', 'bin.js');
+  const bin = GOALD_BIN;
   // Short: the socket path must fit in sun_path.
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gdb-')));
   const env = benchEnv(root);

@@ -53,7 +53,7 @@ const SAMPLE_PAYLOAD = JSON.stringify({
 export async function benchHook(opts: { runs?: number; distDir?: string } = {}): Promise<HookBenchResult> {
   const runs = opts.runs ?? 21;
   const distDir = opts.distDir ?? DEFAULT_DIST_DIR;
-  const bin = path.join(distDir, 'src', 'cli', 'bin.js');
+  const bin = path.join(distDir, 'bundle', 'bin.js');
   const entry = path.join(distDir, 'src', 'hook', 'hook-main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
 

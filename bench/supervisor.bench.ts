@@ -10,13 +10,12 @@ import { copyFile, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 
 import { openStore } from '../state/index.js';
 import { createEventLogObserver } from '../src/supervisor/event-log.js';
 import { buildSupervisor, newGoalRecord, prepareGoal } from '../src/supervisor/launch.js';
 import { runGit } from '../src/workspace/git.js';
-import { median, numberFlag, round, runWhenMain } from './bench-runner.js';
+import { GOALD_BIN, median, numberFlag, round, runWhenMain } from './bench-runner.js';
 
 export const SUPERVISOR_RATIO_TARGET = 1.3;
 
@@ -36,8 +35,6 @@ export interface SupervisorBenchResult {
   cliMs: number;
 }
 
-// The built tree this file was compiled into: dist/bench/supervisor.bench.js → dist/.
-const DIST_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const AGENT = 'echo "$GOALD_TURN" > f.txt';
 const checkFor = (turns: number): string => `test "$(cat f.txt 2>/dev/null)" = ${turns}`;
@@ -162,7 +159,7 @@ async function runShellLoop(dir: string, turns: number): Promise<number> {
 async function runCli(dir: string, turns: number): Promise<number> {
   const repo = await makeRepo(dir);
   const args = [
-    path.join(DIST_DIR, 'src', 'cli', 'bin.js'),
+    GOALD_BIN,
     'start', `f.txt says ${turns}`, '--foreground', '-C', repo, '--agent', AGENT, '--check', checkFor(turns),
     '--evaluator', 'none', '--cooldown', '0', '--max-turns', String(turns + 5), '--json',
   ];

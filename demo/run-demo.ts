@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const goaldBin = path.join(repoRoot, 'dist', 'src', 'cli', 'bin.js');
+const goaldBin = path.join(repoRoot, 'dist', 'bundle', 'bin.js');
 const demoAgent = path.join(repoRoot, 'demo', 'demo-agent.mjs');
 
 function git(cwd: string, ...args: string[]): void {

@@ -9,7 +9,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { goaldEntryPath } from '../cli/goald-entry.js';
 import { buildClaudeHookSettings } from '../hook/claude-hook-settings.js';
 import { HOOK_ENV } from '../hook/post-tool-use.js';
 import { createClaudeStreamParser, totalOf, type ClaudeStreamSummary } from './claude-stream.js';
@@ -244,6 +244,6 @@ function labelWord(word: string): string {
  * when there is no built bin.js (running from sources, as in unit tests): then no hook is registered.
  */
 export function findGoaldHookCommand(): readonly string[] | null {
-  const bin = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
+  const bin = goaldEntryPath();
   return existsSync(bin) ? [process.execPath, bin] : null;
 }

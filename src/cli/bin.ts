@@ -1,16 +1,37 @@
 #!/usr/bin/env node
-// The `goald` executable. `goald hook ...` runs on every tool call of a hooked agent, so it takes a
-// minimal path that loads none of the CLI (commander, zod, the SDKs); `goald status` takes the fast path
-// (fast-command.ts) that skips commander; everything else goes through the full CLI.
-if (process.argv[2] === 'hook') {
-  const { main } = await import('../hook/hook-main.js');
-  process.exitCode = await main(process.argv.slice(3));
-} else {
-  const { runFastCommand } = await import('./fast-command.js');
-  const code = await runFastCommand(process.argv.slice(2));
-  if (code !== null) process.exitCode = code;
-  else {
-    const { main } = await import('./main.js');
-    process.exitCode = await main(process.argv);
+// The `goald` executable. `goald --version` answers before anything loads. `goald hook ...` runs on every
+// tool call of a hooked agent, so it takes a minimal path that loads none of the CLI (commander, zod, the
+// SDKs); `goald status` takes the fast path (fast-command.ts) that skips commander; everything else goes
+// through the full CLI. No top-level await: the bundle users run (scripts/bundle.mjs) is CommonJS.
+
+import { GOALD_VERSION } from '../version.js';
+
+async function run(argv: readonly string[]): Promise<number> {
+  if (argv[2] === 'hook') {
+    const { main } = await import('../hook/hook-main.js');
+    return main(argv.slice(3));
   }
+  const { runFastCommand } = await import('./fast-command.js');
+  const code = await runFastCommand(argv.slice(2));
+  if (code !== null) return code;
+  const { main } = await import('./main.js');
+  return main([...argv]);
+}
+
+// What commander prints for `--version`, without loading it. A plain write to fd 1: process.stdout would
+// build a stream first; a reader that already went away (EPIPE) is no failure of ours.
+function printVersion(): void {
+  try {
+    process.getBuiltinModule('node:fs').writeSync(1, `${GOALD_VERSION}\n`);
+  } catch {
+    // EPIPE or a closed stdout: nothing to tell anyone
+  }
+}
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) printVersion();
+else {
+  void run(process.argv).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -2,13 +2,12 @@
 // GOALD_HOME/daemon.log, and waits for /v1/ping.
 
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { resolveGoaldHome, resolveSocketPath } from '../../state/paths.js';
+import { goaldEntryPath } from '../cli/goald-entry.js';
 import { createDaemonClient, isDaemonAlive, waitForDaemon, type DaemonClient } from './client.js';
 import { checkSocketPath } from './socket-path.js';
 
 const DAEMON_START_TIMEOUT_MS = 15_000; // first start on a cold disk loads the SDKs; generous but bounded
-const GOALD_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'bin.js');
 /**
  * V8 flags the daemon runs with: a long-lived, mostly idle process favours memory over peak speed (the
  * heavy work happens in agent, git and check child processes). Together they keep ~5 MB off its idle RSS
@@ -32,7 +31,7 @@ async function spawnDetachedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const logFd = openSync(path.join(home, 'daemon.log'), 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, GOALD_BIN, 'daemon', '--foreground'], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, goaldEntryPath(), 'daemon', '--foreground'], {
       detached: true,
       stdio: ['ignore', logFd, logFd],
       env,

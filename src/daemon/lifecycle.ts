@@ -4,12 +4,11 @@
 
 import { mkdir } from 'node:fs/promises';
 import { openStore, resolveGoaldHome, resolveSocketPath } from '../../state/index.js';
+import { GOALD_VERSION } from '../version.js';
 import { acquireDaemonLock } from './daemon-lock.js';
 import { DaemonGoalHost } from './goal-host.js';
 import { createControlServer } from './server.js';
 import { checkSocketPath } from './socket-path.js';
-
-const GOALD_VERSION = '0.1.0';
 
 export interface DaemonOptions {
   env: NodeJS.ProcessEnv;

@@ -62,6 +62,9 @@ function writeStdout(text: string): Promise<void> {
 // realpath covers a symlinked checkout, and is only asked for when the entry is named hook-main.js.
 const entry = process.argv[1];
 const isEntry = (path: string): boolean => path === import.meta.filename || realpathSync(path) === import.meta.filename;
+// No top-level await: the bundle (scripts/bundle.mjs) is CommonJS.
 if (entry?.endsWith('hook-main.js') === true && isEntry(entry)) {
-  process.exitCode = await main(process.argv.slice(2));
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

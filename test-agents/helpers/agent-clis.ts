@@ -26,7 +26,7 @@ export function missingCli(bin: string): string | null {
 }
 
 /** The built goald (npm run test:agents builds it first), for Claude Code's hook command. */
-export const GOALD_BIN = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
+export const GOALD_BIN = fileURLToPath(new URL('../../dist/bundle/bin.js', import.meta.url));
 
 /** A fresh temp directory (realpath: the CLIs report resolved paths), removed when the test finishes. */
 export async function makeTempDir(prefix = 'goald-real-'): Promise<string> {

@@ -21,7 +21,7 @@ export interface LiveGoald {
 // whose own grace period is 5 s), then SIGKILL.
 const STOP_GRACE_MS = 8_000;
 
-/** Spawns `node dist/src/cli/bin.js <args>`; it is stopped (SIGTERM, then SIGKILL) if still running at the test's end. */
+/** Spawns `node dist/bundle/bin.js <args>`; it is stopped (SIGTERM, then SIGKILL) if still running at the test's end. */
 export function spawnGoald(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): LiveGoald {
   const child = spawn(process.execPath, [goaldBin, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const events: GoaldEvent[] = [];

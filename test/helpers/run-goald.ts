@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
 import { isProcessRunning, waitForProcessGone } from './processes.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const goaldBin = path.join(repoRoot, 'dist', 'src', 'cli', 'bin.js');
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+// The bundle `npm run build` makes, which is what package.json's bin installs.
+export const goaldBin = path.join(repoRoot, 'dist', 'bundle', 'bin.js');
 
 export interface GoaldRun {
   code: number | null;

@@ -3,13 +3,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { resolveGoaldHome } from '../../../state/paths.js';
 import { connectIfRunning, DAEMON_NODE_FLAGS, daemonSocketPath, ensureDaemon } from '../../daemon/auto-start.js';
 import { EXIT } from '../../errors.js';
+import { goaldEntryPath } from '../goald-entry.js';
 import type { CliIO } from '../io.js';
 
-const GOALD_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin.js');
+const GOALD_BIN = goaldEntryPath();
 
 /** `goald daemon`: run in the foreground (systemd/launchd), or make sure one runs in the background. */
 export async function runDaemonCommand(options: { foreground?: boolean }, io: CliIO): Promise<number> {

@@ -1,0 +1,55 @@
+// Bundles the `goald` executable into dist/bundle/ (run by `npm run build`, after tsc has typechecked and
+// emitted dist/ for the benchmarks and the demo). Node 20 spends most of a short command's life loading
+// modules: ~150 of goald's own plus its dependencies', each resolved and read on its own, and an ES module
+// entry alone costs it a quarter of a bare `node -e 0` to set up the ESM loader. So the bundle is
+// CommonJS, split into chunks: every `await import()` in the sources (the hook and status fast paths, each
+// command, the evaluators with the openai and Anthropic SDKs, the daemon's goal runtime) becomes a chunk
+// required on first use, so a command loads only what it runs. (esbuild splits ES module output only.)
+//
+// Every file lands flat in dist/bundle/ with the entry named bin.js: src/cli/goald-entry.ts finds the
+// executable as `bin.js` beside itself, which holds in the bundle as in tsc's dist/src/cli/. A package.json
+// there says the .js files are CommonJS (goald's own package.json says "module").
+
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { rolldown } from 'rolldown';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(root, 'dist', 'bundle');
+
+await rm(outdir, { recursive: true, force: true });
+await mkdir(outdir, { recursive: true });
+await writeFile(path.join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+
+const bundle = await rolldown({
+  cwd: root,
+  input: { bin: 'src/cli/bin.ts' },
+  platform: 'node',
+  logLevel: 'warn',
+  // Fail the build on a warning (an unresolved import, a bad re-export) rather than ship it.
+  onLog(level, log, handler) {
+    if (level === 'warn') handler('error', log);
+    else handler(level, log);
+  },
+});
+const { output } = await bundle.write({
+  dir: outdir,
+  format: 'cjs',
+  entryFileNames: '[name].js',
+  chunkFileNames: '[name]-[hash].js',
+  codeSplitting: {
+    // `goald status` is polled by scripts and prompts: its whole path (fast-command.ts, control.ts and
+    // everything they import statically, the daemon client included) in one chunk, not a dozen small
+    // files each resolved, read and compiled apart. The full CLI loads it too (it is small).
+    groups: [{ name: 'status', test: /[\\/]src[\\/]cli[\\/](fast-command|commands[\\/]control)\.ts$/ }],
+  },
+  // Names kept (no mangling): stack traces in daemon.log stay readable.
+  minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
+  comments: { legal: false, annotation: false, jsdoc: false },
+});
+await bundle.close();
+
+const bytes = output.reduce((sum, file) => sum + (file.type === 'chunk' ? file.code.length : 0), 0);
+process.stdout.write(`bundled dist/bundle/: ${output.length} files, ${Math.round(bytes / 1024)} KiB\n`);

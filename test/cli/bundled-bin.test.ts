@@ -1,0 +1,63 @@
+// The executable users get (package.json's bin, the bundle `npm run build` makes): its own fast paths
+// (`--version` before anything loads, the `hook` route) answer exactly as the full CLI does, and the
+// version it prints (src/version.ts, which the daemon reports too) is the package's.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { describe, expect, test } from 'vitest';
+
+import { main } from '../../src/cli/main.js';
+import { GOALD_VERSION } from '../../src/version.js';
+import { goaldSandbox, repoRoot } from '../helpers/run-goald.js';
+
+function captureIO(): { io: Parameters<typeof main>[1] & object; out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (text) => out.push(text), err: (text) => err.push(text), env: {}, cwd: repoRoot }, out, err };
+}
+
+describe('goald --version', () => {
+  test("is package.json's version", () => {
+    const manifest: unknown = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({ version: GOALD_VERSION });
+  });
+
+  test('the fast path prints what commander prints, for --version and -v', async () => {
+    const sandbox = await goaldSandbox();
+    const viaCommander = captureIO();
+    expect(await main(['node', 'goald', '--version'], viaCommander.io)).toBe(0);
+    expect(viaCommander.out.join('')).toBe(GOALD_VERSION);
+    for (const flag of ['--version', '-v']) {
+      const run = await sandbox.run([flag]);
+      expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: `${GOALD_VERSION}\n`, stderr: '' });
+    }
+  });
+
+  test('with anything else on the line, the full CLI answers (as it would in-process)', async () => {
+    const sandbox = await goaldSandbox();
+    for (const args of [['status', '-v'], ['--versions'], ['-v', '-v']]) {
+      const inProcess = captureIO();
+      const code = await main(['node', 'goald', ...args], inProcess.io);
+      const run = await sandbox.run(args);
+      expect({ args, code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+        args,
+        code,
+        stdout: inProcess.out.map((line) => `${line}\n`).join(''),
+        stderr: inProcess.err.map((line) => `${line}\n`).join(''),
+      });
+    }
+  });
+});
+
+describe('goald hook', () => {
+  test('routes to the hook: a wrong hook name is a usage error naming the known ones', async () => {
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(['hook', 'pre-tool-use']);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'goald hook: unknown hook "pre-tool-use"; expected one of: post-tool-use\n',
+    });
+  });
+});
