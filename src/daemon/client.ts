@@ -2,7 +2,6 @@
 // there is a `daemon-unreachable` GoaldError; an error the daemon sends comes back as the same GoaldError
 // (code, message, hint) it was on the other side.
 
-import { request } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
@@ -12,6 +11,7 @@ import type { ProgressEvent } from '../supervisor/types.js';
 import { parseErrorEnvelope } from './error-envelope.js';
 import { arrayOf, isBoolean, isNumber, isOneOf, isString, objectOf, withStringFields, type Check } from './reply-checks.js';
 import { MAX_BODY_BYTES } from './request-body.js';
+import { exchangeOverSocket } from './socket-exchange.js';
 import { checkSocketPath } from './socket-path.js';
 import type { CreateLoopRequest, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
 
@@ -198,31 +198,24 @@ function sendRequest(socketPath: string, method: string, path: string, body: unk
       new GoaldError('bad-request', `the request is ${Buffer.byteLength(payload)} bytes; the daemon accepts at most ${MAX_BODY_BYTES}`, 'shorten the condition or the checks'),
     );
   }
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { Accept: 'application/json' };
-    if (payload !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      headers['Content-Length'] = Buffer.byteLength(payload);
-    }
-    // agent: false — one connection per call, closed after it, so a CLI process never waits on keep-alive.
-    const req = request({ socketPath, path, method, headers, agent: false, timeout: timeoutMs, ...NO_SERVERNAME });
-    req.once('timeout', () => {
-      req.destroy(
-        new GoaldError(
-          'daemon-unreachable',
-          `the goald daemon at ${socketPath} did not answer ${method} ${path.split('?')[0] ?? path} within ${Math.round(timeoutMs / 1000)} s`,
-          'see GOALD_HOME/daemon.log; restart it with `goald daemon stop` then `goald daemon`',
-        ),
-      );
-    });
-    req.once('error', (error) => reject(connectionError(error, socketPath)));
-    req.once('response', (res) => {
-      readAll(res)
-        .then((text) => resolve(decodeReply(res.statusCode ?? 0, text)))
-        .catch((error: unknown) => reject(connectionError(error, socketPath)));
-    });
-    req.end(payload);
-  });
+  const headers: Record<string, string | number> = { Accept: 'application/json' };
+  if (payload !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    headers['Content-Length'] = Buffer.byteLength(payload);
+  }
+  const onTimeout = (): GoaldError =>
+    new GoaldError(
+      'daemon-unreachable',
+      `the goald daemon at ${socketPath} did not answer ${method} ${path.split('?')[0] ?? path} within ${Math.round(timeoutMs / 1000)} s`,
+      'see GOALD_HOME/daemon.log; restart it with `goald daemon stop` then `goald daemon`',
+    );
+  // One connection per call, closed after it, so a CLI process never waits on keep-alive.
+  return exchangeOverSocket(socketPath, { method, path, headers, body: payload, timeoutMs, onTimeout }).then(
+    (reply) => decodeReply(reply.status, reply.body),
+    (error: unknown) => {
+      throw connectionError(error, socketPath);
+    },
+  );
 }
 
 /** The body of a JSON reply, or the GoaldError an error reply carries. */
@@ -274,6 +267,8 @@ function streamNdjson(socketPath: string, path: string, options: StreamEventsOpt
     let settled = false;
     let events = 0;
     let sawFinished = false;
+    // node:http loaded here only: the request/response calls do without it (socket-exchange.ts).
+    const { request } = process.getBuiltinModule('node:http');
     const req = request({ socketPath, path, method: 'GET', headers: { Accept: 'application/x-ndjson' }, agent: false, ...NO_SERVERNAME });
 
     const settle = (outcome: { ok: StreamEnd } | { error: unknown }): void => {
