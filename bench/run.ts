@@ -1,14 +1,15 @@
 // `npm run bench`: runs every benchmark in sequence and prints one table of figures and ratios, each
 // against its target. A report, not a test: it exits 0 whatever the figures (a benchmark that fails to
 // run is reported as an error row). `--json` prints the same rows as one JSON object.
-// Options: --turns N (supervisor), --files N (snapshot), --runs N (status and hook round trips).
+// Options: --files N (snapshot), --runs N (start-up, status and hook round trips).
 
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 import { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGET_MB } from './daemon.bench.js';
 import { benchSnapshot } from './snapshot.bench.js';
-import { benchSupervisor, SUPERVISOR_RATIO_TARGET } from './supervisor.bench.js';
+import { FIRST_SPAWN_RATIO_TARGET, VERSION_RATIO_TARGET, benchStartup } from './startup.bench.js';
+import { LONG_TURNS, SHORT_TURNS, SUPERVISOR_RATIO_TARGET, benchSupervisor } from './supervisor.bench.js';
 
 const SNAPSHOT_RATIO_TARGET = 1.3; // issue 2: snapshot cost against `git status` on 50 000 files
 
@@ -44,14 +45,27 @@ function benchesFor(argv: string[]): Bench[] {
   const runs = numberFlag(argv, '--runs');
   return [
     {
+      name: 'startup',
+      run: async () => {
+        const r = await benchStartup(runs === undefined ? {} : { runs });
+        return [
+          figure('startup', 'node -e 0', r.nodeMs, 'ms', null, `median of ${r.runs}`),
+          figure('startup', 'goald --version', r.versionMs, 'ms'),
+          figure('startup', '--version / node -e 0', r.versionRatio, '×', VERSION_RATIO_TARGET),
+          figure('startup', 'start --foreground, exec → first agent', r.firstSpawnMs, 'ms', null, 'one check (test -f), no evaluator'),
+          figure('startup', 'first agent / node -e 0', r.firstSpawnRatio, '×', FIRST_SPAWN_RATIO_TARGET),
+        ];
+      },
+    },
+    {
       name: 'supervisor',
       run: async () => {
-        const r = await benchSupervisor({ turns: numberFlag(argv, '--turns') });
+        const r = await benchSupervisor();
+        const span = `${SHORT_TURNS} → ${LONG_TURNS} turns`;
         return [
-          figure('supervisor', `supervisor, ${r.turns} turns`, r.supervisorMs, 'ms', null, `${r.supervisorPerTurnMs} ms/turn`),
-          figure('supervisor', `shell loop, ${r.turns} turns`, r.shellLoopMs, 'ms', null, `${r.shellLoopPerTurnMs} ms/turn`),
-          figure('supervisor', 'supervisor / shell loop', r.ratio, '×', SUPERVISOR_RATIO_TARGET),
-          figure('supervisor', 'goald start --foreground (whole CLI)', r.cliMs, 'ms', null, 'for reference'),
+          figure('supervisor', `goald start --foreground, per turn`, r.supervisorPerTurnMs, 'ms', null, `${span}: ${r.supervisorShortMs} → ${r.supervisorLongMs} ms`),
+          figure('supervisor', `shell loop + fsync'd record, per turn`, r.shellPerTurnMs, 'ms', null, `${span}: ${r.shellShortMs} → ${r.shellLongMs} ms`),
+          figure('supervisor', 'per-turn supervisor / shell loop', r.ratio, '×', SUPERVISOR_RATIO_TARGET),
         ];
       },
     },

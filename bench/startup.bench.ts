@@ -1,0 +1,142 @@
+// What a user waits for before goald does anything: `goald --version` (target ≤ 1.2× a bare `node -e 0`),
+// and `goald start --foreground` from exec to the moment its first agent runs (≤ 4×; no evaluator, and
+// the cheapest check there is, since a goal needs one). The agent's first act is to write to a FIFO this
+// process is blocked reading, so the figure ends when the agent starts, with no clock shared between
+// processes. Every figure is a median of runs interleaved with `node -e 0`'s, so load weighs on both.
+// Run alone with `node dist/bench/startup.bench.js [--runs N]` after `npm run build`.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, open, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import { runGit } from '../src/workspace/git.js';
+import { GOALD_BIN, median, numberFlag, round, runWhenMain } from './bench-runner.js';
+
+export const VERSION_RATIO_TARGET = 1.2;
+export const FIRST_SPAWN_RATIO_TARGET = 4;
+
+export interface StartupBenchResult {
+  runs: number;
+  /** Median wall time of `node -e 0`. */
+  nodeMs: number;
+  /** Median wall time of `goald --version`. */
+  versionMs: number;
+  versionRatio: number;
+  /** Median wall time from spawning `goald start --foreground` to its agent's first write. */
+  firstSpawnMs: number;
+  firstSpawnRatio: number;
+}
+
+/** Measures `goald --version` and `goald start --foreground`'s time to its first agent against `node -e 0`. */
+export async function benchStartup(opts: { runs?: number } = {}): Promise<StartupBenchResult> {
+  const runs = opts.runs ?? 15;
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gstb-')));
+  try {
+    const env = benchEnv(root);
+    const node = (): Promise<number> => timeToExit(['-e', '0'], env);
+    const version = (): Promise<number> => timeToExit([GOALD_BIN, '--version'], env);
+    let started = 0;
+    const firstSpawn = async (): Promise<number> => timeToFirstAgent(path.join(root, `start-${(started += 1)}`), env);
+    // Warm the page cache for every side.
+    await node();
+    await version();
+    await firstSpawn();
+    const nodeTimes: number[] = [];
+    const versionTimes: number[] = [];
+    const firstSpawnTimes: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      nodeTimes.push(await node());
+      versionTimes.push(await version());
+      firstSpawnTimes.push(await firstSpawn());
+    }
+    const nodeMs = median(nodeTimes);
+    const versionMs = median(versionTimes);
+    const firstSpawnMs = median(firstSpawnTimes);
+    return {
+      runs,
+      nodeMs: round(nodeMs),
+      versionMs: round(versionMs),
+      versionRatio: round(versionMs / nodeMs),
+      firstSpawnMs: round(firstSpawnMs),
+      firstSpawnRatio: round(firstSpawnMs / nodeMs),
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function benchEnv(root: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GOALD_HOME: path.join(root, 'h'), HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
+  // Start-up work for every node process alike (NODE_EXTRA_CA_CERTS parses a CA bundle), not goald's.
+  delete env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_OPTIONS;
+  for (const name of Object.keys(env)) if ((name.startsWith('GOALD_') && name !== 'GOALD_HOME') || name.startsWith('GIT_') || name.endsWith('_API_KEY')) delete env[name];
+  return env;
+}
+
+/** Wall time of one `node <args>` run to its exit. */
+async function timeToExit(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const started = performance.now();
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve(exitCode));
+  });
+  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}`);
+  return performance.now() - started;
+}
+
+/** Wall time from spawning `goald start --foreground` in a fresh repository to its agent's first write. */
+async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const repo = path.join(dir, 'repo');
+  await mkdir(repo, { recursive: true });
+  await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
+  await runGit(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial'], { cwd: repo });
+  const fifo = path.join(dir, 'agent-started');
+  const made = spawnSync('mkfifo', [fifo]);
+  if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr.toString().trim()}`);
+
+  const args = [
+    GOALD_BIN, 'start', 'f.txt exists', '--foreground', '-C', repo,
+    '--agent', `echo started > '${fifo}'; touch f.txt`, '--check', 'test -f f.txt',
+    '--evaluator', 'none', '--cooldown', '0', '--max-turns', '1', '--json',
+  ];
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve(exitCode));
+  });
+  // Opening a FIFO for reading waits until a writer opens it: here, the agent's first command. Should goald
+  // end without running its agent, this process writes to the FIFO itself to release that wait.
+  let agentStartedAt: number | null = null;
+  const reading = open(fifo, 'r').then((reader) => {
+    agentStartedAt = performance.now();
+    return reader;
+  });
+  const code = await exited;
+  if (agentStartedAt === null) await (await open(fifo, 'w')).close();
+  const reader = await reading;
+  await reader.close();
+  if (agentStartedAt === null || code !== 0) throw new Error(`goald start --foreground exited ${code}${agentStartedAt === null ? ' before its agent ran' : ''}`);
+  return agentStartedAt - startedAt;
+}
+
+/** Prints the figures when this file is run directly. */
+async function main(argv: string[]): Promise<void> {
+  const r = await benchStartup({ runs: numberFlag(argv, '--runs') });
+  const verdict = (ratio: number, target: number): string => `${ratio}× (${ratio <= target ? 'within' : 'ABOVE'} the ${target}× target)`;
+  process.stdout.write(
+    [
+      `start-up bench (node ${process.version}, median of ${r.runs})`,
+      `  node -e 0                      ${r.nodeMs} ms`,
+      `  goald --version                ${r.versionMs} ms, ${verdict(r.versionRatio, VERSION_RATIO_TARGET)}`,
+      `  start --foreground → 1st agent ${r.firstSpawnMs} ms, ${verdict(r.firstSpawnRatio, FIRST_SPAWN_RATIO_TARGET)}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+runWhenMain(import.meta.url, main);
