@@ -17,7 +17,7 @@ import {
   type CliAgentOptions,
   type CliTurnFacts,
 } from './cli-turn.js';
-import { spawnAgentProcess, type AgentProcess } from './spawn.js';
+import { spawnAgentProcess, type AgentProcess } from '../process/spawn.js';
 import type { AgentAdapter, Usage } from './types.js';
 import { createUsageMeter } from './usage-meter.js';
 

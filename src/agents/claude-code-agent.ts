@@ -28,7 +28,7 @@ import {
   type CliTurnFacts,
 } from './cli-turn.js';
 import { quoteShellWord } from './shell-quote.js';
-import { spawnAgentProcess, type AgentProcess } from './spawn.js';
+import { spawnAgentProcess, type AgentProcess } from '../process/spawn.js';
 import type { AgentAdapter, Usage } from './types.js';
 import { estimateTokens } from './usage-meter.js';
 

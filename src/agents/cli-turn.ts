@@ -7,7 +7,7 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { GoaldError } from '../errors.js';
 import { cutText, formatDuration } from './message-text.js';
-import type { AgentProcess, ProcessResult, SpawnAgentOptions } from './spawn.js';
+import type { AgentProcess, ProcessResult, SpawnAgentOptions } from '../process/spawn.js';
 import type { ToolCall, TurnInput, TurnOutcome, TurnResult, Usage } from './types.js';
 
 /** Every adapter's final message is cut to this many characters. */

@@ -22,7 +22,7 @@ import {
 } from './cli-turn.js';
 import { createCodexStreamParser, subtractUsage, type CodexStreamSummary, type CodexUsage } from './codex-stream.js';
 import { computeCost, type PriceTable } from './price-table.js';
-import { spawnAgentProcess, type AgentProcess } from './spawn.js';
+import { spawnAgentProcess, type AgentProcess } from '../process/spawn.js';
 import type { AgentAdapter, Usage } from './types.js';
 import { estimateTokens } from './usage-meter.js';
 

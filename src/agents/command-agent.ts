@@ -13,7 +13,7 @@ import {
 } from './cli-turn.js';
 import { cutText, formatDuration } from './message-text.js';
 import { PROMPT_PLACEHOLDER, findPlaceholders, quoteForShell, substitutePlaceholders } from './shell-quote.js';
-import { spawnAgentProcess, type AgentProcess, type OutputStream, type ProcessResult } from './spawn.js';
+import { spawnAgentProcess, type AgentProcess, type OutputStream, type ProcessResult } from '../process/spawn.js';
 import type { AgentAdapter, TurnInput, TurnOutcome, TurnResult, Usage } from './types.js';
 import { createUsageMeter, isUsageLine, parseUsageLine } from './usage-meter.js';
 import { readCommandName } from './which.js';

@@ -19,7 +19,7 @@ import {
   type CliTurnFacts,
 } from './cli-turn.js';
 import { isGeminiUsageLimit, parseGeminiOutput } from './gemini-output.js';
-import { spawnAgentProcess, type AgentProcess } from './spawn.js';
+import { spawnAgentProcess, type AgentProcess } from '../process/spawn.js';
 import type { AgentAdapter, Usage } from './types.js';
 
 // The whole of stdout is one JSON object; a runaway CLI must not fill memory (the transcript keeps all).

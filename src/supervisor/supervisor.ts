@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { GoalStatus } from '../../machines/goal.machine.js';
 import { appendTurnRecord } from '../../state/turn-log.js';
 import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
-import { readProcessStartTime } from '../agents/process-identity.js';
+import { readProcessStartTime } from '../process/process-identity.js';
 import type { AgentAdapter, TurnResult } from '../agents/types.js';
 import {
   accountUnevaluatedTurn,

@@ -4,7 +4,7 @@ import { describe, expect, onTestFinished, test } from 'vitest';
 import { FINAL_MESSAGE_MAX_CHARS } from '../../src/agents/cli-turn.js';
 import { MAX_INLINE_PROMPT_BYTES, createCommandAgent } from '../../src/agents/command-agent.js';
 import { quoteForShell } from '../../src/agents/shell-quote.js';
-import { OUTPUT_TAIL_BYTES } from '../../src/agents/spawn.js';
+import { OUTPUT_TAIL_BYTES } from '../../src/process/spawn.js';
 import type { TurnInput, TurnResult } from '../../src/agents/types.js';
 import { GoaldError } from '../../src/errors.js';
 import { waitUntilGone } from '../helpers/processes.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
-import { readProcessState } from '../../src/agents/process-group.js';
+import { readProcessState } from '../../src/process/process-group.js';
 
 /** Absolute path of an executable fixture in test/fixtures/agents. */
 export function fixture(name: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createLineSplitter } from '../../src/agents/line-splitter.js';
+import { createLineSplitter } from '../../src/process/line-splitter.js';
 
 // Feeds the chunks, flushes, and returns the delivered lines.
 function split(chunks: string[], maxLineChars?: number): string[] {

@@ -1,14 +1,14 @@
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { MAX_LINE_CHARS } from '../../src/agents/line-splitter.js';
+import { MAX_LINE_CHARS } from '../../src/process/line-splitter.js';
 import {
   OUTPUT_TAIL_BYTES,
   SIGKILL_GRACE_MS,
   spawnAgentProcess,
   type AgentProcess,
   type SpawnAgentOptions,
-} from '../../src/agents/spawn.js';
+} from '../../src/process/spawn.js';
 import {
   createLineLog,
   fixture,
@@ -16,7 +16,7 @@ import {
   killQuietly,
   makeTempDir,
   processStateOf,
-} from './support.js';
+} from '../agents/support.js';
 import { waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 

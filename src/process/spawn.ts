@@ -1,7 +1,6 @@
 // Runs one agent child process in its own process group: output streams to the transcript on disk with
 // only a bounded tail in memory, and every way the turn can end (timeout, token limit, stop) kills the
-// whole group — SIGTERM, then SIGKILL after a grace period. This is the only module in src/agents that
-// imports child_process.
+// whole group — SIGTERM, then SIGKILL after a grace period. Agents start their processes only through it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createBoundedTail } from '../../src/agents/bounded-tail.js';
+import { createBoundedTail } from '../../src/process/bounded-tail.js';
 
 describe('createBoundedTail', () => {
   test('keeps everything under the bound', () => {
