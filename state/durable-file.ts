@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { isProcessAlive } from '../src/process/process-identity.js';
 
 const FILE_MODE = 0o600;
 
@@ -47,16 +48,6 @@ export async function writeFileDurable(path: string, content: string | Uint8Arra
 /** Whether `error` is a Node system error with the given code (ENOENT, EEXIST, ...). */
 export function isErrnoCode(error: unknown, code: string): boolean {
   return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
-}
-
-/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return isErrnoCode(error, 'EPERM');
-  }
 }
 
 /** Removes temp files of `path` left by writers that died mid-write; returns how many were removed. */

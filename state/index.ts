@@ -2,7 +2,7 @@
 
 export type * from './types.js';
 export { restoreFromBackup } from './atomic-file-adapter.js';
-export { isProcessAlive } from './durable-file.js';
+export { isProcessAlive } from '../src/process/process-identity.js';
 export { toJson } from './json.js';
 export { newGoalId, newLoopId, resolveGoaldHome, resolveSocketPath } from './paths.js';
 export { createEmptySummary } from './state-schema.js';

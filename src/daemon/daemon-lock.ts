@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isProcessAlive } from '../../state/index.js';
 import { GoaldError } from '../errors.js';
+import { isProcessAlive } from '../process/process-identity.js';
 
 const DAEMON_LOCK_FILE_NAME = 'daemon.pid';
 

@@ -3,10 +3,10 @@
 
 import path from 'node:path';
 import { z } from 'zod';
-import { appendTurnRecord, isProcessAlive, readTurnRecords } from '../../state/index.js';
+import { appendTurnRecord, readTurnRecords } from '../../state/index.js';
 import type { GoalRecord, Json, LoopRecord, Store } from '../../state/types.js';
 import { isGroupAlive, signalGroup } from '../process/process-group.js';
-import { isSameProcess } from '../process/process-identity.js';
+import { isProcessAlive, isSameProcess } from '../process/process-identity.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { ConfigWatcher } from '../config/config-watcher.js';
 import { CONFIG_FILE_NAME } from '../config/load-config.js';

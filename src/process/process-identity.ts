@@ -3,6 +3,16 @@
 
 import { readFileSync } from 'node:fs';
 
+/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
+}
+
 /** The start time of a process as the OS reports it (/proc starttime ticks), or null when unknown. */
 export function readProcessStartTime(pid: number): string | null {
   try {
@@ -17,11 +27,7 @@ export function readProcessStartTime(pid: number): string | null {
 
 /** True when `pid` still names the process that was recorded with `startTime`. */
 export function isSameProcess(pid: number, startTime: string | null): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!isProcessAlive(pid)) return false;
   if (startTime === null) return true; // nothing to compare (no /proc): trust the pid
   return readProcessStartTime(pid) === startTime;
 }

@@ -18,7 +18,7 @@ export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promi
 }
 
 /**
- * Transpiles state/, src/errors.ts and machines/ to JS in a temp dir inside the repo (so bare imports
+ * Transpiles state/, src/errors.ts, src/process/process-identity.ts and machines/ to JS in a temp dir inside the repo (so bare imports
  * such as `lowdb` resolve from node_modules, and `"type": "module"` applies). Types are not checked.
  */
 export async function buildStateForChildren(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
@@ -27,6 +27,7 @@ export async function buildStateForChildren(): Promise<{ dir: string; cleanup: (
     ...(await listTs(join(REPO_ROOT, 'state'))),
     ...(await listTs(join(REPO_ROOT, 'machines'))),
     join(REPO_ROOT, 'src', 'errors.ts'),
+    join(REPO_ROOT, 'src', 'process', 'process-identity.ts'),
   ];
   for (const source of sources) {
     const output = ts.transpileModule(await readFile(source, 'utf8'), {
