@@ -24,6 +24,10 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  */
 export async function isGroupAlive(pgid: number): Promise<boolean> {
   if (!signalGroup(pgid, 0)) return false;
+  // The common case, cheaply: the leader itself still runs (it is checked to lead this group, since its
+  // pid may have been reused once it was reaped).
+  const leader = await readProcessState(pgid);
+  if (leader !== null && leader.pgid === pgid && !isDeadState(leader.state)) return true;
   const members = await listGroupMembers(pgid);
   return members === null ? true : members.some((member) => !isDeadState(member.state));
 }

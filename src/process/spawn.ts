@@ -2,23 +2,19 @@
 // only a bounded tail in memory, and every way the turn can end (timeout, token limit, stop) kills the
 // whole group — SIGTERM, then SIGKILL after a grace period. Agents start their processes only through it.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { setTimeout as delay } from 'node:timers/promises';
 import { createBoundedTail } from './bounded-tail.js';
 import { createLineSplitter, type LineSplitter } from './line-splitter.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
+import { SIGKILL_GRACE_MS, terminateGroup, type TerminationOutcome } from './terminate-group.js';
 import { openTranscript } from './transcript.js';
 
-export const SIGKILL_GRACE_MS = 5_000; // same grace as execa's forceKillAfterDelay
 /** Output kept in memory per process (the transcript on disk has all of it). */
 export const OUTPUT_TAIL_BYTES = 16 * 1024;
-// How often the group is re-checked after its leader exited while other members were still running.
-const GROUP_POLL_MS = 25;
-// After SIGKILL, members die at once unless stuck in the kernel (state D); stop waiting for them then.
-const AFTER_SIGKILL_WAIT_MS = 1_000;
 // Once the group is gone, how long the pipes may stay open: a process that left the group (setsid) can
 // still hold them, and must not keep the turn open forever.
 const STDIO_CLOSE_WAIT_MS = 1_000;
@@ -91,6 +87,29 @@ export interface AgentProcess {
   resume(): void;
 }
 
+export interface GroupLeaderOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** `pipe` to write the child's stdin; `ignore` gives it /dev/null. */
+  stdin: 'pipe' | 'ignore';
+}
+
+/**
+ * Starts a child that leads a new process group (so one signal to -pid reaches it and everything it
+ * starts), with stdout and stderr piped. May throw synchronously (a NUL byte in an argument); other start
+ * failures arrive on its 'error' event, with `pid` undefined.
+ */
+export function spawnGroupLeader(
+  command: string,
+  args: readonly string[],
+  options: GroupLeaderOptions,
+): ChildProcessByStdio<Writable | null, Readable, Readable> {
+  const common = { cwd: options.cwd, env: options.env, detached: true };
+  return options.stdin === 'pipe'
+    ? spawn(command, args, { ...common, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(command, args, { ...common, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 /** Starts an agent process in its own process group and supervises it until the whole group is gone. */
 export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   const startedAt = performance.now();
@@ -124,12 +143,10 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
 
   let child: ChildProcess;
   try {
-    child = spawn(options.command, options.args, {
+    child = spawnGroupLeader(options.command, options.args, {
       cwd: options.cwd,
       env: options.env,
-      // Its own process group, so one signal to -pid reaches the agent and everything it started.
-      detached: true,
-      stdio: [options.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdin: options.stdin === null ? 'ignore' : 'pipe',
     });
   } catch (error) {
     // Synchronous refusals: arguments or environment holding a NUL byte, and the like.
@@ -158,9 +175,8 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   let exitCode: number | null = null;
   let exitSignal: NodeJS.Signals | null = null;
   let leaderExited = false;
-  let termSent = false;
-  let killSentAt: number | null = null;
-  let killTimer: NodeJS.Timeout | undefined;
+  // Set once the group is being terminated; settles when it is gone.
+  let termination: Promise<TerminationOutcome> | null = null;
 
   // The timeout clock runs only while the group is not suspended.
   let timeoutTimer: NodeJS.Timeout | undefined;
@@ -170,7 +186,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   let pausedMs = 0;
 
   const armTimeout = (): void => {
-    if (options.timeoutMs <= 0 || leaderExited || termSent) return;
+    if (options.timeoutMs <= 0 || leaderExited || termination !== null) return;
     runningSince = performance.now();
     timeoutTimer = setTimeout(() => kill('timeout'), Math.max(0, remainingMs));
   };
@@ -186,36 +202,31 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
     suspendedSince = null;
   };
 
-  const terminateGroup = (): void => {
-    if (termSent) return;
-    termSent = true;
+  const terminate = (): Promise<TerminationOutcome> => {
+    if (termination !== null) return termination;
     disarmTimeout();
-    signalGroup(groupId, 'SIGTERM');
-    // A stopped process acts on SIGTERM only once continued.
-    signalGroup(groupId, 'SIGCONT');
+    // terminateGroup continues a suspended group, so suspended time ends here.
     endSuspension();
-    killTimer = setTimeout(() => {
-      killSentAt = performance.now();
-      signalGroup(groupId, 'SIGKILL');
-    }, killGraceMs);
+    termination = terminateGroup(groupId, { graceMs: killGraceMs });
+    return termination;
   };
 
   function kill(reason: KillReason): void {
     // Once the leader exited, its exit decides the outcome; leftovers are being killed already.
     if (leaderExited) return;
     terminationReason ??= reason;
-    terminateGroup();
+    void terminate();
   }
 
   const suspend = (): void => {
-    if (leaderExited || termSent || suspendedSince !== null) return;
+    if (leaderExited || termination !== null || suspendedSince !== null) return;
     signalGroup(groupId, 'SIGSTOP');
     suspendedSince = performance.now();
     disarmTimeout();
   };
 
   const resume = (): void => {
-    if (suspendedSince === null || leaderExited || termSent) return;
+    if (suspendedSince === null || leaderExited || termination !== null) return;
     signalGroup(groupId, 'SIGCONT');
     endSuspension();
     armTimeout();
@@ -264,19 +275,13 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
 
   // Waits until no member of the group runs; members that outlived the leader are killed.
   const reapGroup = async (): Promise<boolean> => {
-    let strays = false;
-    while (await isGroupAlive(groupId)) {
-      strays = true;
-      terminateGroup();
-      if (killSentAt !== null && performance.now() - killSentAt > AFTER_SIGKILL_WAIT_MS) break;
-      await delay(GROUP_POLL_MS);
-    }
-    return strays;
+    if (!(await isGroupAlive(groupId))) return false;
+    await terminate();
+    return true;
   };
 
   const settle = async (): Promise<ProcessResult> => {
     const strayProcessesKilled = await reapGroup();
-    clearTimeout(killTimer);
     await waitAtMost(stdioClosed, STDIO_CLOSE_WAIT_MS);
     child.stdout?.destroy();
     child.stderr?.destroy();

@@ -2,13 +2,8 @@ import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { MAX_LINE_CHARS } from '../../src/process/line-splitter.js';
-import {
-  OUTPUT_TAIL_BYTES,
-  SIGKILL_GRACE_MS,
-  spawnAgentProcess,
-  type AgentProcess,
-  type SpawnAgentOptions,
-} from '../../src/process/spawn.js';
+import { OUTPUT_TAIL_BYTES, spawnAgentProcess, type AgentProcess, type SpawnAgentOptions } from '../../src/process/spawn.js';
+import { SIGKILL_GRACE_MS } from '../../src/process/terminate-group.js';
 import {
   createLineLog,
   fixture,
