@@ -1,15 +1,13 @@
 // Runs the goal's checks: shell commands whose exit status is ground truth. Each runs in its own process
 // group so a timeout or a stop takes down everything the check started, grandchildren included.
 
-import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
 import type { CheckSpec } from '../config/types.js';
+import { spawnGroupLeader } from '../process/spawn.js';
+import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
 import { withoutRepoLocationEnv } from './git.js';
 import type { CheckResult, CheckRunner } from './types.js';
-
-/** Time a check's process group gets between SIGTERM and SIGKILL; same grace as execa's forceKillAfterDelay. */
-export const SIGKILL_GRACE_MS = 5_000;
 
 // After SIGKILL, how long the pipes may stay open (held by a process outside the group) before we stop reading.
 const ABANDON_PIPES_AFTER_KILL_MS = 1_000;
@@ -54,23 +52,19 @@ function runCheck(
   if (signal?.aborted) return Promise.reject(signal.reason);
   const started = performance.now();
   return new Promise<CheckResult>((resolve, reject) => {
-    const child = spawn('sh', ['-c', check.run], {
-      cwd,
-      env,
-      // detached: the shell leads a new process group, so killing -pid reaches all it started.
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // The shell leads a new process group, so terminating it reaches all it started.
+    const child = spawnGroupLeader('sh', ['-c', check.run], { cwd, env, stdin: 'ignore' });
     const tail = createTail(OUTPUT_TAIL_BYTES);
     let timedOut = false;
     let settled = false;
+    let terminating = false;
     let timeoutTimer: NodeJS.Timeout | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
 
+    // Not awaited: the result is settled by the pipes closing (or the abort), while the group is ended.
     const killGroup = (): void => {
-      if (killTimer !== undefined) return;
-      signalGroup(child.pid, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), SIGKILL_GRACE_MS);
+      if (terminating || child.pid === undefined) return;
+      terminating = true;
+      void terminateGroup(child.pid, { graceMs: SIGKILL_GRACE_MS });
     };
     const settle = (fn: () => void): void => {
       if (settled) return;
@@ -112,8 +106,6 @@ function runCheck(
       child.once('close', () => clearTimeout(abandon));
     });
     child.on('close', (code) => {
-      // Everything holding the pipes has exited; the SIGKILL has nothing left to do.
-      clearTimeout(killTimer);
       settle(() => resolve(resultOf(check, code, timedOut, started, tail.text())));
     });
   });
@@ -135,15 +127,6 @@ function resultOf(
     durationMs: Math.round(performance.now() - started),
     outputTail,
   };
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the whole group has already exited.
-  }
 }
 
 interface Tail {

@@ -6,13 +6,8 @@ import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 
 import type { CheckSpec } from '../../src/config/types.js';
-import {
-  checksSignature,
-  createCheckRunner,
-  OUTPUT_TAIL_BYTES,
-  SIGKILL_GRACE_MS,
-  summarizeChecks,
-} from '../../src/workspace/checks.js';
+import { SIGKILL_GRACE_MS } from '../../src/process/terminate-group.js';
+import { checksSignature, createCheckRunner, OUTPUT_TAIL_BYTES, summarizeChecks } from '../../src/workspace/checks.js';
 import type { CheckResult } from '../../src/workspace/types.js';
 import { waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
