@@ -5,8 +5,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { appendTurnRecord, readTurnRecords } from '../../state/index.js';
 import type { GoalRecord, Json, LoopRecord, Store } from '../../state/types.js';
-import { isGroupAlive, signalGroup } from '../process/process-group.js';
+import { signalGroup } from '../process/process-group.js';
 import { isProcessAlive, isSameProcess } from '../process/process-identity.js';
+import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { ConfigWatcher } from '../config/config-watcher.js';
 import { CONFIG_FILE_NAME } from '../config/load-config.js';
@@ -21,8 +22,6 @@ import type { LoopHost, LoopRunRequest } from './loop-host.js';
 import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
 import type { CreateLoopRequest, EventSubscription, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
 
-const KILL_GRACE_MS = 5_000; // same grace as the agent runner's SIGTERM → SIGKILL
-const GROUP_POLL_MS = 25; // as the agent runner polls a group it is reaping
 const QUEUED_PHASE = 'queued';
 
 // GoalRecord.request as admit() stores it; read back leniently (older records may lack it).
@@ -70,18 +69,10 @@ function ownsLeftoverGroup(pid: number, startTime: string | null): boolean {
   return !isProcessAlive(pid) && signalGroup(pid, 0);
 }
 
-// Kills a recorded agent group (SIGTERM, SIGKILL after the grace); false when it is not ours to kill.
+// Kills a recorded agent group (also one left SIGSTOPped by `pause --now`); false when it is not ours.
 async function killLeftoverGroup(pid: number, startTime: string | null): Promise<boolean> {
   if (!ownsLeftoverGroup(pid, startTime)) return false;
-  signalGroup(pid, 'SIGCONT'); // a group left SIGSTOPped by `pause --now` cannot act on SIGTERM
-  if (!signalGroup(pid, 'SIGTERM')) return true;
-  const deadline = Date.now() + KILL_GRACE_MS;
-  while (Date.now() < deadline) {
-    // Zombies do not count: the orphaned members are reaped by init, which may take its time.
-    if (!(await isGroupAlive(pid))) return true;
-    await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
-  }
-  signalGroup(pid, 'SIGKILL');
+  await terminateGroup(pid, { graceMs: SIGKILL_GRACE_MS });
   return true;
 }
 
