@@ -279,8 +279,9 @@ describe('spawnAgentProcess suspend and resume', () => {
   test('suspend stops the whole group and pauses the timeout; resume continues it', async () => {
     const dir = await makeTempDir();
     const pidFile = join(dir, 'grandchild.pid');
-    // Long enough for node to start and fork before the timeout fires.
-    const timeoutMs = 1_000;
+    // Long enough for node to start and fork before the timeout fires, on a loaded machine too.
+    const timeoutMs = 3_000;
+    const spawnedAt = performance.now();
     const { agent, log } = await start('fork-grandchild', [pidFile], { timeoutMs });
     await waitForReady(agent, log);
     const leader = agent.pid ?? 0;
@@ -291,8 +292,10 @@ describe('spawnAgentProcess suspend and resume', () => {
     agent.suspend();
     await waitUntil('the leader to stop', async () => (await processStateOf(leader)) === 'T');
     await waitUntil('the grandchild to stop', async () => (await processStateOf(grandchild)) === 'T');
-    // Proving that something does not happen takes time: hold the group stopped for well past the timeout.
-    const heldMs = timeoutMs + 500;
+    // Proving that something does not happen takes time: hold the group stopped until well past the moment
+    // the timeout would have fired had it kept running.
+    const suspendedAt = performance.now();
+    const heldMs = spawnedAt + timeoutMs + 500 - suspendedAt;
     await new Promise((resolve) => setTimeout(resolve, heldMs));
     expect(finished).toBe(false);
     expect(await processStateOf(leader)).toBe('T');
