@@ -1,0 +1,142 @@
+// Crash recovery: adopting the goals a previous daemon left active. Their leftover agent groups are killed,
+// the turn each was in is recorded as interrupted, and each is relaunched from its stored machine snapshot;
+// goals of a foreground process that died are failed.
+
+import { appendTurnRecord, readTurnRecords } from '../../state/index.js';
+import type { GoalRecord, Json, Store } from '../../state/types.js';
+import type { Clock } from '../clock.js';
+import { signalGroup } from '../process/process-group.js';
+import { isProcessAlive, isSameProcess } from '../process/process-identity.js';
+import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
+import type { PreparedGoal } from '../supervisor/launch.js';
+import type { RestoredGoal } from '../supervisor/supervisor.js';
+import type { TurnRecord } from '../supervisor/types.js';
+import { markGoalFailed } from './mark-goal-failed.js';
+import { isLiveGoal } from './resolve-goal.js';
+import { isForeignLive, QUEUED_PHASE } from './workspace-queue.js';
+
+export interface RecoveryOptions {
+  store: Store;
+  clock: Clock;
+  log: (line: string) => void;
+  /** Rebuilds a goal's collaborators from its stored settings. */
+  materialize(goal: GoalRecord): Promise<PreparedGoal>;
+  /** Runs a recovered goal under this daemon. */
+  launch(goal: GoalRecord, prepared: PreparedGoal, restored: RestoredGoal | undefined): Promise<void>;
+}
+
+/**
+ * Adopts the live goals a previous daemon left (a live foreground process keeps its own): kills their
+ * leftover agent groups, fails orphaned foreground goals and relaunches the rest. Queued goals are left
+ * for the workspace queue; a goal that cannot be recovered is logged and left as it is.
+ */
+export async function recoverGoals(goals: readonly GoalRecord[], options: RecoveryOptions): Promise<void> {
+  const adopted = goals.filter((goal) => isLiveGoal(goal) && !isForeignLive(goal));
+  // Every leftover group at once: each may take the whole SIGTERM grace to die.
+  await Promise.all(
+    adopted.map(async (goal) => {
+      if (!goal.runningAgent) return;
+      const killed = await killLeftoverGroup(goal.runningAgent.pid, goal.runningAgent.startTime);
+      if (killed) options.log(`goal ${goal.id}: killed the leftover agent group ${goal.runningAgent.pid}`);
+    }),
+  );
+  for (const goal of adopted) {
+    if (goal.owner?.kind === 'foreground') {
+      const pid = goal.owner.pid;
+      const now = new Date(options.clock.now());
+      await markGoalFailed(options.store, goal.id, 'stopped', `its foreground process (pid ${pid}) exited without finishing it`, now);
+      continue;
+    }
+    if (goal.phase === QUEUED_PHASE) continue;
+    try {
+      await resumeAfterCrash(goal, options);
+    } catch (error) {
+      options.log(`goal ${goal.id}: could not be recovered: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+// A group a previous daemon recorded is ours while its leader is still the recorded process (start time
+// checked against pid reuse), or, once the leader is gone, while the group itself still exists: Linux
+// never hands out a pid that is still in use as a process group id.
+function ownsLeftoverGroup(pid: number, startTime: string | null): boolean {
+  if (isSameProcess(pid, startTime)) return true;
+  return !isProcessAlive(pid) && signalGroup(pid, 0);
+}
+
+// Kills a recorded agent group (also one left SIGSTOPped by `pause --now`); false when it is not ours.
+async function killLeftoverGroup(pid: number, startTime: string | null): Promise<boolean> {
+  if (!ownsLeftoverGroup(pid, startTime)) return false;
+  await terminateGroup(pid, { graceMs: SIGKILL_GRACE_MS });
+  return true;
+}
+
+async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Promise<void> {
+  const prepared = await options.materialize(goal);
+  const goalDir = options.store.goalDir(goal.id);
+  const turns = (await readTurnRecords(goalDir)) as TurnRecord[];
+  let lastTurn = turns.at(-1) ?? null;
+  // The turn in flight when the daemon died: its agent (also when paused with --now), or its snapshot,
+  // checks or evaluator call — unless its record was written just before the crash.
+  const midTurn = ['running', 'checking', 'evaluating'].includes(goal.phase);
+  const inFlight = goal.runningAgent?.turn ?? (midTurn ? machineTurnOf(goal.machine) : null);
+  if (inFlight !== null && lastTurn && lastTurn.turn < inFlight) {
+    // Recorded as interrupted so history shows it.
+    const interrupted = interruptedTurnRecord(goal, lastTurn, inFlight, new Date(options.clock.now()));
+    await appendTurnRecord(goalDir, interrupted);
+    lastTurn = interrupted;
+  }
+  const owner = { kind: 'daemon' as const, pid: process.pid };
+  await options.store.update((state) => {
+    const record = state.goals.find((other) => other.id === goal.id);
+    if (record) {
+      record.owner = owner;
+      record.runningAgent = null;
+    }
+  });
+  options.log(`goal ${goal.id}: recovered (${goal.status}, was ${goal.phase})`);
+  const restored: RestoredGoal | undefined =
+    goal.machine === null ? undefined : { machine: goal.machine, lastTurn, initialTree: turns[0]?.tree ?? null };
+  await options.launch({ ...goal, owner, runningAgent: null }, prepared, restored);
+}
+
+// The number of the turn a persisted machine snapshot was in (its context's `turn`); null when unreadable.
+function machineTurnOf(machine: Json | null): number | null {
+  if (machine === null || typeof machine !== 'object' || Array.isArray(machine)) return null;
+  const context = machine.context;
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) return null;
+  return typeof context.turn === 'number' && context.turn > 0 ? context.turn : null;
+}
+
+/**
+ * The record of turn `turn`, which the daemon died in: nothing of it is known beyond its number, so it
+ * carries the last recorded turn's tree and breakers. The one place recovery builds a turn record by hand;
+ * it moves to the supervisor's turn-record builder (src/supervisor/turn-record.ts) once that exists.
+ */
+export function interruptedTurnRecord(goal: GoalRecord, lastTurn: TurnRecord, turn: number, finishedAt: Date): TurnRecord {
+  return {
+    ...lastTurn,
+    turn,
+    startedAt: goal.updatedAt,
+    finishedAt: finishedAt.toISOString(),
+    agent: {
+      outcome: 'interrupted',
+      exitCode: null,
+      signal: null,
+      durationMs: 0,
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: null, estimated: true },
+      finalMessage: '',
+      error: 'interrupted: the daemon stopped during the turn',
+    },
+    files: [],
+    patchId: null,
+    evaluation: { kind: 'skipped', reason: 'interrupted' },
+    tokens: 0,
+    achieved: false,
+    breakers: { ...lastTurn.breakers, turns: Math.max(lastTurn.breakers.turns, turn) },
+    trip: null,
+    status: goal.status,
+    promptFile: `turn-${turn}.prompt.txt`,
+    transcriptFile: `turn-${turn}.log`,
+  };
+}
