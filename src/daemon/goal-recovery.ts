@@ -10,6 +10,7 @@ import { isProcessAlive, isSameProcess } from '../process/process-identity.js';
 import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import type { RestoredGoal } from '../supervisor/supervisor.js';
+import { buildTurnRecord, lostAgentRecord } from '../supervisor/turn-record.js';
 import type { TurnRecord } from '../supervisor/types.js';
 import { markGoalFailed } from './mark-goal-failed.js';
 import { isLiveGoal } from './resolve-goal.js';
@@ -110,33 +111,22 @@ function machineTurnOf(machine: Json | null): number | null {
 
 /**
  * The record of turn `turn`, which the daemon died in: nothing of it is known beyond its number, so it
- * carries the last recorded turn's tree and breakers. The one place recovery builds a turn record by hand;
- * it moves to the supervisor's turn-record builder (src/supervisor/turn-record.ts) once that exists.
+ * carries the last recorded turn's tree, checks, drift and breakers (the restored supervisor reads them).
  */
-export function interruptedTurnRecord(goal: GoalRecord, lastTurn: TurnRecord, turn: number, finishedAt: Date): TurnRecord {
-  return {
-    ...lastTurn,
+function interruptedTurnRecord(goal: GoalRecord, lastTurn: TurnRecord, turn: number, finishedAt: Date): TurnRecord {
+  return buildTurnRecord({
+    goalId: lastTurn.goalId,
     turn,
-    startedAt: goal.updatedAt,
-    finishedAt: finishedAt.toISOString(),
-    agent: {
-      outcome: 'interrupted',
-      exitCode: null,
-      signal: null,
-      durationMs: 0,
-      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: null, estimated: true },
-      finalMessage: '',
-      error: 'interrupted: the daemon stopped during the turn',
-    },
-    files: [],
-    patchId: null,
+    // The goal's last update is when the turn was last heard of; an unreadable time falls back to now.
+    startedAt: Date.parse(goal.updatedAt) || finishedAt.getTime(),
+    finishedAt: finishedAt.getTime(),
+    agent: lostAgentRecord('interrupted: the daemon stopped during the turn'),
+    tree: lastTurn.tree,
+    checks: lastTurn.checks,
+    drift: lastTurn.drift ?? null,
     evaluation: { kind: 'skipped', reason: 'interrupted' },
     tokens: 0,
-    achieved: false,
     breakers: { ...lastTurn.breakers, turns: Math.max(lastTurn.breakers.turns, turn) },
-    trip: null,
     status: goal.status,
-    promptFile: `turn-${turn}.prompt.txt`,
-    transcriptFile: `turn-${turn}.log`,
-  };
+  });
 }
