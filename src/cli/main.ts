@@ -3,6 +3,7 @@
 // which the commander-free fast path of bin.ts shares).
 
 import { Command, CommanderError, Option } from 'commander';
+import { START_OPTIONS, type StartOption } from '../config/start-options.js';
 import { EXIT, GoaldError } from '../errors.js';
 import { processIO, type CliIO } from './io.js';
 import { reportGoaldError } from './report-error.js';
@@ -11,24 +12,20 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Adds the goal options shared by `start` and `loop`. */
-export function addStartOptions(command: Command): Command {
-  return command
-    .option('-C, --dir <dir>', 'run in this directory (default: the current one)')
-    .option('--agent <cmd>', 'agent shell command; the prompt arrives on stdin, in $GOALD_PROMPT_FILE and as {prompt}')
-    .addOption(new Option('--adapter <name>', 'structured agent adapter').choices(['command', 'claude-code', 'codex', 'gemini', 'aider']))
-    .option('--check <cmd>', 'a check command whose exit 0 means pass (repeatable)', collect, [])
-    .option('--evaluator <spec>', 'openai:<model> | anthropic:<model> | none')
-    .option('--max-turns <n>', 'stop after this many turns (default 20)')
-    .option('--token-budget <n>', 'total tokens of all turns and evaluator calls (default 500000)')
-    .option('--turn-token-limit <n>', 'kill a turn that passes this many tokens (default 50000)')
-    .option('--turn-timeout <dur>', 'kill a turn that runs longer (e.g. 30m)')
-    .option('--cost-budget <usd>', 'stop before spending more than this many US dollars')
-    .option('--wall-clock <dur>', 'stop after this much active time (e.g. 2h)')
-    .option('--cooldown <dur>', 'pause between turns (default 2s; 0 for none)')
-    .option('--allow-same-model', 'allow the evaluator to be the same model as the agent')
-    .option('--no-queue', 'refuse instead of queueing when a goal is active in the workspace')
-    .option('--json', 'print one JSON event per line');
+/** The commander option for one row of the start options' table. */
+function toCommanderOption(option: StartOption): Option {
+  const names = option.short === undefined ? option.flag : `${option.short}, ${option.flag}`;
+  const placeholder = 'placeholder' in option ? ` ${option.placeholder}` : '';
+  const made = new Option(`${names}${placeholder}`, option.description);
+  if (option.kind === 'value' && option.choices !== undefined) made.choices(option.choices);
+  if (option.kind === 'list') made.argParser(collect).default([]);
+  return made;
+}
+
+/** Adds the goal options shared by `start` and `loop` (config/start-options.ts). */
+function addStartOptions(command: Command): Command {
+  for (const option of START_OPTIONS) command.addOption(toCommanderOption(option));
+  return command;
 }
 
 function buildProgram(io: CliIO, exit: { code: number }): Command {
@@ -230,7 +227,8 @@ function reportError(error: unknown, io: CliIO): number {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) {
       return EXIT.ok;
     }
-    const message = error.message.replace(/^error: /, '');
+    // One line, like every other error: commander puts its "(Did you mean --max-turns?)" on a second one.
+    const message = error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
     io.err(`goald: ${message} (see goald --help)`);
     return EXIT.usage;
   }

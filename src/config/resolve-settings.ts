@@ -2,18 +2,8 @@
 // workspace's goal.config.json > the user's config.json > defaults. Each source becomes a partial
 // layer (parsed and validated with its own names in messages), layers merge field by field, and small
 // rule functions check the result. Nothing here prints, and API keys are not looked at (the evaluator
-// factory checks them when it builds a client).
-//
-// Environment variables read here:
-//   GOALD_AGENT             agent command (implies the `command` adapter)
-//   GOALD_EVALUATOR         openai:<model> | anthropic:<model> | none
-//   GOALD_MAX_TURNS         positive whole number
-//   GOALD_TOKEN_BUDGET      positive whole number
-//   GOALD_TURN_TOKEN_LIMIT  positive whole number
-//   GOALD_TURN_TIMEOUT      duration (90s, 30m, ...)
-//   GOALD_COOLDOWN          duration
-//   GOALD_COST_BUDGET       US dollars, or `off`
-//   GOALD_WALL_CLOCK        duration, or `off`
+// factory checks them when it builds a client). The flags and GOALD_* variables, with their parsers, are
+// the table in start-options.ts.
 
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -27,41 +17,15 @@ import {
   DEFAULT_NOISE_PATHS,
   DEFAULT_RECITATION_EVERY_TOOL_CALLS,
 } from './defaults.js';
-import { parseDuration, parsePositiveInt } from './duration.js';
-import {
-  checkNameFor,
-  parseAdapter,
-  parseCostBudget,
-  parseEvaluator,
-  parsePositiveDuration,
-  parseWallClock,
-} from './flag-values.js';
+import { parseDuration } from './duration.js';
+import { checkNameFor } from './flag-values.js';
 import { CONFIG_FILE_NAME, loadConfigFile } from './load-config.js';
 import { requireAgentCommand, requireEvaluatorModel, requireVerification } from './settings-rules.js';
 import type { ConfigAgent, ConfigCheck, ConfigEvaluator, ConfigFile, ConfigLimits } from './schema.js';
+import { applyStartEnv, applyStartFlags, type OptionLayer, type StartFlags } from './start-options.js';
 import type { AgentSpec, CheckSpec, EvaluatorSpec, GoalSettings, Limits } from './types.js';
 
-/** The config-relevant flags of `goald start`/`goald loop`, as raw strings the way commander delivers them. */
-export interface StartFlags {
-  /** `--agent <cmd>`: a shell command for the `command` adapter (or the executable with `--adapter`). */
-  agent?: string;
-  /** `--adapter <name>`: command, claude-code, codex, gemini or aider. */
-  adapter?: string;
-  /** `--check <cmd>`, repeatable; replaces the config's checks. */
-  check?: string[];
-  /** `--evaluator openai:<model>|anthropic:<model>|none`. */
-  evaluator?: string;
-  maxTurns?: string;
-  tokenBudget?: string;
-  turnTokenLimit?: string;
-  turnTimeout?: string;
-  /** US dollars, or `off`. */
-  costBudget?: string;
-  /** A duration, or `off`. */
-  wallClock?: string;
-  cooldown?: string;
-  allowSameModel?: boolean;
-}
+export type { StartFlags } from './start-options.js';
 
 export interface ResolveSettingsInput {
   /** The positional condition; when absent, the config's `goal`. */
@@ -91,16 +55,14 @@ type AgentLayer = Partial<Omit<AgentSpec, 'model'>> & { model?: string };
 type EvaluatorLayer = Partial<Omit<EvaluatorSpec, 'model' | 'baseURL'>> & { model?: string; baseURL?: string };
 
 /** One source's contribution; absent fields leave the decision to lower layers. */
-interface Layer {
+interface Layer extends OptionLayer {
   /** How the source is named in `sources`. */
   source: string;
   condition?: string;
   mission?: string;
   project?: string;
-  checks?: CheckSpec[];
   agent?: AgentLayer;
   evaluator?: EvaluatorLayer;
-  limits?: Partial<Limits>;
   noisePaths?: string[];
   recitationEvery?: number;
 }
@@ -148,7 +110,7 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
     ancestry: {},
     noisePaths: pick(layers, (layer) => layer.noisePaths) ?? [...DEFAULT_NOISE_PATHS],
     recitation: { everyToolCalls: pick(layers, (layer) => layer.recitationEvery) ?? DEFAULT_RECITATION_EVERY_TOOL_CALLS },
-    allowSameModel: input.flags.allowSameModel ?? false,
+    allowSameModel: pick(layers, (layer) => layer.allowSameModel) ?? false,
   };
   const mission = pick(layers, (layer) => layer.mission);
   const project = pick(layers, (layer) => layer.project);
@@ -185,105 +147,16 @@ function resolveCondition(positional: string | undefined, fileLayers: readonly L
 
 /** Parses the flags (usage errors name the flag). */
 function layerFromFlags(flags: StartFlags): Layer {
-  const used: string[] = [];
   const layer: Layer = { source: '' };
-  const limits: Partial<Limits> = {};
-  const take = (value: string | undefined, flag: string): value is string => {
-    if (value === undefined) return false;
-    used.push(flag);
-    return true;
-  };
-
-  const agent: AgentLayer = {};
-  if (take(flags.adapter, '--adapter')) agent.adapter = parseAdapter(flags.adapter, '--adapter');
-  if (take(flags.agent, '--agent')) {
-    if (flags.agent.trim() === '') {
-      throw new GoaldError(
-        'usage',
-        '--agent: the command is empty',
-        'pass a shell command: --agent "my-agent {prompt}"',
-      );
-    }
-    agent.command = flags.agent;
-    agent.adapter ??= 'command';
-  }
-  if (Object.keys(agent).length > 0) layer.agent = agent;
-
-  if (flags.check !== undefined && flags.check.length > 0) {
-    used.push('--check');
-    layer.checks = flags.check.map((run) => {
-      if (run.trim() === '') {
-        throw new GoaldError('usage', '--check: the command is empty', 'pass a shell command: --check "npm test"');
-      }
-      return { name: checkNameFor(run), run, timeoutMs: DEFAULT_CHECK_TIMEOUT_MS };
-    });
-  }
-  if (take(flags.evaluator, '--evaluator')) layer.evaluator = parseEvaluator(flags.evaluator, '--evaluator');
-
-  if (take(flags.maxTurns, '--max-turns')) limits.maxTurns = parsePositiveInt(flags.maxTurns, '--max-turns');
-  if (take(flags.tokenBudget, '--token-budget')) {
-    limits.tokenBudget = parsePositiveInt(flags.tokenBudget, '--token-budget');
-  }
-  if (take(flags.turnTokenLimit, '--turn-token-limit')) {
-    limits.turnTokenLimit = parsePositiveInt(flags.turnTokenLimit, '--turn-token-limit');
-  }
-  if (take(flags.turnTimeout, '--turn-timeout')) {
-    limits.turnTimeoutMs = parsePositiveDuration(flags.turnTimeout, '--turn-timeout');
-  }
-  if (take(flags.cooldown, '--cooldown')) limits.cooldownMs = parseDuration(flags.cooldown, '--cooldown');
-  if (take(flags.costBudget, '--cost-budget')) {
-    limits.costBudgetUsd = parseCostBudget(flags.costBudget, '--cost-budget');
-  }
-  if (take(flags.wallClock, '--wall-clock')) limits.wallClockMs = parseWallClock(flags.wallClock, '--wall-clock');
-  if (Object.keys(limits).length > 0) layer.limits = limits;
-  if (flags.allowSameModel === true) used.push('--allow-same-model');
-
+  const used = applyStartFlags(flags, layer);
   if (used.length > 0) layer.source = `flags: ${used.join(', ')}`;
   return layer;
 }
 
 /** Reads the GOALD_* variables (config errors name the variable). */
 function layerFromEnv(env: NodeJS.ProcessEnv): Layer {
-  const used: string[] = [];
-  const read = (name: string): string | undefined => {
-    const value = env[name];
-    if (value === undefined || value === '') return undefined;
-    used.push(name);
-    return value;
-  };
   const layer: Layer = { source: '' };
-  const limits: Partial<Limits> = {};
-
-  const command = read('GOALD_AGENT');
-  if (command !== undefined) layer.agent = { adapter: 'command', command };
-  const evaluator = read('GOALD_EVALUATOR');
-  if (evaluator !== undefined) layer.evaluator = asConfigError(() => parseEvaluator(evaluator, 'GOALD_EVALUATOR'));
-
-  const intVar = (name: string): number | undefined => {
-    const value = read(name);
-    return value === undefined ? undefined : asConfigError(() => parsePositiveInt(value, name));
-  };
-  const maxTurns = intVar('GOALD_MAX_TURNS');
-  const tokenBudget = intVar('GOALD_TOKEN_BUDGET');
-  const turnTokenLimit = intVar('GOALD_TURN_TOKEN_LIMIT');
-  if (maxTurns !== undefined) limits.maxTurns = maxTurns;
-  if (tokenBudget !== undefined) limits.tokenBudget = tokenBudget;
-  if (turnTokenLimit !== undefined) limits.turnTokenLimit = turnTokenLimit;
-
-  const turnTimeout = read('GOALD_TURN_TIMEOUT');
-  if (turnTimeout !== undefined) {
-    limits.turnTimeoutMs = asConfigError(() => parsePositiveDuration(turnTimeout, 'GOALD_TURN_TIMEOUT'));
-  }
-  const cooldown = read('GOALD_COOLDOWN');
-  if (cooldown !== undefined) limits.cooldownMs = asConfigError(() => parseDuration(cooldown, 'GOALD_COOLDOWN'));
-  const costBudget = read('GOALD_COST_BUDGET');
-  if (costBudget !== undefined) {
-    limits.costBudgetUsd = asConfigError(() => parseCostBudget(costBudget, 'GOALD_COST_BUDGET'));
-  }
-  const wallClock = read('GOALD_WALL_CLOCK');
-  if (wallClock !== undefined) limits.wallClockMs = asConfigError(() => parseWallClock(wallClock, 'GOALD_WALL_CLOCK'));
-  if (Object.keys(limits).length > 0) layer.limits = limits;
-
+  const used = asConfigError(() => applyStartEnv(env, layer));
   if (used.length > 0) layer.source = `environment: ${used.join(', ')}`;
   return layer;
 }
@@ -424,7 +297,7 @@ function mergeEvaluator(layers: readonly Layer[], warnings: string[]): Evaluator
 /** Each limit from the highest layer that sets it, else its default. */
 function mergeLimits(layers: readonly Layer[]): Limits {
   const limit = <K extends keyof Limits>(key: K): Limits[K] =>
-    (pick(layers, (layer) => layer.limits?.[key]) ?? DEFAULT_LIMITS[key]) as Limits[K];
+    pick(layers, (layer) => layer.limits?.[key]) ?? DEFAULT_LIMITS[key];
   return {
     maxTurns: limit('maxTurns'),
     tokenBudget: limit('tokenBudget'),

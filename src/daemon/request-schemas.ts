@@ -8,6 +8,7 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 
 import type { GoalStatus } from '../../machines/goal.machine.js';
+import { readStartFlags, SETTING_OPTIONS, type SettingOption } from '../config/start-options.js';
 import { GoaldError } from '../errors.js';
 import type { CreateLoopRequest, StartGoalRequest } from './types.js';
 
@@ -18,7 +19,7 @@ export const FORWARDED_ENV_PATTERN = /^(GOALD_[A-Z0-9_]+|OPENAI_BASE_URL|ANTHROP
 // GOALD_TOKEN_BUDGET is a count, so a bare TOKEN is not on the list.
 const SECRET_NAME_PATTERN = /(API_?KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|ACCESS_TOKEN|AUTH_TOKEN|BEARER)/i;
 
-export const GOAL_STATUSES: readonly GoalStatus[] = ['active', 'paused', 'achieved', 'failed'];
+const GOAL_STATUSES: readonly GoalStatus[] = ['active', 'paused', 'achieved', 'failed'];
 
 // Same shape as state's ids (safe as a directory name); prefixes of ids match it too.
 const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
@@ -31,20 +32,18 @@ function stringWithoutNul(): z.ZodString {
   return z.string().refine((value) => !value.includes('\0'), 'must not contain NUL bytes');
 }
 
-const flagsSchema = z.strictObject({
-  agent: stringWithoutNul().optional(),
-  adapter: stringWithoutNul().optional(),
-  check: z.array(stringWithoutNul()).optional(),
-  evaluator: stringWithoutNul().optional(),
-  maxTurns: stringWithoutNul().optional(),
-  tokenBudget: stringWithoutNul().optional(),
-  turnTokenLimit: stringWithoutNul().optional(),
-  turnTimeout: stringWithoutNul().optional(),
-  costBudget: stringWithoutNul().optional(),
-  wallClock: stringWithoutNul().optional(),
-  cooldown: stringWithoutNul().optional(),
-  allowSameModel: z.boolean().optional(),
-});
+/** How a start option's value travels in the request's `flags`: as the CLI received it, unparsed. */
+function flagValueSchema(option: SettingOption): z.ZodOptional {
+  if (option.kind === 'list') return z.array(stringWithoutNul()).optional();
+  if (option.kind === 'switch') return z.boolean().optional();
+  return stringWithoutNul().optional();
+}
+
+// The start options' table (config/start-options.ts) decides which keys `flags` has; values are parsed
+// later, by the same code as the CLI's flags, so errors name the flag.
+const flagsSchema = z
+  .strictObject(Object.fromEntries(SETTING_OPTIONS.map((option) => [option.key, flagValueSchema(option)])))
+  .transform(readStartFlags);
 
 const startGoalShape = {
   condition: stringWithoutNul().optional(),

@@ -28,7 +28,7 @@ export async function runLoopCreate(
   parseSchedule(every); // a bad schedule is reported before any daemon starts
   const dir = path.resolve(io.cwd, options.dir ?? '.');
   await resolveWorkspace(dir);
-  const catchUp = rawOptions.catchUp === 'skip' ? 'skip' : 'once';
+  const catchUp = options.catchUp ?? 'once';
   const client = await ensureDaemon(io.env);
   const loop = await client.createLoop({
     ...(condition === undefined ? {} : { condition }),

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { isProcessAlive, readTurnRecords } from '../../../state/index.js';
 import type { GoalRecord, Store } from '../../../state/types.js';
-import type { StartFlags } from '../../config/resolve-settings.js';
+import { readStartFlags, type StartFlags } from '../../config/start-options.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { buildSupervisor, newGoalRecord, openHomeStore, prepareGoal } from '../../supervisor/launch.js';
 import { createEventLogObserver } from '../../supervisor/event-log.js';
@@ -14,20 +14,9 @@ import type { CliIO } from '../io.js';
 import { renderFinalBox } from '../render-final-box.js';
 import { renderProgressLine } from '../render-progress.js';
 
-const startOptionsSchema = z.object({
+// The options that are not settings (those are read by readStartFlags from the start options' table).
+const commandOptionsSchema = z.object({
   dir: z.string().optional(),
-  agent: z.string().optional(),
-  adapter: z.string().optional(),
-  check: z.array(z.string()).default([]),
-  evaluator: z.string().optional(),
-  maxTurns: z.string().optional(),
-  tokenBudget: z.string().optional(),
-  turnTokenLimit: z.string().optional(),
-  turnTimeout: z.string().optional(),
-  costBudget: z.string().optional(),
-  wallClock: z.string().optional(),
-  cooldown: z.string().optional(),
-  allowSameModel: z.boolean().optional(),
   queue: z.boolean().default(true),
   json: z.boolean().default(false),
   foreground: z.boolean().default(false),
@@ -35,29 +24,16 @@ const startOptionsSchema = z.object({
   catchUp: z.enum(['once', 'skip']).optional(),
 });
 
-export type StartOptions = z.infer<typeof startOptionsSchema>;
+export type StartOptions = z.infer<typeof commandOptionsSchema> & { flags: StartFlags };
 
 /** Validates commander's raw options for `start` and `loop`. */
 export function parseStartOptions(rawOptions: Record<string, unknown>): StartOptions {
-  return startOptionsSchema.parse(rawOptions);
+  return { ...commandOptionsSchema.parse(rawOptions), flags: readStartFlags(rawOptions) };
 }
 
 /** The config-relevant flags, as resolveGoalSettings takes them. */
 export function toStartFlags(options: StartOptions): StartFlags {
-  const flags: StartFlags = {};
-  if (options.agent !== undefined) flags.agent = options.agent;
-  if (options.adapter !== undefined) flags.adapter = options.adapter;
-  if (options.check.length > 0) flags.check = options.check;
-  if (options.evaluator !== undefined) flags.evaluator = options.evaluator;
-  if (options.maxTurns !== undefined) flags.maxTurns = options.maxTurns;
-  if (options.tokenBudget !== undefined) flags.tokenBudget = options.tokenBudget;
-  if (options.turnTokenLimit !== undefined) flags.turnTokenLimit = options.turnTokenLimit;
-  if (options.turnTimeout !== undefined) flags.turnTimeout = options.turnTimeout;
-  if (options.costBudget !== undefined) flags.costBudget = options.costBudget;
-  if (options.wallClock !== undefined) flags.wallClock = options.wallClock;
-  if (options.cooldown !== undefined) flags.cooldown = options.cooldown;
-  if (options.allowSameModel !== undefined) flags.allowSameModel = options.allowSameModel;
-  return flags;
+  return options.flags;
 }
 
 // One active goal per workspace: registering refuses while a live process runs another goal there.
@@ -82,7 +58,7 @@ async function registerGoal(store: Store, goal: GoalRecord): Promise<void> {
 }
 
 /** Builds the final box from the goal's stored record and its last turn. */
-export async function renderOutcomeBox(store: Store, goalId: string, outcome: GoalOutcome): Promise<string> {
+async function renderOutcomeBox(store: Store, goalId: string, outcome: GoalOutcome): Promise<string> {
   const state = await store.read();
   const goal = state.goals.find((candidate) => candidate.id === goalId);
   const turns = (await readTurnRecords(store.goalDir(goalId))) as TurnRecord[];
@@ -105,7 +81,7 @@ export async function renderOutcomeBox(store: Store, goalId: string, outcome: Go
 
 /** `goald start` — resolves with the process exit code. */
 export async function runStartCommand(condition: string | undefined, rawOptions: Record<string, unknown>, io: CliIO): Promise<number> {
-  const options = startOptionsSchema.parse(rawOptions);
+  const options = parseStartOptions(rawOptions);
   if (!options.foreground) {
     const { submitToDaemon } = await import('./start-daemon.js');
     return submitToDaemon(condition, options, io);
