@@ -10,8 +10,10 @@ import {
   type StartFlags,
 } from '../../src/config/resolve-settings.js';
 import type { ConfigFile } from '../../src/config/schema.js';
+import { SETTING_OPTIONS } from '../../src/config/start-options.js';
 import type { GoalSettings } from '../../src/config/types.js';
 import { GoaldError } from '../../src/errors.js';
+import { sampleFlags, sampleOf, settingAt } from '../cli/start-option-samples.js';
 
 let dir: string;
 let workspace: string;
@@ -202,6 +204,37 @@ describe('precedence: flags > environment > workspace > user > defaults', () => 
       userConfigPath,
       'defaults',
     ]);
+  });
+});
+
+describe('the start options table (config/start-options.ts)', () => {
+  it.each(SETTING_OPTIONS.map((option) => [option.flag, option.setting, option] as const))(
+    '%s sets %s',
+    async (_flag, setting, option) => {
+      const { settings, sources } = await resolveWith({ flags: sampleFlags(option), userConfig: VALID });
+      expect(settingAt(settings, setting)).toEqual(sampleOf(option).expected);
+      expect(sources[0]).toBe(`flags: ${option.flag}`);
+      const without = await resolveWith({ userConfig: VALID });
+      expect(settingAt(without.settings, setting)).not.toEqual(sampleOf(option).expected);
+    },
+  );
+
+  const withEnv = SETTING_OPTIONS.flatMap((option) =>
+    option.kind === 'value' && 'env' in option && option.env !== undefined ? [[option.env, option.setting, option] as const] : [],
+  );
+
+  it.each(withEnv)('%s sets %s one layer below the flag', async (name, setting, option) => {
+    const { value, expected } = sampleOf(option);
+    const { settings, sources } = await resolveWith({ env: { [name]: String(value) }, userConfig: VALID });
+    expect(settingAt(settings, setting)).toEqual(expected);
+    expect(sources[0]).toBe(`environment: ${name}`);
+  });
+
+  it.each(withEnv)('%s: a bad value is a config error naming the variable', async (name) => {
+    const error = await errorOf(resolveWith({ env: { [name]: ' ' }, userConfig: VALID }));
+    expect(error.code).toBe('config');
+    expect(error.message).toMatch(new RegExp(`^${name}: `));
+    expect(error.hint).toBeTruthy();
   });
 });
 
