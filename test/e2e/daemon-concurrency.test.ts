@@ -40,7 +40,7 @@ describe('concurrency', () => {
       expect(goal, `${goal.id}: ${goal.reasonMessage ?? ''}`).toMatchObject({ status: 'achieved', summary: { turns: 2 } });
       expect(goal.owner).toEqual({ kind: 'daemon', pid });
     }
-  });
+  }, 60_000); // 10 CLI processes, a daemon start and 20 turns: ~26 s alone on a loaded 2-core machine
 
   it('queues a second goal in a busy workspace, runs it after the first, and refuses with --no-queue', async () => {
     const workspace = await repo();
