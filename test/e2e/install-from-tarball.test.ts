@@ -1,0 +1,72 @@
+// The package as users install it: `npm pack`, then `npm install -g` of the tarball into a temporary
+// prefix, then the installed `goald` runs --version and a one-turn goal. The tarball must carry the whole
+// program (the bundle needs no dependency installed) and its schema. Uses the bundle `npm test` built
+// (packed with --ignore-scripts; a real `npm pack` rebuilds it first through the prepack script).
+
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { expect, onTestFinished, test } from 'vitest';
+
+import { GOALD_VERSION } from '../../src/version.js';
+import { goaldBin, repoRoot } from '../helpers/run-goald.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+// The npm that runs this test (npm test, npx vitest), else the one installed beside this node.
+const npmCli = process.env.npm_execpath?.endsWith('npm-cli.js') === true ? process.env.npm_execpath : path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+
+test('npm pack, npm install -g of the tarball, and the installed goald runs a goal', { timeout: 120_000 }, async () => {
+  if (!existsSync(goaldBin)) throw new Error(`${goaldBin} is missing: run \`npm run build\` first (npm test does)`);
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gdi-')));
+  onTestFinished(() => rm(root, { recursive: true, force: true }));
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  for (const name of Object.keys(env)) if (name.startsWith('GOALD_') || name.startsWith('GIT_') || name.startsWith('npm_config_prefix')) delete env[name];
+  const npm = (args: string[], cwd: string): Promise<Run> => run(process.execPath, [npmCli, ...args], { cwd, env });
+
+  const packed = await npm(['pack', '--ignore-scripts', '--pack-destination', root], repoRoot);
+  expect(packed.code, packed.stderr).toBe(0);
+  const tarball = (await readdir(root)).find((name) => name.endsWith('.tgz'));
+  expect(tarball).toMatch(/^goald-\d+\.\d+\.\d+\.tgz$/);
+
+  // --offline: installing the tarball must need nothing from a registry.
+  const prefix = path.join(root, 'prefix');
+  const installed = await npm(['install', '--global', '--offline', '--prefix', prefix, path.join(root, tarball ?? '')], root);
+  expect(installed.code, installed.stderr).toBe(0);
+  const installDir = path.join(prefix, 'lib', 'node_modules', 'goald');
+  expect(existsSync(path.join(installDir, 'schema', 'goal.config.schema.json'))).toBe(true);
+  expect(existsSync(path.join(installDir, 'node_modules'))).toBe(false);
+
+  const goald = path.join(prefix, 'bin', 'goald');
+  const version = await run(goald, ['--version'], { cwd: root, env });
+  expect(version).toEqual({ code: 0, stdout: `${GOALD_VERSION}\n`, stderr: '' });
+
+  const repo = path.join(root, 'repo');
+  await mkdir(repo);
+  for (const args of [['init', '--quiet'], ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial']]) {
+    expect((await run('git', args, { cwd: repo, env })).code).toBe(0);
+  }
+  const goalEnv = { ...env, GOALD_HOME: path.join(root, 'h'), XDG_CONFIG_HOME: path.join(root, 'config') };
+  const goal = await run(goald, ['start', 'f.txt exists', '--foreground', '--agent', 'touch f.txt', '--check', 'test -f f.txt', '--evaluator', 'none', '--cooldown', '0'], { cwd: repo, env: goalEnv });
+  expect(goal.code, goal.stderr).toBe(0);
+  expect(goal.stdout).toContain('Goal Achieved');
+});
