@@ -11,6 +11,7 @@ import type { AgentAdapter } from '../agents/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import { resolveGoalSettings, type ResolveSettingsInput, type StartFlags } from '../config/resolve-settings.js';
 import type { EvaluatorSpec, GoalSettings } from '../config/types.js';
+import { createNoneEvaluator } from '../evaluator/none-evaluator.js';
 import type { Evaluator } from '../evaluator/types.js';
 import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/find-workspace.js';
@@ -51,9 +52,13 @@ export async function prepareGoal(request: {
     }
   }
   const agent = createAgent(settings.agent, request.env);
-  const { assertDifferentModels, createEvaluator } = await import('../evaluator/create-evaluator.js');
-  const evaluator = createEvaluator(settings.evaluator, request.env);
-  assertDifferentModels(agent.model ?? settings.agent.model, evaluator.model, settings.allowSameModel);
+  let evaluator: Evaluator;
+  if (settings.evaluator.provider === 'none') evaluator = createNoneEvaluator();
+  else {
+    const { assertDifferentModels, createEvaluator } = await import('../evaluator/create-evaluator.js');
+    evaluator = createEvaluator(settings.evaluator, request.env);
+    assertDifferentModels(agent.model ?? settings.agent.model, evaluator.model, settings.allowSameModel);
+  }
   return { settings, workspace, agent, evaluator, warnings };
 }
 
@@ -87,10 +92,12 @@ export function newGoalRecord(
 }
 
 /**
- * Creates a goal's evaluator. The module (and the OpenAI and Anthropic SDKs behind it, ~20 MB resident)
- * loads on first use, so an idle daemon never holds it (bench/daemon.bench.ts measures the daemon's RSS).
+ * Creates a goal's evaluator. The module (and the OpenAI and Anthropic SDKs behind it, ~20 MB resident and
+ * most of the code goald loads) loads on first use of a model evaluator, so an idle daemon never holds it
+ * (bench/daemon.bench.ts measures the daemon's RSS), and a goal with `--evaluator none` never loads it.
  */
 export async function createGoalEvaluator(spec: EvaluatorSpec, env: NodeJS.ProcessEnv): Promise<Evaluator> {
+  if (spec.provider === 'none') return createNoneEvaluator();
   const { createEvaluator } = await import('../evaluator/create-evaluator.js');
   return createEvaluator(spec, env);
 }
