@@ -4,11 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: [
-      'dist/**',
-      // TEMP(issue 8): being rewritten on another branch; linted after it lands
-      'state/turn-log.ts',
-    ],
+    ignores: ['dist/**'],
   },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,

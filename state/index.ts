@@ -7,4 +7,5 @@ export { toJson } from './json.js';
 export { newGoalId, newLoopId, resolveGoaldHome, resolveSocketPath } from './paths.js';
 export { createEmptySummary } from './state-schema.js';
 export { openStore } from './store.js';
+export type { TurnRecord } from './turn-record.js';
 export { appendTurnRecord, readTurnRecords } from './turn-log.js';

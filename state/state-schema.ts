@@ -7,7 +7,9 @@ import { FAILURE_REASONS } from '../machines/goal.machine.js';
 import { jsonSchema } from './json.js';
 import type { GoalRecord, GoalSummary, LoopRecord, StateFile } from './types.js';
 
-const goalStatusSchema = z.enum(['active', 'paused', 'achieved', 'failed']);
+/** A goal's top-level status (machines/goal.machine.ts GoalStatus). */
+export const goalStatusSchema = z.enum(['active', 'paused', 'achieved', 'failed']);
+/** Why a goal is paused (machines/goal.machine.ts PauseReason). */
 const pauseReasonSchema = z.enum(['requested', 'blocked', 'usage-limited', 'drift']);
 
 const summarySchema = z.looseObject({
@@ -93,7 +95,7 @@ export function createEmptySummary(): GoalSummary {
 }
 
 /** Describes the first problem of a failed parse in one line: `goals.0.status: Invalid option ...`. */
-function describeSchemaProblem(error: z.ZodError): string {
+export function describeSchemaProblem(error: z.ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'unknown schema error';
   const where = issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.');

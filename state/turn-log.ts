@@ -1,12 +1,16 @@
-// Each goal's append-only turn log, `goals/<id>/turns.jsonl`: one JSON record per line, fsynced per
-// append. Only the process running the goal writes it. A crash mid-append can leave a torn last line;
-// readers skip it (and say so) instead of failing, and the next append starts on a fresh line.
+// Each goal's append-only turn log, `goals/<id>/turns.jsonl`: one turn record per line, fsynced per
+// append. Only the process running the goal writes it. Every line read back is checked against the turn
+// record schema. A crash mid-append can leave a torn last line, and a line can be damaged by hand; readers
+// skip such lines (and say so) instead of failing, so one bad line never hides the rest of a goal's
+// history, and the next append starts on a fresh line.
 
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrnoCode } from './durable-file.js';
+import { describeSchemaProblem } from './state-schema.js';
+import { turnRecordSchema, type TurnRecord } from './turn-record.js';
 
-export const TURN_LOG_FILE_NAME = 'turns.jsonl';
+const TURN_LOG_FILE_NAME = 'turns.jsonl';
 
 /** The path of a goal's turn log. */
 export function turnLogPath(goalDir: string): string {
@@ -14,7 +18,7 @@ export function turnLogPath(goalDir: string): string {
 }
 
 /** Appends one record as a JSON line and fsyncs it before resolving. */
-export async function appendTurnRecord(goalDir: string, record: object): Promise<void> {
+export async function appendTurnRecord(goalDir: string, record: TurnRecord): Promise<void> {
   const line = JSON.stringify(record);
   if (line === undefined) throw new TypeError('appendTurnRecord: the record is not JSON-serializable');
   await mkdir(goalDir, { recursive: true, mode: 0o700 });
@@ -40,14 +44,17 @@ export async function appendTurnRecord(goalDir: string, record: object): Promise
 export interface SkippedLine {
   /** 1-based line number. */
   line: number;
-  /** `torn` for an unterminated last line (crash mid-append), `invalid` for a bad line elsewhere. */
+  /**
+   * `torn` for an unterminated last line (crash mid-append), `invalid` for a bad line elsewhere (not JSON,
+   * or JSON that is not a turn record).
+   */
   kind: 'torn' | 'invalid';
   /** One-line description. */
   message: string;
 }
 
 export interface TurnLog {
-  records: unknown[];
+  records: TurnRecord[];
   skipped: SkippedLine[];
 }
 
@@ -62,14 +69,15 @@ export async function readTurnLog(goalDir: string): Promise<TurnLog> {
     throw error;
   }
   const lines = text.split('\n');
-  const records: unknown[] = [];
+  const records: TurnRecord[] = [];
   const skipped: SkippedLine[] = [];
   for (const [index, raw] of lines.entries()) {
     if (raw.trim() === '') continue;
     // Only the final piece can lack its newline: that is an append cut short by a crash.
     const torn = index === lines.length - 1;
+    let value: unknown;
     try {
-      records.push(JSON.parse(raw));
+      value = JSON.parse(raw);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       skipped.push({
@@ -78,6 +86,16 @@ export async function readTurnLog(goalDir: string): Promise<TurnLog> {
         message: torn
           ? `${path}:${index + 1}: incomplete last line (an append interrupted by a crash); ignored`
           : `${path}:${index + 1}: not a JSON record (${reason.replace(/\s+/g, ' ')}); ignored`,
+      });
+      continue;
+    }
+    const parsed = turnRecordSchema.safeParse(value);
+    if (parsed.success) records.push(parsed.data);
+    else {
+      skipped.push({
+        line: index + 1,
+        kind: 'invalid',
+        message: `${path}:${index + 1}: not a turn record (${describeSchemaProblem(parsed.error)}); ignored`,
       });
     }
   }
@@ -88,7 +106,7 @@ export async function readTurnLog(goalDir: string): Promise<TurnLog> {
 export async function readTurnRecords(
   goalDir: string,
   onSkipped?: (skipped: SkippedLine) => void,
-): Promise<unknown[]> {
+): Promise<TurnRecord[]> {
   const log = await readTurnLog(goalDir);
   if (onSkipped !== undefined) for (const skipped of log.skipped) onSkipped(skipped);
   return log.records;

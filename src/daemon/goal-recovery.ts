@@ -75,7 +75,7 @@ async function killLeftoverGroup(pid: number, startTime: string | null): Promise
 async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Promise<void> {
   const prepared = await options.materialize(goal);
   const goalDir = options.store.goalDir(goal.id);
-  const turns = (await readTurnRecords(goalDir)) as TurnRecord[];
+  const turns = await readTurnRecords(goalDir);
   let lastTurn = turns.at(-1) ?? null;
   // The turn in flight when the daemon died: its agent (also when paused with --now), or its snapshot,
   // checks or evaluator call — unless its record was written just before the crash.

@@ -1,52 +1,11 @@
-// What a supervisor records and reports: the turn record (one line of turns.jsonl) and the progress
-// events that `--json` prints and the daemon streams.
+// What a supervisor records and reports: the turn record (one line of turns.jsonl, declared in state/) and
+// the progress events that `--json` prints and the daemon streams.
 
-import type { BreakerName, FailureReason, GoalStatus, PauseReason } from '../../machines/goal.machine.js';
-import type { TurnOutcome, Usage } from '../agents/types.js';
-import type { BreakerState, Trip } from '../breakers/types.js';
-import type { EvaluationResult } from '../evaluator/types.js';
-import type { DriftResult } from '../prompt/drift.js';
-import type { CheckResult, FileChange } from '../workspace/types.js';
+import type { BreakerName, FailureReason, PauseReason } from '../../machines/goal.machine.js';
+import type { TurnOutcome } from '../agents/types.js';
 
-/** The evaluator's result, stored as it came back. */
-export type EvaluationRecord = EvaluationResult;
-
-/** One line of goals/<id>/turns.jsonl. Turn 0 is the pre-check (no agent). */
-export interface TurnRecord {
-  goalId: string;
-  turn: number;
-  startedAt: string;
-  finishedAt: string;
-  /** Null for turn 0 (no agent ran). */
-  agent: {
-    outcome: TurnOutcome | 'interrupted';
-    exitCode: number | null;
-    signal: string | null;
-    durationMs: number;
-    usage: Usage;
-    /** True when usage.costUsd was priced from goald's table rather than reported by the CLI (Codex). */
-    costComputed?: boolean;
-    finalMessage: string;
-    error: string | null;
-  } | null;
-  tree: string;
-  files: FileChange[];
-  patchId: string | null;
-  checks: CheckResult[];
-  evaluation: EvaluationRecord;
-  /** Agent + evaluator tokens of this turn. */
-  tokens: number;
-  achieved: boolean;
-  breakers: BreakerState;
-  trip: Trip | null;
-  /** Status after the turn. */
-  status: GoalStatus;
-  /** Relative to the goal's directory. */
-  promptFile: string | null;
-  transcriptFile: string | null;
-  /** Drift measured from the turn's tool calls (structured adapters); null when there were none. */
-  drift?: (DriftResult & { consecutiveHigh: number; pause: boolean }) | null;
-}
+// One line of goals/<id>/turns.jsonl: declared by its schema beside the store (state/turn-record.ts).
+export type { TurnRecord } from '../../state/turn-record.js';
 
 export interface CheckBrief {
   name: string;

@@ -4,11 +4,11 @@
 
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { readTurnRecords, type TurnRecord } from '../../state/index.js';
 import type { GoalRecord } from '../../state/types.js';
-import type { TurnRecord } from '../../src/supervisor/types.js';
 import { parseJsonLines, type GoaldRun, type GoaldSandbox } from './run-goald.js';
 import { waitUntil } from './wait.js';
 
@@ -53,11 +53,7 @@ export function waitForFinished(sandbox: GoaldSandbox, id: string, timeoutMs = 2
 
 /** The goal's turn records (goals/<id>/turns.jsonl). */
 export async function readTurns(sandbox: GoaldSandbox, id: string): Promise<TurnRecord[]> {
-  const text = await readFile(path.join(sandbox.home, 'goals', id, 'turns.jsonl'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as TurnRecord);
+  return readTurnRecords(path.join(sandbox.home, 'goals', id));
 }
 
 /** Runs `goald start ... --json` (daemon mode) and returns the submitted goal's id. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileDurable } from '../../state/durable-file.js';
 import { appendTurnRecord, readTurnLog, readTurnRecords, turnLogPath } from '../../state/turn-log.js';
+import { makeTurn } from './fixtures.js';
 import { makeTempDir } from './helpers.js';
 
 let dir: string;
@@ -18,16 +19,14 @@ afterEach(async () => {
 describe('turn log', () => {
   it('appends one JSON line per record and reads them back in order', async () => {
     const goalDir = join(dir, 'goals', 'g1');
-    await appendTurnRecord(goalDir, { turn: 1, outcome: 'completed' });
-    await appendTurnRecord(goalDir, { turn: 2, outcome: 'timed-out', note: 'line\nbreak' });
-    expect(await readFile(turnLogPath(goalDir), 'utf8')).toBe(
-      '{"turn":1,"outcome":"completed"}\n{"turn":2,"outcome":"timed-out","note":"line\\nbreak"}\n',
-    );
+    const first = makeTurn({ turn: 1 });
+    const second = makeTurn({ turn: 2, status: 'paused', evaluation: { kind: 'skipped', reason: 'line\nbreak' } });
+    await appendTurnRecord(goalDir, first);
+    await appendTurnRecord(goalDir, second);
+    expect(await readFile(turnLogPath(goalDir), 'utf8')).toBe(`${JSON.stringify(first)}\n${JSON.stringify(second)}\n`);
+    expect(await readFile(turnLogPath(goalDir), 'utf8')).toContain('"reason":"line\\nbreak"');
     expect((await stat(turnLogPath(goalDir))).mode & 0o777).toBe(0o600);
-    expect(await readTurnRecords(goalDir)).toEqual([
-      { turn: 1, outcome: 'completed' },
-      { turn: 2, outcome: 'timed-out', note: 'line\nbreak' },
-    ]);
+    expect(await readTurnRecords(goalDir)).toEqual([first, second]);
   });
 
   it('reads a missing log as empty', async () => {
@@ -36,10 +35,10 @@ describe('turn log', () => {
 
   it('ignores and reports a torn last line (a crash mid-append)', async () => {
     const goalDir = join(dir, 'g');
-    await appendTurnRecord(goalDir, { turn: 1 });
+    await appendTurnRecord(goalDir, makeTurn({ turn: 1 }));
     await appendFile(turnLogPath(goalDir), '{"turn":2,"outc');
     const skipped: unknown[] = [];
-    expect(await readTurnRecords(goalDir, (line) => skipped.push(line))).toEqual([{ turn: 1 }]);
+    expect(await readTurnRecords(goalDir, (line) => skipped.push(line))).toEqual([makeTurn({ turn: 1 })]);
     expect(skipped).toEqual([
       {
         line: 2,
@@ -51,20 +50,39 @@ describe('turn log', () => {
 
   it('starts the next append on a fresh line after a torn one', async () => {
     const goalDir = join(dir, 'g');
-    await appendTurnRecord(goalDir, { turn: 1 });
+    await appendTurnRecord(goalDir, makeTurn({ turn: 1 }));
     await appendFile(turnLogPath(goalDir), '{"turn":2,"outc');
-    await appendTurnRecord(goalDir, { turn: 3 });
+    await appendTurnRecord(goalDir, makeTurn({ turn: 3 }));
     const log = await readTurnLog(goalDir);
-    expect(log.records).toEqual([{ turn: 1 }, { turn: 3 }]);
+    expect(log.records).toEqual([makeTurn({ turn: 1 }), makeTurn({ turn: 3 })]);
     expect(log.skipped.map(({ line, kind }) => ({ line, kind }))).toEqual([{ line: 2, kind: 'invalid' }]);
     expect(log.skipped[0]?.message).not.toContain('\n');
   });
 
   it('keeps a complete last record that only lacks its newline', async () => {
     const goalDir = join(dir, 'g');
-    await appendTurnRecord(goalDir, { turn: 1 });
-    await appendFile(turnLogPath(goalDir), '{"turn":2}');
-    expect(await readTurnLog(goalDir)).toEqual({ records: [{ turn: 1 }, { turn: 2 }], skipped: [] });
+    await appendTurnRecord(goalDir, makeTurn({ turn: 1 }));
+    await appendFile(turnLogPath(goalDir), JSON.stringify(makeTurn({ turn: 2 })));
+    expect(await readTurnLog(goalDir)).toEqual({ records: [makeTurn({ turn: 1 }), makeTurn({ turn: 2 })], skipped: [] });
+  });
+
+  it('checks every record against the schema: a JSON line of the wrong shape is skipped and reported', async () => {
+    const goalDir = join(dir, 'g');
+    await appendTurnRecord(goalDir, makeTurn({ turn: 1 }));
+    await appendFile(turnLogPath(goalDir), `${JSON.stringify({ ...makeTurn({ turn: 2 }), status: 'done' })}\n`);
+    await appendTurnRecord(goalDir, makeTurn({ turn: 3 }));
+    const log = await readTurnLog(goalDir);
+    expect(log.records.map((record) => record.turn)).toEqual([1, 3]);
+    expect(log.skipped).toHaveLength(1);
+    expect(log.skipped[0]).toMatchObject({ line: 2, kind: 'invalid' });
+    expect(log.skipped[0]?.message).toMatch(/^.*turns\.jsonl:2: not a turn record \(status: .*\); ignored$/);
+  });
+
+  it('keeps a record with keys it does not know (a newer goald wrote it), without those keys', async () => {
+    const goalDir = join(dir, 'g');
+    await appendTurnRecord(goalDir, makeTurn({ turn: 1 }));
+    await appendFile(turnLogPath(goalDir), `${JSON.stringify({ ...makeTurn({ turn: 2 }), fromTheFuture: 1 })}\n`);
+    expect(await readTurnLog(goalDir)).toEqual({ records: [makeTurn({ turn: 1 }), makeTurn({ turn: 2 })], skipped: [] });
   });
 });
 

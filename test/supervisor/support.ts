@@ -138,7 +138,7 @@ export async function setup(options: SetupOptions): Promise<SupervisedGoal> {
       ...(restored ? { restored } : {}),
     });
   const supervisor = await build(options.agent, goal);
-  const turns = (): Promise<TurnRecord[]> => readTurnRecords(store.goalDir(goal.id)) as Promise<TurnRecord[]>;
+  const turns = (): Promise<TurnRecord[]> => readTurnRecords(store.goalDir(goal.id));
   const restore = async (agent: AgentAdapter): Promise<GoalSupervisor> => {
     const stored = (await store.read()).goals.find((candidate) => candidate.id === goal.id);
     if (!stored?.machine) throw new Error('the goal has no stored machine snapshot');

@@ -6,7 +6,6 @@ import { connectIfRunning } from '../../daemon/auto-start.js';
 import { isLiveGoal } from '../../daemon/resolve-goal.js';
 import { EXIT } from '../../errors.js';
 import { readEventLog } from '../../supervisor/event-log.js';
-import type { TurnRecord } from '../../supervisor/types.js';
 import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
 import { renderProgressLine } from '../render-progress.js';
@@ -39,7 +38,7 @@ export async function runHistory(options: { json?: boolean; loop?: string }, io:
 export async function runShow(ref: string, options: { json?: boolean }, io: CliIO): Promise<number> {
   const store = await openReadOnly(io.env);
   const goal = await lookupGoal((await store.read()).goals, ref, io.cwd);
-  const turns = (await readTurnRecords(store.goalDir(goal.id))) as TurnRecord[];
+  const turns = await readTurnRecords(store.goalDir(goal.id));
   if (options.json) {
     io.out(JSON.stringify({ goal, turns }));
     return EXIT.ok;

@@ -9,7 +9,7 @@ import { EXIT, GoaldError } from '../../errors.js';
 import { buildSupervisor, newGoalRecord, openHomeStore, prepareGoal } from '../../supervisor/launch.js';
 import { createEventLogObserver } from '../../supervisor/event-log.js';
 import type { GoalOutcome } from '../../supervisor/supervisor.js';
-import type { ProgressEvent, TurnRecord } from '../../supervisor/types.js';
+import type { ProgressEvent } from '../../supervisor/types.js';
 import type { CliIO } from '../io.js';
 import { renderFinalBox } from '../render-final-box.js';
 import { renderProgressLine } from '../render-progress.js';
@@ -61,7 +61,7 @@ async function registerGoal(store: Store, goal: GoalRecord): Promise<void> {
 async function renderOutcomeBox(store: Store, goalId: string, outcome: GoalOutcome): Promise<string> {
   const state = await store.read();
   const goal = state.goals.find((candidate) => candidate.id === goalId);
-  const turns = (await readTurnRecords(store.goalDir(goalId))) as TurnRecord[];
+  const turns = await readTurnRecords(store.goalDir(goalId));
   const lastWithChecks = [...turns].reverse().find((turn) => turn.checks.length > 0);
   const estimated = turns.some((turn) => turn.agent?.usage.estimated === true);
   return renderFinalBox({

@@ -1,0 +1,142 @@
+// The turn record: one line of goals/<id>/turns.jsonl. Its zod schema is the persisted type (TurnRecord is
+// inferred from it) and checks every record read back. The parts mirror the supervisor's own types (Usage,
+// CheckResult, EvaluationResult, BreakerState, Trip, DriftResult...); test/state/turn-record.test.ts
+// proves at compile time that each is exactly the same type, so the two cannot drift apart. Unknown keys
+// (a newer goald's) are dropped on read; the log is append-only, so nothing is lost on disk.
+
+import { z } from 'zod';
+import { BREAKER_NAMES } from '../machines/goal.machine.js';
+import { goalStatusSchema } from './state-schema.js';
+
+/** An agent turn's outcome (src/agents/types.ts TurnOutcome), or `interrupted` by a daemon that died. */
+const turnOutcomeSchema = z.enum([
+  'completed',
+  'failed',
+  'timed-out',
+  'token-limit',
+  'aborted',
+  'usage-limited',
+  'spawn-failed',
+  'interrupted',
+]);
+
+const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  totalTokens: z.number(),
+  cachedInputTokens: z.number().optional(),
+  costUsd: z.number().nullable(),
+  estimated: z.boolean(),
+});
+
+const agentRecordSchema = z.object({
+  outcome: turnOutcomeSchema,
+  exitCode: z.number().nullable(),
+  signal: z.string().nullable(),
+  durationMs: z.number(),
+  usage: usageSchema,
+  /** True when usage.costUsd was priced from goald's table rather than reported by the CLI (Codex). */
+  costComputed: z.boolean().optional(),
+  finalMessage: z.string(),
+  error: z.string().nullable(),
+});
+
+const fileChangeSchema = z.object({
+  path: z.string(),
+  status: z.enum(['A', 'M', 'D', 'T']),
+  added: z.number().nullable(),
+  deleted: z.number().nullable(),
+});
+
+const checkResultSchema = z.object({
+  name: z.string(),
+  command: z.string(),
+  exitCode: z.number().nullable(),
+  passed: z.boolean(),
+  timedOut: z.boolean(),
+  durationMs: z.number(),
+  outputTail: z.string(),
+});
+
+const verdictSchema = z.object({
+  achieved: z.boolean(),
+  blocked: z.boolean(),
+  reason: z.string(),
+  remaining: z.array(z.string()),
+  nextStep: z.string().optional(),
+  confidence: z.number().optional(),
+});
+
+const evaluatorUsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+
+const evaluationSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('verdict'), verdict: verdictSchema, usage: evaluatorUsageSchema, model: z.string() }),
+  z.object({ kind: z.literal('error'), message: z.string(), usage: evaluatorUsageSchema, attempts: z.number() }),
+  z.object({ kind: z.literal('skipped'), reason: z.string() }),
+]);
+
+const turnUsageSchema = z.object({ tokens: z.number(), costUsd: z.number(), activeMs: z.number() });
+
+const breakerStateSchema = z.object({
+  turns: z.number(),
+  tokens: z.number(),
+  costUsd: z.number(),
+  activeMs: z.number(),
+  consecutiveAgentFailures: z.number(),
+  consecutivePermissionDenials: z.number().optional(),
+  consecutiveEvaluatorFailures: z.number(),
+  consecutiveStagnantTurns: z.number(),
+  recentPatchIds: z.array(z.string().nullable()),
+  treeHistory: z.array(z.string()),
+  oscillations: z.number(),
+  lastChecksSignature: z.string().nullable(),
+  lastTurnTokenLimitHit: z.boolean(),
+  recentTurns: z.array(turnUsageSchema).optional(),
+});
+
+const tripSchema = z.object({
+  breaker: z.enum(BREAKER_NAMES),
+  message: z.string(),
+  value: z.number(),
+  limit: z.number(),
+});
+
+const driftRecordSchema = z.object({
+  score: z.number(),
+  circular: z.number(),
+  objective: z.number(),
+  repeated: z.object({ kind: z.enum(['file', 'command']), value: z.string(), count: z.number() }).nullable(),
+  consecutiveHigh: z.number(),
+  pause: z.boolean(),
+});
+
+/** One line of goals/<id>/turns.jsonl. Turn 0 is the pre-check (no agent). */
+export const turnRecordSchema = z.object({
+  goalId: z.string(),
+  turn: z.number(),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  /** Null for turn 0 (no agent ran). */
+  agent: agentRecordSchema.nullable(),
+  tree: z.string(),
+  files: z.array(fileChangeSchema),
+  patchId: z.string().nullable(),
+  checks: z.array(checkResultSchema),
+  /** The evaluator's result, stored as it came back. */
+  evaluation: evaluationSchema,
+  /** Agent + evaluator tokens of this turn. */
+  tokens: z.number(),
+  achieved: z.boolean(),
+  breakers: breakerStateSchema,
+  trip: tripSchema.nullable(),
+  /** Status after the turn. */
+  status: goalStatusSchema,
+  /** Relative to the goal's directory. */
+  promptFile: z.string().nullable(),
+  transcriptFile: z.string().nullable(),
+  /** Drift measured from the turn's tool calls (structured adapters); null when there were none. */
+  drift: driftRecordSchema.nullable().optional(),
+});
+
+/** One line of goals/<id>/turns.jsonl, as written and as read back. */
+export type TurnRecord = z.infer<typeof turnRecordSchema>;
