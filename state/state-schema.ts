@@ -47,6 +47,8 @@ const goalRecordSchema = z.looseObject({
   runningAgent: z
     .looseObject({ pid: z.number(), startTime: z.string().nullable(), turn: z.number() })
     .nullable(),
+  request: jsonSchema.optional(),
+  configError: z.string().nullable().optional(),
 }) satisfies z.ZodType<GoalRecord>;
 
 const loopRecordSchema = z.looseObject({
@@ -66,9 +68,11 @@ const loopRecordSchema = z.looseObject({
   waiting: z.boolean(),
   catchUp: z.enum(['once', 'skip']),
   stopped: z.boolean(),
+  name: z.string().nullable().optional(),
+  configError: z.string().nullable().optional(),
 }) satisfies z.ZodType<LoopRecord>;
 
-const stateFileSchema = z.looseObject({
+export const stateFileSchema = z.looseObject({
   version: z.literal(1),
   goals: z.array(goalRecordSchema),
   loops: z.array(loopRecordSchema),
