@@ -10,7 +10,7 @@ import type { GoalRecord, GoalSummary, LoopRecord, StateFile } from './types.js'
 /** A goal's top-level status (machines/goal.machine.ts GoalStatus). */
 export const goalStatusSchema = z.enum(['active', 'paused', 'achieved', 'failed']);
 /** Why a goal is paused (machines/goal.machine.ts PauseReason). */
-const pauseReasonSchema = z.enum(['requested', 'blocked', 'usage-limited', 'drift']);
+export const pauseReasonSchema = z.enum(['requested', 'blocked', 'usage-limited', 'drift']);
 
 const summarySchema = z.looseObject({
   turns: z.number(),

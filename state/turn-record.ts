@@ -9,7 +9,7 @@ import { BREAKER_NAMES } from '../machines/goal.machine.js';
 import { goalStatusSchema } from './state-schema.js';
 
 /** An agent turn's outcome (src/agents/types.ts TurnOutcome), or `interrupted` by a daemon that died. */
-const turnOutcomeSchema = z.enum([
+export const turnOutcomeSchema = z.enum([
   'completed',
   'failed',
   'timed-out',

@@ -2,8 +2,8 @@
 // the turn each was in is recorded as interrupted, and each is relaunched from its stored machine snapshot;
 // goals of a foreground process that died are failed.
 
-import { appendTurnRecord, readTurnRecords } from '../../state/index.js';
-import type { GoalRecord, Json, Store } from '../../state/types.js';
+import { appendTurnRecord, readTurnRecords, turnOfSnapshot } from '../../state/index.js';
+import type { GoalRecord, Store } from '../../state/types.js';
 import type { Clock } from '../clock.js';
 import { signalGroup } from '../process/process-group.js';
 import { isProcessAlive, isSameProcess } from '../process/process-identity.js';
@@ -80,7 +80,7 @@ async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Pro
   // The turn in flight when the daemon died: its agent (also when paused with --now), or its snapshot,
   // checks or evaluator call — unless its record was written just before the crash.
   const midTurn = ['running', 'checking', 'evaluating'].includes(goal.phase);
-  const inFlight = goal.runningAgent?.turn ?? (midTurn ? machineTurnOf(goal.machine) : null);
+  const inFlight = goal.runningAgent?.turn ?? (midTurn ? turnOfSnapshot(goal.machine) : null);
   if (inFlight !== null && lastTurn && lastTurn.turn < inFlight) {
     // Recorded as interrupted so history shows it.
     const interrupted = interruptedTurnRecord(goal, lastTurn, inFlight, new Date(options.clock.now()));
@@ -99,14 +99,6 @@ async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Pro
   const restored: RestoredGoal | undefined =
     goal.machine === null ? undefined : { machine: goal.machine, lastTurn, initialTree: turns[0]?.tree ?? null };
   await options.launch({ ...goal, owner, runningAgent: null }, prepared, restored);
-}
-
-// The number of the turn a persisted machine snapshot was in (its context's `turn`); null when unreadable.
-function machineTurnOf(machine: Json | null): number | null {
-  if (machine === null || typeof machine !== 'object' || Array.isArray(machine)) return null;
-  const context = machine.context;
-  if (context === null || typeof context !== 'object' || Array.isArray(context)) return null;
-  return typeof context.turn === 'number' && context.turn > 0 ? context.turn : null;
 }
 
 /**

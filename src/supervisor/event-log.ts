@@ -1,9 +1,12 @@
 // Each goal's progress events, appended to goals/<id>/events.jsonl, so `goald logs` can replay them with
-// or without a daemon and `logs -f` can join a stream already in progress.
+// or without a daemon and `logs -f` can join a stream already in progress. Events read back are checked
+// against their schema; a line that is not one (a torn last line after a crash) is skipped.
 
 import { appendFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isErrnoCode } from '../errno.js';
+import { progressEventSchema } from './progress-event-schema.js';
 import type { ProgressEvent, SupervisorObserver } from './types.js';
 
 const EVENT_LOG_FILE_NAME = 'events.jsonl';
@@ -18,23 +21,26 @@ export function createEventLogObserver(goalDir: string): SupervisorObserver {
   };
 }
 
-/** The events recorded so far; a torn last line (a crash mid-append) is skipped. */
+/** The events recorded so far; a line that is not an event (a torn last line after a crash) is skipped. */
 export async function readEventLog(goalDir: string): Promise<ProgressEvent[]> {
   let text: string;
   try {
     text = await readFile(path.join(goalDir, EVENT_LOG_FILE_NAME), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (isErrnoCode(error, 'ENOENT')) return [];
     throw error;
   }
   const events: ProgressEvent[] = [];
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
+    let value: unknown;
     try {
-      events.push(JSON.parse(line) as ProgressEvent);
+      value = JSON.parse(line);
     } catch {
-      // torn line
+      continue;
     }
+    const parsed = progressEventSchema.safeParse(value);
+    if (parsed.success) events.push(parsed.data);
   }
   return events;
 }

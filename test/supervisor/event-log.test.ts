@@ -1,0 +1,68 @@
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import { createEventLogObserver, readEventLog } from '../../src/supervisor/event-log.js';
+import { progressEventSchema } from '../../src/supervisor/progress-event-schema.js';
+import type { ProgressEvent } from '../../src/supervisor/types.js';
+
+let goalDir: string;
+
+beforeEach(async () => {
+  goalDir = await mkdtemp(path.join(tmpdir(), 'goald-events-'));
+});
+afterEach(async () => {
+  await rm(goalDir, { recursive: true, force: true });
+});
+
+const STARTED: ProgressEvent = { type: 'goal.started', id: 'g1', condition: 'tests pass', workspace: '/ws', maxTurns: 5 };
+const TURN_STARTED: ProgressEvent = { type: 'turn.started', id: 'g1', turn: 1, maxTurns: 5 };
+const EVENTS: ProgressEvent[] = [
+  STARTED,
+  { type: 'precheck.finished', id: 'g1', checks: [{ name: 'test', passed: false }], achieved: false },
+  TURN_STARTED,
+  {
+    type: 'turn.finished',
+    id: 'g1',
+    turn: 1,
+    maxTurns: 5,
+    outcome: 'completed',
+    durationMs: 1200,
+    tokens: 40,
+    tokensEstimated: false,
+    filesChanged: 2,
+    checks: [{ name: 'test', passed: true }],
+    verdict: { achieved: true, reason: 'tests pass' },
+    evaluatorError: null,
+    agentError: null,
+  },
+  { type: 'goal.paused', id: 'g1', reason: 'requested' },
+  { type: 'goal.resumed', id: 'g1' },
+  { type: 'goal.finished', id: 'g1', status: 'achieved', reason: null, breaker: null, turns: 1, tokens: 40 },
+];
+
+describe('event log', () => {
+  it('has a schema that is exactly ProgressEvent (checked by the compiler)', () => {
+    expectTypeOf<z.infer<typeof progressEventSchema>>().toEqualTypeOf<ProgressEvent>();
+  });
+
+  it('reads back every event the observer appended, in order', async () => {
+    const observer = createEventLogObserver(goalDir);
+    for (const event of EVENTS) observer.onEvent?.(event);
+    expect(await readEventLog(goalDir)).toEqual(EVENTS);
+  });
+
+  it('reads a missing log as empty', async () => {
+    expect(await readEventLog(path.join(goalDir, 'nope'))).toEqual([]);
+  });
+
+  it('skips a torn last line and a line that is not an event', async () => {
+    const observer = createEventLogObserver(goalDir);
+    observer.onEvent?.(STARTED);
+    await appendFile(path.join(goalDir, 'events.jsonl'), '{"type":"goal.paused","id":"g1","reason":"nap"}\n');
+    observer.onEvent?.(TURN_STARTED);
+    await appendFile(path.join(goalDir, 'events.jsonl'), '{"type":"turn.fin');
+    expect(await readEventLog(goalDir)).toEqual([STARTED, TURN_STARTED]);
+  });
+});
