@@ -2,7 +2,7 @@
 // path and the state layer can both use it.
 
 /** The `code` of a Node system error (`ENOENT`, `EEXIST`, ...); undefined for anything else. */
-function errnoCodeOf(error: unknown): string | undefined {
+export function errnoCodeOf(error: unknown): string | undefined {
   if (!(error instanceof Error) || !('code' in error)) return undefined;
   return typeof error.code === 'string' ? error.code : undefined;
 }

@@ -5,8 +5,9 @@
 
 import type { Adapter } from 'lowdb';
 import { link, readFile, rename, unlink } from 'node:fs/promises';
+import { isErrnoCode } from '../src/errno.js';
 import { GoaldError } from '../src/errors.js';
-import { isErrnoCode, tempPathFor, writeFileDurable } from './durable-file.js';
+import { tempPathFor, writeFileDurable } from './durable-file.js';
 import { stateFilePath } from './paths.js';
 import { findSecretInState } from './secret-guard.js';
 import { withStateLock, type StateLockOptions } from './state-lock.js';

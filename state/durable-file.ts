@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { isErrnoCode } from '../src/errno.js';
 import { isProcessAlive } from '../src/process/process-identity.js';
 
 const FILE_MODE = 0o600;
@@ -43,11 +44,6 @@ export async function writeFileDurable(path: string, content: string | Uint8Arra
     throw error;
   }
   await fsyncDirectory(dirname(path));
-}
-
-/** Whether `error` is a Node system error with the given code (ENOENT, EEXIST, ...). */
-export function isErrnoCode(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
 }
 
 /** Removes temp files of `path` left by writers that died mid-write; returns how many were removed. */

@@ -4,6 +4,7 @@
 
 import lockfile from 'proper-lockfile';
 import { join } from 'node:path';
+import { isErrnoCode } from '../src/errno.js';
 import { GoaldError } from '../src/errors.js';
 import { STATE_FILE_NAME } from './paths.js';
 
@@ -53,7 +54,7 @@ export async function withStateLock<T>(
       },
     });
   } catch (error) {
-    if (error instanceof Error && (error as NodeJS.ErrnoException).code === 'ELOCKED') {
+    if (isErrnoCode(error, 'ELOCKED')) {
       throw new GoaldError(
         'state-locked',
         `${join(home, STATE_FILE_NAME)} is locked by another goald process`,

@@ -6,7 +6,7 @@
 
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isErrnoCode } from './durable-file.js';
+import { isErrnoCode } from '../src/errno.js';
 import { describeSchemaProblem } from './state-schema.js';
 import { turnRecordSchema, type TurnRecord } from './turn-record.js';
 

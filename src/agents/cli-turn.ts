@@ -6,6 +6,7 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { GoaldError } from '../errors.js';
+import { isErrnoCode } from '../errno.js';
 import { cutText, formatDuration } from './message-text.js';
 import type { AgentProcess, ProcessResult, SpawnAgentOptions } from '../process/spawn.js';
 import type { ToolCall, TurnInput, TurnOutcome, TurnResult, Usage } from './types.js';
@@ -164,8 +165,8 @@ async function ensurePromptFile(path: string, prompt: string): Promise<string | 
     await writeFile(path, prompt, { flag: 'wx' });
     return null;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
-    return `cannot write the prompt file ${path}: ${(error as Error).message}`;
+    if (isErrnoCode(error, 'EEXIST')) return null;
+    return `cannot write the prompt file ${path}: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
 

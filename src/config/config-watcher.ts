@@ -18,6 +18,7 @@
 
 import { basename, dirname, resolve } from 'node:path';
 import { watch } from 'chokidar';
+import { errnoCodeOf } from '../errno.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import { loadConfigFile } from './load-config.js';
 import type { ConfigFile } from './schema.js';
@@ -77,7 +78,7 @@ export function watchConfigFile(path: string, options: ConfigWatchOptions): Conf
   watcher.on('unlink', onEvent);
   watcher.on('error', (error: unknown) => {
     if (closed) return;
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const code = errnoCodeOf(error) ?? String(error);
     options.onInvalid(
       new GoaldError('config', `${file}: cannot be watched (${code})`, `check ${basename(directory)} and its permissions`, {
         cause: error,

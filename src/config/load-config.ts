@@ -2,6 +2,7 @@
 // whose one-line message names the file, where in it, and what; the hint names the fix.
 
 import { readFile } from 'node:fs/promises';
+import { errnoCodeOf } from '../errno.js';
 import { GoaldError } from '../errors.js';
 import { describeConfigIssue } from './describe-config-issue.js';
 import { findJsonError, lineAndColumn } from './json-error-position.js';
@@ -16,7 +17,7 @@ export async function loadConfigFile(path: string): Promise<{ config: ConfigFile
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCodeOf(error);
     if (code === 'ENOENT') return { config: null, path };
     throw new GoaldError(
       'config',

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isErrnoCode } from '../errno.js';
 import { GoaldError } from '../errors.js';
 import { isProcessAlive } from '../process/process-identity.js';
 
@@ -44,7 +45,7 @@ async function linkLock(draft: string, lockPath: string, home: string): Promise<
         if (owner === process.pid) await unlink(lockPath).catch(() => undefined);
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (!isErrnoCode(error, 'EEXIST')) throw error;
       const holder = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isGoaldProcess(holder)) {
         throw new GoaldError(

@@ -3,6 +3,7 @@
 // an entry point like bin.js: it reads stdin and writes stdout itself. Also runnable directly:
 // `node dist/src/hook/hook-main.js post-tool-use`.
 
+import { isErrnoCode } from '../errno.js';
 import { runPostToolUseHook } from './post-tool-use.js';
 
 // Not `import ... from 'node:fs'`: see post-tool-use.ts on the cost of importing built-ins on this path.
@@ -43,7 +44,7 @@ async function readStdin(): Promise<string> {
   } catch (error) {
     // EAGAIN: the parent left our stdin non-blocking, and the stream copes with that. Anything else (EBADF:
     // no stdin at all) means there is no payload.
-    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return '';
+    if (!isErrnoCode(error, 'EAGAIN')) return '';
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -15,6 +15,7 @@
 //   hook-errors.log   one line per internal error
 
 import type { ToolCall } from '../agents/types.js';
+import { isErrnoCode } from '../errno.js';
 import {
   DRIFT_WINDOW,
   INITIAL_DRIFT_STATE,
@@ -140,7 +141,7 @@ function appendCreatingDir(dir: string, path: string, text: string): void {
   try {
     appendFileSync(path, text);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (!isErrnoCode(error, 'ENOENT')) throw error;
     mkdirSync(dir, { recursive: true });
     appendFileSync(path, text);
   }
@@ -153,7 +154,7 @@ function recordDriftCheck(dir: string, drift: DriftResult, toolCalls: number): D
   try {
     earlier = readFileSync(driftPath, 'utf8').split('\n').flatMap(parseDriftLine);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (!isErrnoCode(error, 'ENOENT')) throw error;
   }
   const state = [...earlier, drift].reduce(nextDriftState, INITIAL_DRIFT_STATE);
   const check: DriftCheckRecord = { at: new Date().toISOString(), toolCalls, ...drift, ...state };

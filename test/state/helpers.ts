@@ -18,8 +18,9 @@ export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promi
 }
 
 /**
- * Transpiles state/, src/errors.ts, src/process/process-identity.ts and machines/ to JS in a temp dir inside the repo (so bare imports
- * such as `lowdb` resolve from node_modules, and `"type": "module"` applies). Types are not checked.
+ * Transpiles state/, machines/ and the src/ modules state imports (errors, errno, process identity) to JS
+ * in a temp dir inside the repo (so bare imports such as `lowdb` resolve from node_modules, and
+ * `"type": "module"` applies). Types are not checked.
  */
 export async function buildStateForChildren(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(REPO_ROOT, '.goald-test-state-'));
@@ -27,6 +28,7 @@ export async function buildStateForChildren(): Promise<{ dir: string; cleanup: (
     ...(await listTs(join(REPO_ROOT, 'state'))),
     ...(await listTs(join(REPO_ROOT, 'machines'))),
     join(REPO_ROOT, 'src', 'errors.ts'),
+    join(REPO_ROOT, 'src', 'errno.ts'),
     join(REPO_ROOT, 'src', 'process', 'process-identity.ts'),
   ];
   for (const source of sources) {
