@@ -23,6 +23,7 @@ import {
   scoreDrift,
   type DriftResult,
   type DriftState,
+  type RepeatedAction,
 } from '../prompt/drift.js';
 import { renderReflection } from '../prompt/reflection.js';
 import { readClaudeToolCall } from './claude-tool-call.js';
@@ -122,10 +123,10 @@ function parsePayload(stdin: string): ToolCall {
   } catch {
     throw new Error(`stdin is not JSON: ${describeText(stdin)}`);
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+  if (!isRecord(payload)) {
     throw new Error(`stdin is not a JSON object: ${describeText(stdin)}`);
   }
-  const fields = payload as Record<string, unknown>;
+  const fields = payload;
   const event = fields.hook_event_name;
   if (event !== undefined && event !== 'PostToolUse') {
     throw new Error(`expected a PostToolUse payload, got hook_event_name ${JSON.stringify(event).slice(0, 40)}`);
@@ -162,29 +163,47 @@ function recordDriftCheck(dir: string, drift: DriftResult, toolCalls: number): D
   return check;
 }
 
+// The tool call of one tool-calls.jsonl line; none for a torn or foreign line.
 function parseRecordLine(line: string): ToolCall[] {
-  try {
-    const value = JSON.parse(line) as Partial<ToolCallRecord> | null;
-    if (value === null || typeof value.name !== 'string') return [];
-    const call: ToolCall = { name: value.name };
-    if (typeof value.filePath === 'string') call.filePath = value.filePath;
-    if (typeof value.command === 'string') call.command = value.command;
-    return [call];
-  } catch {
-    return [];
-  }
+  const value = parseObjectLine(line);
+  if (value === null || typeof value.name !== 'string') return [];
+  const call: ToolCall = { name: value.name };
+  if (typeof value.filePath === 'string') call.filePath = value.filePath;
+  if (typeof value.command === 'string') call.command = value.command;
+  return [call];
 }
 
+// The drift result of one drift.jsonl line; none for a torn or foreign line.
 function parseDriftLine(line: string): DriftResult[] {
-  if (line.trim() === '') return [];
+  const value = parseObjectLine(line);
+  if (value === null || typeof value.score !== 'number') return [];
+  const circular = typeof value.circular === 'number' ? value.circular : 0;
+  const objective = typeof value.objective === 'number' ? value.objective : 0;
+  return [{ score: value.score, circular, objective, repeated: repeatedActionOf(value.repeated) }];
+}
+
+function repeatedActionOf(value: unknown): RepeatedAction | null {
+  if (!isRecord(value)) return null;
+  const { kind, value: text, count } = value;
+  return (kind === 'file' || kind === 'command') && typeof text === 'string' && typeof count === 'number'
+    ? { kind, value: text, count }
+    : null;
+}
+
+// The fields of a JSON object line; null for a blank or torn line or a value that is not an object.
+function parseObjectLine(line: string): Record<string, unknown> | null {
+  if (line.trim() === '') return null;
+  let value: unknown;
   try {
-    const value = JSON.parse(line) as Partial<DriftCheckRecord> | null;
-    if (value === null || typeof value.score !== 'number') return [];
-    const { score, circular = 0, objective = 0, repeated = null } = value;
-    return [{ score, circular, objective, repeated }];
+    value = JSON.parse(line);
   } catch {
-    return [];
+    return null;
   }
+  return isRecord(value) ? value : null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The cadence from GOALD_RECITE_EVERY: a positive integer, else DEFAULT_RECITE_EVERY. */

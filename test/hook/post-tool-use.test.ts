@@ -151,6 +151,28 @@ describe('drift', () => {
   });
 });
 
+describe('its own files', () => {
+  test('reads past damaged lines of its own files: a torn or foreign drift line is skipped, a good one counts', async () => {
+    const { dir, env } = await hookEnv();
+    const ping = bashPayload('curl -s https://example.org/weather');
+    runInOrder(env, [ping]);
+    const earlier = [
+      '[1,2]',
+      JSON.stringify({ score: 'high' }),
+      JSON.stringify({ score: 0.9, circular: 1, objective: 0.75, repeated: { kind: 'elsewhere', value: 'x', count: 3 } }),
+      '{"score":0.9,"circ',
+    ];
+    await writeFile(join(dir, HOOK_FILES.drift), `${earlier.join('\n')}\n`);
+    const outcomes = runInOrder(env, [ping, ping]);
+    expect(additionalContextOf(outcomes[1]?.stdout ?? '')).toContain('ATTENTION');
+    const lines = (await readFile(join(dir, HOOK_FILES.drift), 'utf8')).split('\n').filter(Boolean);
+    expect(lines.slice(0, earlier.length)).toEqual(earlier);
+    expect(lines).toHaveLength(earlier.length + 1);
+    expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({ toolCalls: 3, consecutiveHigh: 2 });
+    expect(existsSync(join(dir, HOOK_FILES.errors))).toBe(false);
+  });
+});
+
 describe('never fails the tool call', () => {
   test.each([
     ['garbage', 'not json at all {'],

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
+import { isErrnoCode } from '../../src/errno.js';
 
 /** Where the fake Claude Code session works; file paths under it are recorded relative to it. */
 const WORKSPACE = '/home/dev/project';
@@ -43,7 +44,7 @@ export async function readJsonLines(path: string): Promise<unknown[]> {
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as unknown);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (isErrnoCode(error, 'ENOENT')) return [];
     throw error;
   }
 }
