@@ -11,6 +11,7 @@
 
 import { z } from 'zod';
 import { readClaudeToolCall } from '../hook/claude-tool-call.js';
+import { clip } from '../cut-text.js';
 import type { ToolCall } from './types.js';
 import { readUsageLimitMessage, resetAtFromEpoch, type UsageLimitInfo } from './usage-limit.js';
 
@@ -398,7 +399,7 @@ function sum(values: number[]): number {
   return values.reduce((total, value) => total + value, 0);
 }
 
+// Error and limit texts travel on one line, bounded.
 function cut(text: string): string {
-  const oneLine = text.replace(/\s*\n\s*/g, ' ').trim();
-  return oneLine.length > MAX_TEXT_CHARS ? `${oneLine.slice(0, MAX_TEXT_CHARS - 1)}…` : oneLine;
+  return clip(text, MAX_TEXT_CHARS);
 }

@@ -5,9 +5,10 @@
 
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { toDurationText } from '../config/duration.js';
+import { ellipsize } from '../cut-text.js';
 import { GoaldError } from '../errors.js';
 import { isErrnoCode } from '../errno.js';
-import { cutText, formatDuration } from './message-text.js';
 import type { AgentProcess, ProcessResult, SpawnAgentOptions } from '../process/spawn.js';
 import type { ToolCall, TurnInput, TurnOutcome, TurnResult, Usage } from './types.js';
 
@@ -203,7 +204,7 @@ export function toCliTurnResult(result: ProcessResult, facts: CliTurnFacts): Tur
     // Time the agent ran: time suspended by `pause --now` is not counted, as for the timeout.
     durationMs: Math.round(result.durationMs - result.pausedMs),
     usage: facts.usage,
-    finalMessage: cutText(facts.finalMessage.trim(), FINAL_MESSAGE_MAX_CHARS),
+    finalMessage: ellipsize(facts.finalMessage.trim(), FINAL_MESSAGE_MAX_CHARS),
     outputTail: result.outputTail,
     toolCalls: facts.toolCalls,
   };
@@ -218,7 +219,7 @@ function classifyCliEnd(result: ProcessResult, facts: CliTurnFacts): { outcome: 
   if (result.spawnError !== null) return { outcome: 'spawn-failed', error: result.spawnError };
   switch (result.terminationReason) {
     case 'timeout':
-      return { outcome: 'timed-out', error: `turn timed out after ${formatDuration(facts.input.timeoutMs)}` };
+      return { outcome: 'timed-out', error: `turn timed out after ${toDurationText(facts.input.timeoutMs)}` };
     case 'token-limit':
       return {
         outcome: 'token-limit',
@@ -237,7 +238,7 @@ function classifyCliEnd(result: ProcessResult, facts: CliTurnFacts): { outcome: 
   }
   const status = result.exitCode === 0 ? 'reported an error' : `exited with code ${result.exitCode}`;
   const why = facts.failure ?? lastLine(result.outputTail);
-  const error = why === '' ? `${facts.agent} ${status}` : `${facts.agent} ${status}: ${cutText(why, 300)}`;
+  const error = why === '' ? `${facts.agent} ${status}` : `${facts.agent} ${status}: ${ellipsize(why, 300)}`;
   return { outcome: 'failed', error };
 }
 

@@ -8,6 +8,7 @@
 
 import { isAbsolute, relative } from 'node:path';
 import { z } from 'zod';
+import { clip } from '../cut-text.js';
 import type { ToolCall } from './types.js';
 import { readUsageLimitMessage, resetAtFromEpoch, type UsageLimitInfo } from './usage-limit.js';
 
@@ -294,7 +295,7 @@ function parseJsonLine(line: string): unknown {
   }
 }
 
+// Error and limit texts travel on one line, bounded.
 function cut(text: string): string {
-  const oneLine = text.replace(/\s*\n\s*/g, ' ').trim();
-  return oneLine.length > MAX_TEXT_CHARS ? `${oneLine.slice(0, MAX_TEXT_CHARS - 1)}…` : oneLine;
+  return clip(text, MAX_TEXT_CHARS);
 }

@@ -3,6 +3,8 @@
 // shell-quoted in place of every `{prompt}` in the command. Tokens are estimated (chars / 4) unless the
 // agent prints GOALD_USAGE lines.
 
+import { toDurationText } from '../config/duration.js';
+import { ellipsize } from '../cut-text.js';
 import { GoaldError } from '../errors.js';
 import {
   FINAL_MESSAGE_MAX_CHARS,
@@ -11,7 +13,6 @@ import {
   createRunningProcess,
   preparePromptFile,
 } from './cli-turn.js';
-import { cutText, formatDuration } from './message-text.js';
 import { PROMPT_PLACEHOLDER, findPlaceholders, quoteForShell, substitutePlaceholders } from './shell-quote.js';
 import { spawnAgentProcess, type AgentProcess, type OutputStream, type ProcessResult } from '../process/spawn.js';
 import type { AgentAdapter, TurnInput, TurnOutcome, TurnResult, Usage } from './types.js';
@@ -101,7 +102,7 @@ export function createCommandAgent(options: CommandAgentOptions): AgentAdapter {
       const result = await done;
 
       // The final message is the agent's last line: agents usually print their answer on stdout, logs on stderr.
-      const finalMessage = cutText((lastLines.stdout || lastLines.stderr).trim(), FINAL_MESSAGE_MAX_CHARS);
+      const finalMessage = ellipsize((lastLines.stdout || lastLines.stderr).trim(), FINAL_MESSAGE_MAX_CHARS);
       return toTurnResult(result, { command: options.command, input, usage: meter.usage(), finalMessage });
     },
   };
@@ -151,7 +152,7 @@ function classifyEnd(result: ProcessResult, facts: TurnFacts): { outcome: TurnOu
   if (result.spawnError !== null) return { outcome: 'spawn-failed', error: result.spawnError };
   switch (result.terminationReason) {
     case 'timeout':
-      return { outcome: 'timed-out', error: `turn timed out after ${formatDuration(facts.input.timeoutMs)}` };
+      return { outcome: 'timed-out', error: `turn timed out after ${toDurationText(facts.input.timeoutMs)}` };
     case 'token-limit':
       return {
         outcome: 'token-limit',

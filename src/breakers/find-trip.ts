@@ -21,7 +21,8 @@
 // The projection is the average of the recent turns (projectNextTurn).
 
 import { PATCH_HISTORY_LIMIT, projectNextTurn } from './breaker-state.js';
-import { formatCount, formatDuration, formatUsd, pluralize } from './format-quantity.js';
+import { formatDuration, toDurationText } from '../config/duration.js';
+import { formatCount, formatUsd, pluralize } from './format-quantity.js';
 import type { BreakerName, BreakerState, Trip, TurnFacts } from './types.js';
 import type { Limits } from '../config/types.js';
 
@@ -72,7 +73,7 @@ const AFTER_TURN_RULES: readonly [BreakerName, Rule][] = [
       limits.wallClockMs !== null && state.activeMs > limits.wallClockMs
         ? trip(
             'wall-clock',
-            `active for ${formatDuration(state.activeMs)} (limit ${formatDuration(limits.wallClockMs)})`,
+            `active for ${formatDuration(state.activeMs)} (limit ${toDurationText(limits.wallClockMs)})`,
             state.activeMs,
             limits.wallClockMs,
           )
@@ -223,7 +224,7 @@ export function refuseNextTurn(
   if (limits.wallClockMs !== null && activeMs >= limits.wallClockMs) {
     return trip(
       'wall-clock',
-      `no time left for another turn: active for ${formatDuration(activeMs)} (limit ${formatDuration(limits.wallClockMs)})`,
+      `no time left for another turn: active for ${formatDuration(activeMs)} (limit ${toDurationText(limits.wallClockMs)})`,
       activeMs,
       limits.wallClockMs,
     );

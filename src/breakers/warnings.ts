@@ -3,7 +3,8 @@
 
 import { projectNextTurn } from './breaker-state.js';
 import { mostRepeatedPatch } from './find-trip.js';
-import { formatCount, formatDuration, formatUsd, pluralize } from './format-quantity.js';
+import { formatDuration, toDurationText } from '../config/duration.js';
+import { formatCount, formatUsd, pluralize } from './format-quantity.js';
 import type { BreakerState } from './types.js';
 import type { Limits } from '../config/types.js';
 
@@ -48,7 +49,7 @@ export function nearBreakerWarnings(state: BreakerState, limits: Limits): string
     const left = fewTurnsLeft(state.activeMs, limits.wallClockMs, projected.activeMs);
     if (left !== null) {
       warnings.push(
-        `active for ${formatDuration(state.activeMs)} of ${formatDuration(limits.wallClockMs)}, about ${pluralize(left, 'turn')} left at the recent pace; goald stops at the limit`,
+        `active for ${formatDuration(state.activeMs)} of ${toDurationText(limits.wallClockMs)}, about ${pluralize(left, 'turn')} left at the recent pace; goald stops at the limit`,
       );
     }
   }

@@ -1,4 +1,4 @@
-// Human formatting of numbers, durations and progress; pure string functions (the CLI prints them).
+// Human formatting of counts for the CLI; pure string functions (the CLI prints them).
 
 /** 1234567 → "1 234 567" (narrow, unambiguous across locales). */
 export function formatCount(value: number): string {
@@ -7,8 +7,3 @@ export function formatCount(value: number): string {
     .replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 }
 
-/** Cuts to one line of at most `max` chars. */
-export function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}

@@ -1,7 +1,8 @@
 // The per-turn progress lines of `start --foreground` / `--wait` and `logs`.
 
 import type { ProgressEvent } from '../supervisor/types.js';
-import { clip, formatCount } from './format.js';
+import { clip } from '../cut-text.js';
+import { formatCount } from './format.js';
 import { formatDuration } from '../config/duration.js';
 
 function checksText(checks: { name: string; passed: boolean }[]): string {

@@ -2,7 +2,8 @@
 
 import type { GoalRecord } from '../../state/types.js';
 import type { TurnRecord } from '../supervisor/types.js';
-import { clip, formatCount } from './format.js';
+import { clip } from '../cut-text.js';
+import { formatCount } from './format.js';
 import { formatDuration } from '../config/duration.js';
 
 function maxTurnsOf(goal: GoalRecord): number | null {

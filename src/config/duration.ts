@@ -1,6 +1,7 @@
 // Strict parsers for the numbers and durations users type (flags, environment) and their display.
 // Strict means `12abc`, `-1`, `1e999`, `0x10` and the empty string are errors, not 12, -1 or Infinity.
 
+import { ellipsize } from '../cut-text.js';
 import { GoaldError } from '../errors.js';
 
 /** `500ms`, `90s`, `30m`, `1.5h`, `2d`, or `0`. Also the pattern of duration strings in goal.config.json. */
@@ -10,8 +11,8 @@ const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as c
 
 /** Shows a value the user typed, quoted and bounded, so a pasted paragraph cannot flood the message. */
 function quote(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ');
-  return JSON.stringify(oneLine.length > 40 ? `${oneLine.slice(0, 40)}...` : oneLine);
+  // Not trimmed: a stray space may be exactly what is wrong with the value.
+  return JSON.stringify(ellipsize(text.replace(/\s+/g, ' '), 43, '...'));
 }
 
 /** Parses a duration (`90s`, `30m`, `1.5h`, `0`) into whole milliseconds; `what` names the flag or key. */

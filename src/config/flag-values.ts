@@ -1,6 +1,7 @@
 // Parsers for the values of start flags and GOALD_* variables that are not plain numbers or durations.
 // `what` names the flag or variable in messages.
 
+import { clip } from '../cut-text.js';
 import { GoaldError } from '../errors.js';
 import { parseDuration, parseNonNegativeNumber } from './duration.js';
 import type { AdapterName, EvaluatorProvider, EvaluatorSpec } from './types.js';
@@ -15,8 +16,7 @@ export type EvaluatorChoice = Partial<Pick<EvaluatorSpec, 'provider'>> & { model
 
 /** A check's label: its command on one line, cut to CHECK_NAME_MAX characters. */
 export function checkNameFor(run: string): string {
-  const oneLine = run.trim().replace(/\s+/g, ' ');
-  return oneLine.length > CHECK_NAME_MAX ? `${oneLine.slice(0, CHECK_NAME_MAX - 3)}...` : oneLine;
+  return clip(run, CHECK_NAME_MAX, '...');
 }
 
 /** Parses an adapter name (`--adapter`). */

@@ -13,6 +13,7 @@
 
 import { createTask, validateDetailed, type CronFieldError, type ScheduledTask } from 'node-cron';
 import { DURATION_PATTERN, parseDuration } from '../config/duration.js';
+import { ellipsize } from '../cut-text.js';
 import { GoaldError } from '../errors.js';
 
 export type Schedule =
@@ -132,8 +133,7 @@ function notASchedule(text: string, fieldError?: CronFieldError): GoaldError {
 
 /** Shows a value the user typed, quoted, on one line and bounded. */
 function quote(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ');
-  return JSON.stringify(oneLine.length > 60 ? `${oneLine.slice(0, 60)}...` : oneLine);
+  return JSON.stringify(ellipsize(text.replace(/\s+/g, ' '), 63, '...'));
 }
 
 function timeOf(date: Date, what: string): number {

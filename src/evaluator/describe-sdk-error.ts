@@ -1,6 +1,7 @@
 // Turns an error thrown by the OpenAI or Anthropic SDK into a one-line message and a retry decision. Both
 // SDKs are generated from the same template, so one function serves both given their error classes.
 
+import { clip } from '../cut-text.js';
 import type { AttemptFailure } from './call-with-retries.js';
 import { parseRetryAfter } from './call-with-retries.js';
 
@@ -95,8 +96,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function cut(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= MAX_DETAIL_CHARS ? flat : `${flat.slice(0, MAX_DETAIL_CHARS - 3)}...`;
+  return clip(text, MAX_DETAIL_CHARS, '...');
 }
 
 // Removes every occurrence of each secret from text. Servers and proxies sometimes echo the key they were

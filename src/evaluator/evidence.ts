@@ -2,7 +2,7 @@
 // which everything the agent could have influenced sits inside fences it cannot close.
 
 import { randomBytes } from 'node:crypto';
-import { truncateWithEllipsis } from '../prompt/truncate.js';
+import { clip, cutHead, cutMiddle, cutTail, ellipsize } from '../cut-text.js';
 import type { CheckResult, FileChange } from '../workspace/types.js';
 import type { EvaluationInput, Verdict } from './types.js';
 
@@ -145,7 +145,7 @@ function renderUser(
   parts.push('# Check results (exit status of each check command; ground truth)', fixed.checkLines);
   shownOutputs.forEach((check, i) => {
     parts.push(
-      `Output tail of failing check "${oneLine(check.name, MAX_CHECK_NAME_CHARS)}":`,
+      `Output tail of failing check "${clip(check.name, MAX_CHECK_NAME_CHARS, '...')}":`,
       untrusted(tag, 'check-output', cuttable.checkOutputs[i] ?? '', '(no output)'),
     );
   });
@@ -182,8 +182,8 @@ function renderCheckLines(checks: CheckResult[], maxChars: number): string {
         checks.map((check) => {
           const status = check.passed ? 'PASS' : check.timedOut ? 'FAIL (timed out)' : 'FAIL';
           const exit = check.exitCode === null ? 'no exit code' : `exit ${check.exitCode}`;
-          const name = oneLine(check.name, MAX_CHECK_NAME_CHARS);
-          const command = oneLine(check.command, MAX_CHECK_COMMAND_CHARS);
+          const name = clip(check.name, MAX_CHECK_NAME_CHARS, '...');
+          const command = clip(check.command, MAX_CHECK_COMMAND_CHARS, '...');
           return `- ${status} ${name}: \`${command}\` (${exit}, ${formatSeconds(check.durationMs)})`;
         }),
         maxChars - lines[0]!.length - 1,
@@ -292,50 +292,10 @@ export function allocateBudget(total: number, demands: Array<{ need: number; wei
   return result;
 }
 
-function cutMarker(cut: number): string {
-  return `[... ${cut} chars cut ...]`;
-}
-
-// Room left for text once the marker for cutting `length - max` chars is in; never negative.
-function keptChars(length: number, max: number): number {
-  // The marker is sized for the largest possible cut count, so the result can only be shorter than max.
-  return Math.max(0, max - cutMarker(length).length - 1);
-}
-
-/** Keeps the beginning of text within max chars, marking the cut at the end. */
-export function cutHead(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const keep = keptChars(text.length, max);
-  if (keep === 0) return text.slice(0, Math.max(0, max));
-  return `${text.slice(0, keep)}\n${cutMarker(text.length - keep)}`;
-}
-
-/** Keeps the end of text within max chars, marking the cut at the start. */
-export function cutTail(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const keep = keptChars(text.length, max);
-  if (keep === 0) return text.slice(text.length - Math.max(0, max));
-  return `${cutMarker(text.length - keep)}\n${text.slice(text.length - keep)}`;
-}
-
-/** Keeps both ends of text within max chars, marking the cut in the middle. */
-export function cutMiddle(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const keep = Math.max(0, keptChars(text.length, max) - 1);
-  if (keep === 0) return text.slice(0, Math.max(0, max));
-  const head = Math.ceil(keep / 2);
-  const tail = keep - head;
-  return `${text.slice(0, head)}\n${cutMarker(text.length - keep)}\n${text.slice(text.length - tail)}`;
-}
-
-function oneLine(text: string, max: number): string {
-  return truncateWithEllipsis(text.replace(/\s*[\r\n]+\s*/g, ' ').trim(), max);
-}
-
 // File names can hold newlines and control characters; quote those so every entry stays one line.
 function printablePath(path: string): string {
   const shown = /[\u0000-\u001f\u007f]/.test(path) ? JSON.stringify(path) : path;
-  return truncateWithEllipsis(shown, MAX_PATH_CHARS);
+  return ellipsize(shown, MAX_PATH_CHARS, '...');
 }
 
 function countLines(files: FileChange[]): { added: number; deleted: number } {

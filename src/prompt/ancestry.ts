@@ -1,7 +1,7 @@
 // The "# Why you're here" block: where the goal comes from, one line per level.
 
 import type { Ancestry } from '../config/types.js';
-import { oneLine, truncateWithEllipsis } from './truncate.js';
+import { clip } from '../cut-text.js';
 
 const ANCESTRY_LINE_MAX_CHARS = 200; // DESIGN.md § Prompt: each level ≤ 200 chars
 
@@ -17,7 +17,7 @@ export function renderAncestry(ancestry: Ancestry): string {
   const lines = LEVELS.flatMap(({ key, label }) => {
     const value = ancestry[key];
     if (value === undefined || value.trim() === '') return [];
-    return [`- ${label}: ${truncateWithEllipsis(oneLine(value), ANCESTRY_LINE_MAX_CHARS)}`];
+    return [`- ${label}: ${clip(value, ANCESTRY_LINE_MAX_CHARS, '...')}`];
   });
   return lines.length === 0 ? '' : `# Why you're here\n${lines.join('\n')}`;
 }

@@ -6,7 +6,7 @@ import type { CheckResult } from '../workspace/types.js';
 import type { Verdict } from '../evaluator/types.js';
 import { renderAncestry } from './ancestry.js';
 import { renderRecitation, type RecitationInput } from './recitation.js';
-import { keepTail } from './truncate.js';
+import { cutTail } from '../cut-text.js';
 
 const FAILING_CHECK_TAIL_CHARS = 3_000; // per check: enough for a test runner's summary and first error
 
@@ -46,7 +46,7 @@ export function buildTurnPrompt(input: PromptInput): string {
   if (failing.length > 0) {
     const blocks = failing.map((check) => {
       const status = check.timedOut ? 'timed out' : `exit ${check.exitCode ?? 'signal'}`;
-      return `## ${check.name} (\`${check.command}\`, ${status})\n\`\`\`\n${keepTail(check.outputTail, FAILING_CHECK_TAIL_CHARS)}\n\`\`\``;
+      return `## ${check.name} (\`${check.command}\`, ${status})\n\`\`\`\n${cutTail(check.outputTail, FAILING_CHECK_TAIL_CHARS)}\n\`\`\``;
     });
     sections.push(`# Failing checks\n${blocks.join('\n\n')}`);
   }

@@ -4,6 +4,7 @@
 // runs it on every check, and the supervisor runs it between turns on each adapter's parsed tool calls.
 
 import type { ToolCall } from '../agents/types.js';
+import { ellipsize } from '../cut-text.js';
 
 /** The tool calls each check looks at (DESIGN.md § Prompt: "in the last 10 tool calls"). */
 export const DRIFT_WINDOW = 10;
@@ -88,7 +89,7 @@ export function driftWarning(result: DriftResult): string | null {
     return `${head} your recent actions share little with the task. Re-read it and steer back to it.`;
   }
   const { kind, value, count } = result.repeated;
-  const shown = shorten(value, WARNING_VALUE_MAX_CHARS);
+  const shown = ellipsize(value, WARNING_VALUE_MAX_CHARS, '...');
   const what = kind === 'file' ? `you wrote ${shown}` : `you ran \`${shown}\``;
   return (
     `${head} ${what} ${count} times in the last ${DRIFT_WINDOW} tool calls${offTopic}. ` +
@@ -177,6 +178,3 @@ function round(value: number): number {
   return Math.round(value * factor) / factor;
 }
 
-function shorten(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
-}

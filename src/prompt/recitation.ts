@@ -1,7 +1,7 @@
 // The recitation block: the last thing in every turn's prompt, so the objective, the progress so far and
 // what remains are always in the agent's most recent context.
 
-import { oneLine, truncateWithEllipsis } from './truncate.js';
+import { clip, ellipsize } from '../cut-text.js';
 
 export const RECITATION_MAX_CHARS = 2_000; // DESIGN.md § Prompt
 const OBJECTIVE_MAX_CHARS = 300; // DESIGN.md § Prompt: verbatim, cut with "..." only if longer
@@ -37,11 +37,11 @@ function formatChecks(checks: RecitationInput['checks']): string {
 
 function render(input: RecitationInput, maxFiles: number, maxRemaining: number): string {
   const lines = [`=== GOAL RECITATION (turn ${input.turn} of ${input.maxTurns}) ===`];
-  lines.push(`Objective: ${truncateWithEllipsis(input.condition, OBJECTIVE_MAX_CHARS)}`);
+  lines.push(`Objective: ${ellipsize(input.condition, OBJECTIVE_MAX_CHARS, '...')}`);
   lines.push('Progress so far:');
   lines.push(`- ${formatChecks(input.checks)}`);
   if (input.lastVerdictReason) {
-    lines.push(`- Last review: ${truncateWithEllipsis(oneLine(input.lastVerdictReason), 300)}`);
+    lines.push(`- Last review: ${clip(input.lastVerdictReason, 300, '...')}`);
   }
   const files = input.filesChanged;
   if (files.length === 0) {
@@ -54,13 +54,13 @@ function render(input: RecitationInput, maxFiles: number, maxRemaining: number):
   if (input.remaining.length > 0) {
     lines.push('What remains:');
     for (const item of input.remaining.slice(0, maxRemaining)) {
-      lines.push(`- ${truncateWithEllipsis(oneLine(item), ITEM_MAX_CHARS)}`);
+      lines.push(`- ${clip(item, ITEM_MAX_CHARS, '...')}`);
     }
     if (input.remaining.length > maxRemaining) lines.push(`- and ${input.remaining.length - maxRemaining} more`);
   }
   if (input.warnings.length > 0) {
     lines.push('Warnings:');
-    for (const warning of input.warnings) lines.push(`- ${truncateWithEllipsis(oneLine(warning), ITEM_MAX_CHARS)}`);
+    for (const warning of input.warnings) lines.push(`- ${clip(warning, ITEM_MAX_CHARS, '...')}`);
   }
   lines.push('Keep working toward the objective above; goald checks the result after this turn.');
   lines.push('=== END OF GOAL RECITATION ===');

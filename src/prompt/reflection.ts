@@ -3,7 +3,7 @@
 // make it check its course. Pure and import-light: it runs inside the hook on every check.
 
 import { driftWarning, type DriftResult } from './drift.js';
-import { truncateWithEllipsis } from './truncate.js';
+import { ellipsize } from '../cut-text.js';
 
 /** The first line of every reflection, so the model does not take it for the user speaking. */
 export const REFLECTION_MARKER = '[System meta · not a user message]';
@@ -32,7 +32,7 @@ export function renderReflection(input: ReflectionInput): string {
     lines.push('1. Does your current plan still match that goal? If not, correct course now.');
   } else {
     lines.push('=== ORIGINAL TASK ===');
-    lines.push(truncateWithEllipsis(task, TASK_MAX_CHARS));
+    lines.push(ellipsize(task, TASK_MAX_CHARS, '...'));
     lines.push('=== END OF TASK ===');
     lines.push('1. Does your current plan still match the task above? If not, correct course now.');
   }

@@ -166,7 +166,7 @@ const TRIP_CASES: [string, TripCase][] = [
       tripsAt: 4,
       value: 720_000,
       limit: 600_000,
-      message: 'active for 12m (limit 10m)',
+      message: 'active for 12m 00s (limit 10m)',
     },
   ],
 ];

@@ -75,7 +75,7 @@ describe('nearBreakerWarnings', () => {
       'wall-clock: 2 more turns fit',
       afterTurns(repeat(2, { activeMs: 600_000 })),
       limitsWith({ wallClockMs: 2_400_000 }),
-      ['active for 20m of 40m, about 2 turns left at the recent pace; goald stops at the limit'],
+      ['active for 20m 00s of 40m, about 2 turns left at the recent pace; goald stops at the limit'],
     ],
     [
       'several at once, in trip order',

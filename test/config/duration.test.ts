@@ -122,11 +122,17 @@ describe('formatDuration', () => {
 describe('toDurationText', () => {
   it.each([
     [0, '0'],
+    [300, '300ms'],
     [500, '500ms'],
+    [1_000, '1s'],
+    [1_500, '1500ms'],
     [2_000, '2s'],
+    [30_000, '30s'],
     [90_000, '90s'],
+    [120_000, '2m'],
     [1_800_000, '30m'],
     [5_400_000, '90m'],
+    [7_200_000, '2h'],
     [86_400_000, '1d'],
   ])('%d ms → %s, which parses back', (ms, text) => {
     expect(toDurationText(ms)).toBe(text);

@@ -3,9 +3,6 @@ import {
   allocateBudget,
   buildEvaluationMessages,
   CONDITION_MAX_CHARS,
-  cutHead,
-  cutMiddle,
-  cutTail,
   DEFAULT_MAX_INPUT_CHARS,
 } from '../../src/evaluator/evidence.js';
 import type { FileChange } from '../../src/workspace/types.js';
@@ -226,27 +223,4 @@ describe('allocateBudget', () => {
       expect(allocateBudget(total, demands)).toEqual(expected);
     });
   }
-});
-
-describe('cut helpers', () => {
-  const text = 'abcdefghij'.repeat(10);
-  for (const [name, cut] of [
-    ['cutHead', cutHead],
-    ['cutTail', cutTail],
-    ['cutMiddle', cutMiddle],
-  ] as const) {
-    it(`${name} returns short text unchanged and long text within the limit`, () => {
-      expect(cut('short', 10)).toBe('short');
-      for (const max of [0, 5, 30, 60, 99]) expect(cut(text, max).length).toBeLessThanOrEqual(max);
-      expect(cut(text, 60)).toMatch(/\[\.\.\. \d+ chars cut \.\.\.\]/);
-    });
-  }
-
-  it('keeps the right ends', () => {
-    expect(cutHead(text, 60).startsWith('abcdefghij')).toBe(true);
-    expect(cutTail(text, 60).endsWith('abcdefghij')).toBe(true);
-    const middle = cutMiddle(text, 60);
-    expect(middle.startsWith('abcdefghij')).toBe(true);
-    expect(middle.endsWith('hij')).toBe(true);
-  });
 });

@@ -2,7 +2,6 @@ import { describe, expect, test } from 'vitest';
 import { buildTurnPrompt, type PromptInput } from '../../src/prompt/build-prompt.js';
 import { renderAncestry } from '../../src/prompt/ancestry.js';
 import { RECITATION_MAX_CHARS, renderRecitation, type RecitationInput } from '../../src/prompt/recitation.js';
-import { keepTail, oneLine, truncateWithEllipsis } from '../../src/prompt/truncate.js';
 
 const CONDITION = 'All tests in test/ pass and `npm run build` succeeds.';
 
@@ -33,22 +32,6 @@ function recitationInput(overrides: Partial<RecitationInput> = {}): RecitationIn
     ...overrides,
   };
 }
-
-describe('truncate helpers', () => {
-  test('truncateWithEllipsis cuts to exactly max chars, and only when longer', () => {
-    expect(truncateWithEllipsis('abcdef', 6)).toBe('abcdef');
-    expect(truncateWithEllipsis('abcdefg', 6)).toBe('abc...');
-  });
-
-  test('keepTail keeps the last max chars and names how many were cut', () => {
-    expect(keepTail('0123456789', 10)).toBe('0123456789');
-    expect(keepTail('0123456789', 4)).toBe('[... 6 chars cut ...]\n6789');
-  });
-
-  test('oneLine collapses every whitespace run', () => {
-    expect(oneLine('  a\n\tb   c \r\n')).toBe('a b c');
-  });
-});
 
 describe('renderAncestry', () => {
   test('is empty when no level has text', () => {
@@ -172,7 +155,7 @@ describe('buildTurnPrompt', () => {
     );
     const failing = prompt.slice(prompt.indexOf('# Failing checks'), prompt.indexOf('=== GOAL RECITATION'));
     expect(failing).not.toContain('## build');
-    expect(failing).toContain('## test (`npm test`, exit 1)\n```\n[... 2019 chars cut ...]\n');
+    expect(failing).toContain('## test (`npm test`, exit 1)\n```\n[... 2044 chars cut ...]\n');
     expect(failing).toContain('FAIL parser.test.ts\n```');
     expect(failing).toContain('## slow (`sleep 99`, timed out)');
   });

@@ -9,7 +9,7 @@ import { parseSchedule } from '../../daemon/schedule.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { resolveWorkspace } from '../../workspace/find-workspace.js';
 import type { CliIO } from '../io.js';
-import { clip } from '../format.js';
+import { clip } from '../../cut-text.js';
 import { forwardedEnv } from './start-daemon.js';
 import { parseStartOptions, toStartFlags } from './start.js';
 
