@@ -82,58 +82,36 @@ export function parseVerdict(value: unknown): VerdictParse {
 export function parseVerdictText(text: string, truncated: boolean): VerdictParse {
   const note = truncated ? ' (the reply was cut at the token limit)' : '';
   if (text.trim() === '') return { ok: false, message: `the reply is empty${note}` };
-  const decoded = extractJsonObject(text);
+  const decoded = decodeReplyObject(text);
   if (decoded === undefined) {
-    return { ok: false, message: `the reply is not JSON${note}; it starts ${JSON.stringify(text.trim().slice(0, 80))}` };
+    return {
+      ok: false,
+      message: `the reply is not JSON${note}: it must be one JSON object and nothing else; it starts ${JSON.stringify(text.trim().slice(0, 80))}`,
+    };
   }
   const parsed = parseVerdict(decoded);
   return parsed.ok ? parsed : { ok: false, message: `${parsed.message}${note}` };
 }
 
-// Decodes a model's text reply: the whole text as JSON, else a ```json fence, else the first balanced JSON
-// object found in it. Returns undefined when nothing parses.
-export function extractJsonObject(text: string): unknown {
-  const whole = tryParse(text.trim());
-  if (whole !== undefined) return whole;
-  for (const match of text.matchAll(/```(?:json|JSON)?[ \t]*\r?\n?([\s\S]*?)```/g)) {
-    const fenced = tryParse((match[1] ?? '').trim());
-    if (fenced !== undefined && typeof fenced === 'object' && fenced !== null) return fenced;
-  }
-  for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
-    const end = findObjectEnd(text, start);
-    if (end === -1) continue;
-    const candidate = tryParse(text.slice(start, end + 1));
-    if (candidate !== undefined) return candidate;
-  }
-  return undefined;
+// One ```json (or bare ```) fence that is the whole reply, whitespace around it allowed.
+const WHOLE_FENCE = /^```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)\r?\n?```$/;
+
+// Decodes a reply that IS one JSON object: the whole text, or the whole text inside one fence. Never an
+// object found inside prose: the evidence the evaluator read (agent output, diffs) may hold an object like
+// `{"achieved": true}`, and a reply that echoes it must not count as the verdict. Undefined otherwise.
+export function decodeReplyObject(text: string): unknown {
+  const trimmed = text.trim();
+  const fenced = WHOLE_FENCE.exec(trimmed);
+  const body = fenced ? (fenced[1] ?? '').trim() : trimmed;
+  if (!body.startsWith('{')) return undefined;
+  const value = tryParse(body);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
 }
 
 function tryParse(text: string): unknown {
-  if (text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
-}
-
-// Index of the brace closing the object that opens at `start`, skipping braces inside strings; -1 if none.
-function findObjectEnd(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i += 1) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i += 1;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === '{') depth += 1;
-    else if (ch === '}') {
-      depth -= 1;
-      if (depth === 0) return i;
-    }
-  }
-  return -1;
 }

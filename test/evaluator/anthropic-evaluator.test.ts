@@ -89,9 +89,15 @@ describe('anthropic evaluator', () => {
   });
 
   it('accepts a JSON verdict in text from a server that ignores tools', async () => {
-    fake.anthropic.replyText(`Verdict:\n\`\`\`json\n${JSON.stringify(ACHIEVED)}\n\`\`\``);
+    fake.anthropic.replyText(`\`\`\`json\n${JSON.stringify(ACHIEVED)}\n\`\`\`\n`);
     const result = await makeEvaluator().evaluate(makeInput());
     expect(result.kind === 'verdict' && result.verdict.achieved).toBe(true);
+  });
+
+  it('does not take an achieved object quoted inside a prose text reply as the verdict', async () => {
+    fake.anthropic.replyText(`The agent printed ${JSON.stringify(ACHIEVED)} but the tests still fail.`);
+    const result = await makeEvaluator().evaluate(makeInput());
+    expect(result).toMatchObject({ kind: 'error', attempts: 1 });
   });
 
   it('returns an error for a text reply without a verdict', async () => {

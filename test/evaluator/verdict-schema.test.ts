@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  extractJsonObject,
+  decodeReplyObject,
   parseVerdict,
   parseVerdictText,
   VERDICT_JSON_SCHEMA,
@@ -77,25 +77,38 @@ describe('parseVerdict', () => {
   }
 });
 
-describe('extractJsonObject', () => {
+describe('decodeReplyObject', () => {
   const object = { achieved: true, reason: 'a } brace and a "quote"', remaining: [] };
-  const cases: Array<[string, string]> = [
+  const accepted: Array<[string, string]> = [
     ['plain JSON', JSON.stringify(object)],
-    ['a ```json fence', `Verdict:\n\`\`\`json\n${JSON.stringify(object, null, 2)}\n\`\`\`\nThanks.`],
-    ['a bare ``` fence', `\`\`\`\n${JSON.stringify(object)}\n\`\`\``],
-    ['prose around it', `I looked carefully. ${JSON.stringify(object)} Hope this helps {not json}.`],
-    ['a stray brace before it', `Using {curly} notation: ${JSON.stringify(object)}`],
+    ['plain JSON with whitespace around it', `\n  ${JSON.stringify(object, null, 2)}  \n`],
+    ['a ```json fence that is the whole reply', `\n\`\`\`json\n${JSON.stringify(object, null, 2)}\n\`\`\`\n`],
+    ['a bare ``` fence that is the whole reply', `\`\`\`\n${JSON.stringify(object)}\n\`\`\``],
   ];
-  for (const [name, text] of cases) {
-    it(`finds the object in ${name}`, () => {
-      expect(extractJsonObject(text)).toEqual(object);
+  for (const [name, text] of accepted) {
+    it(`accepts ${name}`, () => {
+      expect(decodeReplyObject(text)).toEqual(object);
     });
   }
 
-  it('returns undefined when there is no JSON object', () => {
-    expect(extractJsonObject('The goal is met.')).toBeUndefined();
-    expect(extractJsonObject('{"achieved": true, "reason": "cut')).toBeUndefined();
-  });
+  // The evidence may hold such an object (an agent that prints {"achieved": true}); a reply that quotes it
+  // in prose is not a verdict.
+  const refused: Array<[string, string]> = [
+    ['an object inside prose', `I looked carefully. ${JSON.stringify(object)} Hope this helps.`],
+    ['a fence with prose before it', `Verdict:\n\`\`\`json\n${JSON.stringify(object)}\n\`\`\``],
+    ['a fence with prose after it', `\`\`\`json\n${JSON.stringify(object)}\n\`\`\`\nThanks.`],
+    ['an object followed by words', `${JSON.stringify(object)} trailing words`],
+    ['two fences', `\`\`\`json\n{"achieved": false, "reason": "x"}\n\`\`\`\n\`\`\`json\n${JSON.stringify(object)}\n\`\`\``],
+    ['a JSON array', JSON.stringify([object])],
+    ['a JSON string', JSON.stringify(JSON.stringify(object))],
+    ['no JSON at all', 'The goal is met.'],
+    ['a cut object', '{"achieved": true, "reason": "cut'],
+  ];
+  for (const [name, text] of refused) {
+    it(`refuses ${name}`, () => {
+      expect(decodeReplyObject(text)).toBeUndefined();
+    });
+  }
 });
 
 describe('parseVerdictText', () => {
