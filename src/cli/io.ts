@@ -1,4 +1,7 @@
-// The CLI's view of the terminal: the only place goald writes to stdout/stderr.
+// The CLI's view of the terminal: the only place goald writes to stdout/stderr. Whatever reaches it passes
+// through toTerminalText last, so no text from the world (file names, agent output) can drive the terminal.
+
+import { toTerminalText } from './terminal-text.js';
 
 export interface CliIO {
   out(text: string): void;
@@ -9,10 +12,12 @@ export interface CliIO {
 
 export const processIO: CliIO = {
   out: (text) => {
-    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    const safe = toTerminalText(text);
+    process.stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   },
   err: (text) => {
-    process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+    const safe = toTerminalText(text);
+    process.stderr.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   },
   env: process.env,
   cwd: process.cwd(),

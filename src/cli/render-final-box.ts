@@ -3,6 +3,7 @@
 import type { FailureReason } from '../../machines/goal.machine.js';
 import { formatCount } from './format.js';
 import { formatDuration } from '../config/duration.js';
+import { toTerminalText } from './terminal-text.js';
 
 const BOX_MAX_WIDTH = 78; // fits an 80-column terminal with the borders
 
@@ -50,8 +51,9 @@ function formatFile(file: FinalBoxInput['files'][number]): string {
   return file.added === null || file.deleted === null ? `${file.path} (binary)` : `${file.path} (+${file.added} -${file.deleted})`;
 }
 
-/** Renders the final box as lines (no trailing newline). */
-export function renderFinalBox(input: FinalBoxInput): string {
+/** Renders the final box as lines (no trailing newline); text from the world is escaped before it is measured. */
+export function renderFinalBox(raw: FinalBoxInput): string {
+  const input = escapedBoxInput(raw);
   const inner = BOX_MAX_WIDTH - 4;
   const body: string[] = [];
   body.push(...wrap(input.condition, inner));
@@ -75,4 +77,15 @@ export function renderFinalBox(input: FinalBoxInput): string {
   const rows = body.map((line) => `│ ${line.padEnd(width)} │`);
   const bottom = `╰${'─'.repeat(width + 2)}╯`;
   return [top, ...rows, bottom].join('\n');
+}
+
+// The box's text fields with their control characters escaped (condition, reason, check names, file paths).
+function escapedBoxInput(input: FinalBoxInput): FinalBoxInput {
+  return {
+    ...input,
+    condition: toTerminalText(input.condition),
+    reasonMessage: input.reasonMessage === null ? null : toTerminalText(input.reasonMessage),
+    checks: input.checks.map((check) => ({ ...check, name: toTerminalText(check.name) })),
+    files: input.files.map((file) => ({ ...file, path: toTerminalText(file.path) })),
+  };
 }

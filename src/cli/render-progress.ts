@@ -4,6 +4,7 @@ import type { ProgressEvent } from '../supervisor/types.js';
 import { clip } from '../cut-text.js';
 import { formatCount } from './format.js';
 import { formatDuration } from '../config/duration.js';
+import { toTerminalText } from './terminal-text.js';
 
 function checksText(checks: { name: string; passed: boolean }[]): string {
   if (checks.length === 0) return 'no checks';
@@ -12,8 +13,13 @@ function checksText(checks: { name: string; passed: boolean }[]): string {
   return failing.length === 0 ? `checks ${passed}/${checks.length} ✓` : `checks ${passed}/${checks.length} (failing: ${failing.join(', ')})`;
 }
 
-/** One human line per event, or null for events that print nothing. */
+/** One human line per event (control characters escaped), or null for events that print nothing. */
 export function renderProgressLine(event: ProgressEvent): string | null {
+  const line = progressLineOf(event);
+  return line === null ? null : toTerminalText(line);
+}
+
+function progressLineOf(event: ProgressEvent): string | null {
   switch (event.type) {
     case 'goal.started':
       return `goald ${event.id} · ${clip(event.condition, 80)} · ${event.workspace}`;

@@ -5,6 +5,7 @@ import type { TurnRecord } from '../supervisor/types.js';
 import { clip } from '../cut-text.js';
 import { formatCount } from './format.js';
 import { formatDuration } from '../config/duration.js';
+import { toTerminalText } from './terminal-text.js';
 
 function maxTurnsOf(goal: GoalRecord): number | null {
   const settings = goal.settings;
@@ -60,14 +61,16 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
     const files = goal.summary.files.slice(0, 5).map((file) => (file.added === null ? file.path : `${file.path} (+${file.added} -${file.deleted ?? 0})`));
     lines.push(`files: ${clip(files.join(', '), 90)}${goal.summary.files.length > 5 ? ` and ${goal.summary.files.length - 5} more` : ''}`);
   }
-  const width = Math.max(...lines.map((line) => line.length));
-  return [`╭${'─'.repeat(width + 2)}╮`, ...lines.map((line) => `│ ${line.padEnd(width)} │`), `╰${'─'.repeat(width + 2)}╯`].join('\n');
+  // Escaped before measuring, so a hostile file name neither drives the terminal nor bends the box.
+  const shown = lines.map(toTerminalText);
+  const width = Math.max(...shown.map((line) => line.length));
+  return [`╭${'─'.repeat(width + 2)}╮`, ...shown.map((line) => `│ ${line.padEnd(width)} │`), `╰${'─'.repeat(width + 2)}╯`].join('\n');
 }
 
 /** One line per goal. */
 export function renderGoalLine(goal: GoalRecord, now = Date.now()): string {
   const maxTurns = maxTurnsOf(goal);
-  return [
+  const line = [
     goal.id,
     statusWord(goal).padEnd(22),
     `turn ${goal.summary.turns}${maxTurns === null ? '' : `/${maxTurns}`}`.padEnd(10),
@@ -75,6 +78,7 @@ export function renderGoalLine(goal: GoalRecord, now = Date.now()): string {
     formatDuration(elapsedOf(goal, now)).padEnd(8),
     clip(goal.condition, 60),
   ].join('  ');
+  return toTerminalText(line);
 }
 
 /** One row per turn for `goald show`. */
@@ -82,12 +86,13 @@ export function renderTurnRow(turn: TurnRecord): string {
   const duration = turn.agent ? formatDuration(turn.agent.durationMs) : '-';
   const outcome = turn.agent ? turn.agent.outcome : 'pre-check';
   const checks = turn.checks.length === 0 ? '-' : `${turn.checks.filter((check) => check.passed).length}/${turn.checks.length}`;
-  const verdict =
+  const verdictText =
     turn.evaluation.kind === 'verdict'
       ? `${turn.evaluation.verdict.achieved ? 'met' : 'not yet'}: ${clip(turn.evaluation.verdict.reason, 50)}`
       : turn.evaluation.kind === 'error'
         ? `evaluator error: ${clip(turn.evaluation.message, 40)}`
         : `(${clip(turn.evaluation.reason, 40)})`;
+  const verdict = toTerminalText(verdictText); // escaped before padding, so the columns stay aligned
   const b = turn.breakers;
   const breakerState = turn.trip
     ? `TRIPPED ${turn.trip.breaker}`
