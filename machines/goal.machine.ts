@@ -23,8 +23,8 @@ export const BREAKER_NAMES = [
 ] as const;
 export type BreakerName = (typeof BREAKER_NAMES)[number];
 
-/** Every way a goal can end as `failed`. */
-export const FAILURE_REASONS = [...BREAKER_NAMES, 'stopped', 'agent-missing', 'workspace-gone'] as const;
+/** Every way a goal can end as `failed` (`storage`: goald could not write the goal's files: disk full, read-only, I/O error). */
+export const FAILURE_REASONS = [...BREAKER_NAMES, 'stopped', 'agent-missing', 'workspace-gone', 'storage'] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 /** Why a goal is paused. */

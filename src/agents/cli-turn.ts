@@ -209,6 +209,7 @@ export function toCliTurnResult(result: ProcessResult, facts: CliTurnFacts): Tur
     toolCalls: facts.toolCalls,
   };
   if (error !== undefined) turn.error = error;
+  if (result.transcriptError !== null) turn.transcriptError = result.transcriptError;
   if (facts.sessionId !== undefined) turn.sessionId = facts.sessionId;
   if (facts.model !== undefined) turn.model = facts.model;
   if (outcome === 'usage-limited' && facts.usageLimit !== undefined) turn.usageLimit = facts.usageLimit;

@@ -145,6 +145,7 @@ function toTurnResult(result: ProcessResult, facts: TurnFacts): TurnResult {
     finalMessage: facts.finalMessage,
     outputTail: result.outputTail,
   };
+  if (result.transcriptError !== null) turnResult.transcriptError = result.transcriptError;
   return error === undefined ? turnResult : { ...turnResult, error };
 }
 

@@ -74,6 +74,8 @@ export interface TurnResult {
   usageLimit?: { resetAt: number | null; message: string };
   /** True when costUsd was computed from a price table rather than reported by the CLI. */
   costComputed?: boolean;
+  /** Why the transcript could not be written (disk full); its output is then only in `outputTail`. */
+  transcriptError?: string;
 }
 
 /** One tool call as the drift detector sees it. */

@@ -170,7 +170,8 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     .command('daemon')
     .description('run the per-user daemon (started automatically by commands that need it)')
     .option('--foreground', 'run in this process (for systemd/launchd)')
-    .action(async (options: { foreground?: boolean }) => {
+    .option('--log-file <path>', 'with --foreground: write the log to this file, rotated at 5 MB (default: stderr)')
+    .action(async (options: { foreground?: boolean; logFile?: string }) => {
       const { runDaemonCommand } = await import('./commands/daemon.js');
       exit.code = await runDaemonCommand(options, io);
     });

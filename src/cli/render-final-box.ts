@@ -44,6 +44,7 @@ function title(input: FinalBoxInput): string {
   if (input.reason === 'stopped') return 'Goal Failed: Stopped';
   if (input.reason === 'agent-missing') return 'Goal Failed: Agent Missing';
   if (input.reason === 'workspace-gone') return 'Goal Failed: Workspace Gone';
+  if (input.reason === 'storage') return 'Goal Failed: Could Not Write Its Files';
   return 'Goal Failed';
 }
 

@@ -1,5 +1,6 @@
-// The first CLI command that needs the daemon starts it, detached (PM2-style), with its output in
-// GOALD_HOME/daemon.log, and waits for /v1/ping.
+// The first CLI command that needs the daemon starts it, detached (PM2-style), with its log in
+// GOALD_HOME/daemon.log (written and rotated by the daemon, daemon-log.ts; stderr goes there too, for what
+// only a crash prints), and waits for /v1/ping.
 
 import path from 'node:path';
 import { resolveGoaldHome, resolveSocketPath } from '../../state/paths.js';
@@ -29,9 +30,10 @@ async function spawnDetachedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
   const [{ spawn }, { mkdirSync, openSync, closeSync }] = await Promise.all([import('node:child_process'), import('node:fs')]);
   const home = resolveGoaldHome(env);
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  const logFd = openSync(path.join(home, 'daemon.log'), 'a', 0o600);
+  const logFile = path.join(home, 'daemon.log');
+  const logFd = openSync(logFile, 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, goaldEntryPath(), 'daemon', '--foreground'], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, goaldEntryPath(), 'daemon', '--foreground', '--log-file', logFile], {
       detached: true,
       stdio: ['ignore', logFd, logFd],
       env,

@@ -16,6 +16,8 @@ import { loadGoalRuntime } from './load-goal-runtime.js';
 import type { LoopHost, LoopRunRequest } from './loop-host.js';
 import { markGoalFailed, type HostFailureReason } from './mark-goal-failed.js';
 import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
+import { describeStorageFailure } from '../supervisor/storage-failure.js';
+import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
 import type { CreateLoopRequest, EventSubscription, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
 import { QUEUED_PHASE, WorkspaceQueue } from './workspace-queue.js';
 
@@ -48,6 +50,8 @@ export class DaemonGoalHost implements GoalHost {
   private readonly startedAt = new Date();
   private readonly queue: WorkspaceQueue;
   private readonly config: LiveConfig;
+  /** Endings announced while the store refused writes (disk full), shown until stored. */
+  private readonly unstored = new UnstoredEndings();
   /**
    * Settles once recover() has adopted the goals a previous daemon left; control requests wait for it, so
    * one that arrives while a goal is still being recovered finds it running rather than "not running here".
@@ -103,7 +107,7 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
-    const { goals } = await this.store.read();
+    const goals = await this.readGoals();
     return goals.filter(
       (goal) =>
         (filter.workspace === undefined || goal.workspace === filter.workspace) &&
@@ -112,8 +116,14 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async getGoal(ref: string): Promise<GoalRecord> {
+    return resolveGoalRef(await this.readGoals(), ref);
+  }
+
+  // The stored goals, with any ending the store has not taken yet (stored first, when it now can).
+  private async readGoals(): Promise<GoalRecord[]> {
+    await this.unstored.flush(this.store);
     const { goals } = await this.store.read();
-    return resolveGoalRef(goals, ref);
+    return goals.map((goal) => this.unstored.apply(goal));
   }
 
   async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
@@ -205,6 +215,8 @@ export class DaemonGoalHost implements GoalHost {
   async subscribe(ref: string): Promise<EventSubscription> {
     const goal = await this.getGoal(ref);
     const past = await readEventLog(this.store.goalDir(goal.id));
+    // A goal that ended while its event log could not be written (disk full) still ends its stream.
+    if (!isLiveGoal(goal) && !past.some((event) => event.type === 'goal.finished')) past.push(finishedEventOf(goal));
     const finished = !isLiveGoal(goal) || past.some((event) => event.type === 'goal.finished');
     return {
       past,
@@ -339,12 +351,19 @@ export class DaemonGoalHost implements GoalHost {
     this.log(`goal ${goal.id} running in ${goal.workspace}`);
     const done = supervisor.run().then(
       (outcome) => {
-        if (outcome) this.log(`goal ${goal.id} ${outcome.status}${outcome.failure ? ` (${outcome.failure.reason})` : ''}`);
+        if (!outcome) return;
+        this.log(`goal ${goal.id} ${outcome.status}${outcome.failure ? ` (${outcome.failure.reason}: ${outcome.failure.message})` : ''}`);
+        if (outcome.unstored !== undefined) {
+          this.log(`goal ${goal.id}: its end could not be stored yet (${outcome.unstored}); it is stored once the disk takes writes`);
+          const ending = { status: outcome.status, reason: outcome.failure?.reason ?? null, message: outcome.failure?.message ?? null };
+          this.unstored.add(goal.id, ending, new Date(this.clock.now()));
+        }
       },
       async (error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
         this.log(`goal ${goal.id} crashed: ${message}`);
-        await this.markFailed(goal.id, 'stopped', `goald hit an internal error: ${message}`);
+        const storage = describeStorageFailure(error);
+        await this.endWithoutSupervisor(goal.id, storage ? 'storage' : 'stopped', storage ?? `goald hit an internal error: ${message}`);
       },
     );
     const entry: RunningGoal = {
@@ -352,9 +371,14 @@ export class DaemonGoalHost implements GoalHost {
       done: done.finally(async () => {
         this.running.delete(goal.id);
         if (this.shuttingDown) return;
-        await this.queue.startNext(goal.workspace);
-        const finished = (await this.store.read()).goals.find((candidate) => candidate.id === goal.id);
-        if (finished && !isLiveGoal(finished) && this.loopHost) await (await this.loopHost).onGoalFinished(finished);
+        try {
+          await this.queue.startNext(goal.workspace);
+          const finished = (await this.readGoals()).find((candidate) => candidate.id === goal.id);
+          if (finished && !isLiveGoal(finished) && this.loopHost) await (await this.loopHost).onGoalFinished(finished);
+        } catch (error) {
+          // e.g. a disk still full: the next goal or loop run waits for the next occasion, the daemon goes on
+          this.log(`after goal ${goal.id}: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }),
     };
     void this.config.watch(goal.workspace);
@@ -382,6 +406,33 @@ export class DaemonGoalHost implements GoalHost {
     await this.markFailed(goalId, 'stopped', 'stopped by the user while queued');
     const event: ProgressEvent = { type: 'goal.finished', id: goalId, status: 'failed', reason: 'stopped', breaker: null, turns: 0, tokens: 0 };
     createEventLogObserver(this.store.goalDir(goalId)).onEvent?.(event);
+    this.emit(goalId, event);
+  }
+
+  // A goal whose supervisor could not end it (it crashed): stored as failed when the store takes it (else
+  // shown so until it does), and `goal.finished` announced, so nobody waits for an end that never comes.
+  private async endWithoutSupervisor(goalId: string, reason: HostFailureReason, message: string): Promise<void> {
+    const now = new Date(this.clock.now());
+    try {
+      await markGoalFailed(this.store, goalId, reason, message, now);
+    } catch (error) {
+      this.log(`goal ${goalId}: its end could not be stored yet (${error instanceof Error ? error.message : String(error)})`);
+      this.unstored.add(goalId, { status: 'failed', reason, message }, now);
+    }
+    let goal: GoalRecord | undefined;
+    try {
+      goal = (await this.readGoals()).find((candidate) => candidate.id === goalId);
+    } catch (error) {
+      this.log(`goal ${goalId}: could not read its record (${error instanceof Error ? error.message : String(error)})`);
+      return;
+    }
+    if (goal === undefined || isLiveGoal(goal)) return;
+    const event = finishedEventOf(goal);
+    try {
+      createEventLogObserver(this.store.goalDir(goalId)).onEvent?.(event);
+    } catch {
+      // the event log cannot be written either: subscribers still hear it, and subscribe() tells it from the record
+    }
     this.emit(goalId, event);
   }
 

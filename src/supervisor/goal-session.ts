@@ -12,6 +12,7 @@ import type { Clock } from '../clock.js';
 import { ActiveClock } from './active-clock.js';
 import { recordGoalProgress } from './goal-progress.js';
 import { summarizeTurn, type SummaryUpdate } from './goal-summary.js';
+import { describeStorageFailure } from './storage-failure.js';
 import type { ProgressEvent, SupervisorObserver } from './types.js';
 import { Wakeup } from './wakeup.js';
 
@@ -29,6 +30,8 @@ export interface GoalOutcome {
   turns: number;
   tokens: number;
   elapsedMs: number;
+  /** Why the final state could not be stored (disk full): the store still holds an earlier state. */
+  unstored?: string;
 }
 
 export interface GoalSessionOptions {
@@ -255,15 +258,37 @@ export class GoalSession {
     });
   }
 
+  /**
+   * Ends the goal as `failed` / `storage` when `error` is a failed write of goald's files (disk full,
+   * read-only, I/O error); false for any other error, which the caller rethrows. Nothing already written is
+   * touched: state.json is replaced atomically or not at all, and the turn log is append-only.
+   */
+  failOnStorageError(error: unknown): boolean {
+    const message = describeStorageFailure(error);
+    if (message === null) return false;
+    this.runningAgent = null;
+    if (!this.isDone()) this.actor.send({ type: 'goal.fail', failure: { reason: 'storage', message } });
+    return true;
+  }
+
   /** Lets go after detach(): stores the state for the next daemon and stops the machine. */
   async release(): Promise<void> {
     await this.persist();
     this.actor.stop();
   }
 
-  /** Stores the final state, announces `goal.finished` and returns the outcome. */
+  /**
+   * Stores the final state, announces `goal.finished` and returns the outcome. A final state the store cannot
+   * take (disk still full) is no reason to keep anyone waiting: the event goes out and the outcome says so.
+   */
   async finish(): Promise<GoalOutcome> {
-    await this.persist();
+    let unstored: string | null = null;
+    try {
+      await this.persist();
+    } catch (error) {
+      unstored = describeStorageFailure(error);
+      if (unstored === null) throw error;
+    }
     const snapshot = this.actor.getSnapshot();
     const status = statusOf(snapshot.value) === 'achieved' ? 'achieved' : 'failed';
     const failure = status === 'failed' ? snapshot.context.failure : null;
@@ -271,6 +296,8 @@ export class GoalSession {
     const { turns, tokens } = this.summaryNow;
     this.emit({ type: 'goal.finished', id: this.id, status, reason: failure?.reason ?? null, breaker, turns, tokens });
     this.actor.stop();
-    return { id: this.id, status, failure, breaker, turns, tokens, elapsedMs: this.now() - this.startedAt };
+    const outcome: GoalOutcome = { id: this.id, status, failure, breaker, turns, tokens, elapsedMs: this.now() - this.startedAt };
+    if (unstored !== null) outcome.unstored = unstored;
+    return outcome;
   }
 }

@@ -144,9 +144,20 @@ export class GoalSupervisor {
 
   /**
    * Runs the goal until it is achieved or failed, and resolves with the outcome; or with null when
-   * detach() let go of it (daemon shutdown). Rejects only on bugs and environment failures.
+   * detach() let go of it (daemon shutdown). A failed write of goald's files (disk full) ends the goal as
+   * `failed` / `storage`, with `goal.finished` announced. Rejects only on bugs.
    */
   async run(): Promise<GoalOutcome | null> {
+    try {
+      if ((await this.runSteps()) === 'detached') return null;
+    } catch (error) {
+      if (!this.session.failOnStorageError(error)) throw error;
+    }
+    return this.session.finish();
+  }
+
+  // The run loop: step after step until the machine reaches a final state or detach() lets go.
+  private async runSteps(): Promise<'done' | 'detached'> {
     const { session } = this;
     session.start();
     if (session.status === 'paused' && session.snapshot.context.resumeTo === 'running') {
@@ -161,7 +172,7 @@ export class GoalSupervisor {
     while (!session.isDone()) {
       if (session.isDetached()) {
         await session.release();
-        return null;
+        return 'detached';
       }
       if (session.status === 'paused') await session.waitWhilePaused();
       else if (session.phase === 'preparing') await this.precheck();
@@ -169,7 +180,7 @@ export class GoalSupervisor {
       // running/checking/evaluating with no turn in flight: a restored snapshot. Treat as interrupted.
       else session.send({ type: 'daemon.recovered', at: session.now() });
     }
-    return session.finish();
+    return 'done';
   }
 
   /** Pauses at the next turn boundary, or now (SIGSTOP to the agent's group); resolves once stored. */
@@ -250,6 +261,10 @@ export class GoalSupervisor {
     if (result.outcome === 'spawn-failed' && !this.session.isDone()) {
       const message = result.error ?? 'the agent could not be started';
       this.session.send({ type: 'goal.fail', failure: { reason: 'agent-missing', message } });
+    }
+    if (result.transcriptError !== undefined && !this.session.isDone()) {
+      // The agent's output could not be written (disk full): goald can no longer keep its record.
+      this.session.send({ type: 'goal.fail', failure: { reason: 'storage', message: `goald could not write its files: ${result.transcriptError}` } });
     }
     if (this.session.isInterrupted()) return this.recordCutShortTurn(context, result);
     if (result.outcome === 'usage-limited') return this.pauseForUsageLimit(context, result);

@@ -23,7 +23,7 @@ const INPUT: GoalInput = { goalId: 'g1' };
 
 // Breakers the supervisor projects before a turn (see src/breakers refuseNextTurn).
 const REFUSABLE: FailureReason[] = ['max-turns', 'token-budget', 'cost-budget', 'wall-clock'];
-const SHELL_FAILURES: FailureReason[] = ['agent-missing', 'workspace-gone'];
+const SHELL_FAILURES: FailureReason[] = ['agent-missing', 'workspace-gone', 'storage'];
 
 const failure = (reason: FailureReason) => ({ reason, message: `${reason} tripped` });
 

@@ -12,10 +12,11 @@ import type { CliIO } from '../io.js';
 const GOALD_BIN = goaldEntryPath();
 
 /** `goald daemon`: run in the foreground (systemd/launchd), or make sure one runs in the background. */
-export async function runDaemonCommand(options: { foreground?: boolean }, io: CliIO): Promise<number> {
+export async function runDaemonCommand(options: { foreground?: boolean; logFile?: string }, io: CliIO): Promise<number> {
   if (options.foreground) {
-    const { runDaemon } = await import('../../daemon/lifecycle.js');
-    await runDaemon({ env: io.env, log: (line) => io.err(line) });
+    const [{ runDaemon }, { openDaemonLog }] = await Promise.all([import('../../daemon/lifecycle.js'), import('../../daemon/daemon-log.js')]);
+    const log = options.logFile === undefined ? (line: string) => io.err(line) : openDaemonLog(path.resolve(io.cwd, options.logFile));
+    await runDaemon({ env: io.env, log });
     return EXIT.ok;
   }
   const client = await ensureDaemon(io.env);

@@ -4,6 +4,7 @@ import { openStore, readTurnRecords, resolveGoaldHome } from '../../../state/ind
 import type { GoalRecord, Store } from '../../../state/types.js';
 import { connectIfRunning } from '../../daemon/auto-start.js';
 import { isLiveGoal } from '../../daemon/resolve-goal.js';
+import { finishedEventOf } from '../../daemon/unstored-endings.js';
 import { EXIT } from '../../errors.js';
 import { readEventLog } from '../../supervisor/event-log.js';
 import { lookupGoal } from '../goal-lookup.js';
@@ -66,7 +67,10 @@ export async function runLogs(ref: string | undefined, options: { follow?: boole
     }
     return EXIT.ok;
   }
-  for (const event of await readEventLog(store.goalDir(goal.id))) {
+  const events = await readEventLog(store.goalDir(goal.id));
+  // A goal that ended while its event log could not be written (disk full): its record tells the end.
+  if (!isLiveGoal(goal) && !events.some((event) => event.type === 'goal.finished')) events.push(finishedEventOf(goal));
+  for (const event of events) {
     if (options.json) io.out(JSON.stringify(event));
     else {
       const line = renderProgressLine(event);

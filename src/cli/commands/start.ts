@@ -120,6 +120,7 @@ async function runInForeground(condition: string | undefined, options: StartOpti
   try {
     const outcome = await supervisor.run();
     if (outcome === null) throw new GoaldError('internal', 'the goal was detached from this process unexpectedly');
+    if (outcome.unstored !== undefined) io.err(`goald: warning: the goal's end could not be stored (${outcome.unstored}); until space is freed, goald status shows its last stored state`);
     if (!options.json) io.out(await renderOutcomeBox(store, goal.id, outcome));
     return outcome.status === 'achieved' ? EXIT.ok : EXIT.goalFailed;
   } finally {
