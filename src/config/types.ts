@@ -24,6 +24,11 @@ export interface AgentSpec {
   model: string | null;
   /** USD per million tokens by model name (or name prefix), for CLIs that report no cost (Codex). */
   prices: Record<string, ModelPriceSpec>;
+  /**
+   * Variables (names or `*` globs) the agent and the checks keep although they are another vendor's
+   * credentials (src/secrets/child-env.ts). Read from the user's config file only.
+   */
+  passEnv?: string[];
 }
 
 /** USD per million tokens. */
@@ -38,12 +43,22 @@ export interface ModelPriceSpec {
 
 export type EvaluatorProvider = 'openai' | 'anthropic' | 'none';
 
+/** Where an evaluator base URL was set: the user's config file, a workspace (or loop) file, a socket request. */
+export type BaseURLSource = 'user-config' | 'workspace-config' | 'request';
+
 export interface EvaluatorSpec {
   provider: EvaluatorProvider;
   /** Required unless provider is `none`. */
   model: string | null;
   /** Overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL. */
   baseURL: string | null;
+  /**
+   * Where `baseURL` came from. The API key is sent only to a base URL from the user's config (or the
+   * daemon's own environment, or the provider's default); absent counts as untrusted.
+   */
+  baseURLFrom?: BaseURLSource;
+  /** The user config's `evaluator.allowedBaseURLs`: untrusted base URLs the user accepts anyway. */
+  allowedBaseURLs?: string[];
   /** Upper bound on the characters of evidence sent per call. */
   maxInputChars: number;
   /** When a check failed, the verdict cannot change the outcome: skip the call to save its tokens. */
