@@ -23,7 +23,10 @@ import { CONFIG_FILE_NAME, loadConfigFile } from './load-config.js';
 import { requireAgentCommand, requireEvaluatorModel, requireVerification } from './settings-rules.js';
 import type { ConfigAgent, ConfigCheck, ConfigEvaluator, ConfigFile, ConfigLimits } from './schema.js';
 import { applyStartEnv, applyStartFlags, type OptionLayer, type StartFlags } from './start-options.js';
-import type { AgentSpec, CheckSpec, EvaluatorSpec, GoalSettings, Limits } from './types.js';
+import type { AgentSpec, BaseURLSource, CheckSpec, EvaluatorSpec, GoalSettings, Limits } from './types.js';
+
+// How the user's config file is named in messages.
+const USER_CONFIG_HINT = '~/.config/goald/config.json';
 
 export type { StartFlags } from './start-options.js';
 
@@ -34,6 +37,12 @@ export interface ResolveSettingsInput {
   workspace: string;
   flags: StartFlags;
   env: NodeJS.ProcessEnv;
+  /**
+   * The environment of the process that holds the API keys (the daemon's own; default `env`). An
+   * OPENAI_BASE_URL / ANTHROPIC_BASE_URL in `env` that differs from it came with a socket request, and
+   * becomes the evaluator's `baseURL` with `baseURLFrom: "request"`.
+   */
+  trustedEnv?: NodeJS.ProcessEnv | undefined;
   /** Default: `$XDG_CONFIG_HOME/goald/config.json`, else `~/.config/goald/config.json`. */
   userConfigPath?: string | undefined;
   /**
@@ -87,9 +96,10 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
   const flagLayer = layerFromFlags(input.flags);
   const envLayer = layerFromEnv(input.env);
   const loopFile = input.loopConfig ? [{ config: input.loopConfig.config, path: input.loopConfig.source }] : [];
-  const fileLayers = [...loopFile, workspaceFile, userFile].flatMap(({ config, path }) =>
-    config === null ? [] : [layerFromConfig(config, path)],
-  );
+  const fileLayers = [
+    ...[...loopFile, workspaceFile].map((file) => ({ ...file, from: 'workspace-config' as const })),
+    { ...userFile, from: 'user-config' as const },
+  ].flatMap(({ config, path, from }) => (config === null ? [] : [layerFromConfig(config, path, from, warnings)]));
   const layers = [flagLayer, envLayer, ...fileLayers];
 
   const configChecks = fileLayers.find((layer) => layer.checks !== undefined);
@@ -100,6 +110,7 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
 
   const agent = mergeAgent(layers);
   const evaluator = mergeEvaluator(layers, warnings);
+  takeRequestBaseURL(evaluator, input.env, input.trustedEnv ?? input.env);
   const settings: GoalSettings = {
     condition: resolveCondition(input.condition, fileLayers),
     workspace: input.workspace,
@@ -161,15 +172,23 @@ function layerFromEnv(env: NodeJS.ProcessEnv): Layer {
   return layer;
 }
 
-/** Normalizes a validated config file (durations to ms, check names) into a layer. */
-function layerFromConfig(config: ConfigFile, path: string): Layer {
+/**
+ * Normalizes a validated config file (durations to ms, check names) into a layer. Settings that hand out
+ * credentials (agent.passEnv, evaluator.allowedBaseURLs) count only in the user's own file.
+ */
+function layerFromConfig(config: ConfigFile, path: string, from: BaseURLSource, warnings: string[]): Layer {
   const layer: Layer = { source: path };
+  if (from !== 'user-config') {
+    for (const [key, value] of [['agent.passEnv', config.agent?.passEnv], ['evaluator.allowedBaseURLs', config.evaluator?.allowedBaseURLs]] as const) {
+      if (value !== undefined) warnings.push(`${path}: ${key} is ignored; only your user config (${USER_CONFIG_HINT}) can set it`);
+    }
+  }
   if (config.goal !== undefined) layer.condition = config.goal;
   if (config.mission !== undefined) layer.mission = config.mission;
   if (config.project !== undefined) layer.project = config.project;
   if (config.checks !== undefined) layer.checks = config.checks.map((check, i) => checkFromConfig(check, path, i));
-  if (config.agent !== undefined) layer.agent = agentFromConfig(config.agent);
-  if (config.evaluator !== undefined) layer.evaluator = evaluatorFromConfig(config.evaluator, path);
+  if (config.agent !== undefined) layer.agent = agentFromConfig(config.agent, from);
+  if (config.evaluator !== undefined) layer.evaluator = evaluatorFromConfig(config.evaluator, path, from);
   if (config.limits !== undefined) layer.limits = limitsFromConfig(config.limits, path);
   if (config.noisePaths !== undefined) layer.noisePaths = [...config.noisePaths];
   if (config.recitation?.everyToolCalls !== undefined) layer.recitationEvery = config.recitation.everyToolCalls;
@@ -185,8 +204,9 @@ function checkFromConfig(check: ConfigCheck, path: string, index: number): Check
 }
 
 /** A config agent with a `command` but no `adapter` means the default adapter, `command`. */
-function agentFromConfig(agent: ConfigAgent): AgentLayer {
+function agentFromConfig(agent: ConfigAgent, from: BaseURLSource): AgentLayer {
   const layer: AgentLayer = {};
+  if (from === 'user-config' && agent.passEnv !== undefined) layer.passEnv = [...agent.passEnv];
   if (agent.command !== undefined && agent.command.trim() !== '') {
     layer.command = agent.command;
     layer.adapter = DEFAULT_ADAPTER;
@@ -199,11 +219,15 @@ function agentFromConfig(agent: ConfigAgent): AgentLayer {
   return layer;
 }
 
-function evaluatorFromConfig(evaluator: ConfigEvaluator, path: string): EvaluatorLayer {
+function evaluatorFromConfig(evaluator: ConfigEvaluator, path: string, from: BaseURLSource): EvaluatorLayer {
   const layer: EvaluatorLayer = {};
   if (evaluator.provider !== undefined) layer.provider = evaluator.provider;
   if (evaluator.model !== undefined && evaluator.model.trim() !== '') layer.model = evaluator.model;
-  if (evaluator.baseURL !== undefined) layer.baseURL = evaluator.baseURL;
+  if (evaluator.baseURL !== undefined) {
+    layer.baseURL = evaluator.baseURL;
+    layer.baseURLFrom = from;
+  }
+  if (from === 'user-config' && evaluator.allowedBaseURLs !== undefined) layer.allowedBaseURLs = [...evaluator.allowedBaseURLs];
   if (evaluator.maxInputChars !== undefined) layer.maxInputChars = evaluator.maxInputChars;
   if (evaluator.skipWhenChecksFail !== undefined) layer.skipWhenChecksFail = evaluator.skipWhenChecksFail;
   if (evaluator.timeout !== undefined) {
@@ -262,6 +286,7 @@ function mergeAgent(layers: readonly Layer[]): AgentSpec {
   const adapter = pick(layers, (layer) => layer.agent?.adapter) ?? DEFAULT_ADAPTER;
   const agreeing = layers.filter((layer) => layer.agent?.adapter === undefined || layer.agent.adapter === adapter);
   const executable = adapter === 'command' ? '' : DEFAULT_AGENT_EXECUTABLES[adapter];
+  const passEnv = pick(layers, (layer) => layer.agent?.passEnv);
   return {
     adapter,
     command: pick(agreeing, (layer) => layer.agent?.command) ?? executable,
@@ -269,6 +294,8 @@ function mergeAgent(layers: readonly Layer[]): AgentSpec {
     session: pick(agreeing, (layer) => layer.agent?.session) ?? 'fresh',
     model: pick(agreeing, (layer) => layer.agent?.model) ?? null,
     prices: { ...(pick(agreeing, (layer) => layer.agent?.prices) ?? {}) },
+    // Whatever the adapter: these are the user's decision about credentials, not the adapter's settings.
+    ...(passEnv === undefined ? {} : { passEnv: [...passEnv] }),
   };
 }
 
@@ -282,16 +309,33 @@ function mergeEvaluator(layers: readonly Layer[], warnings: string[]): Evaluator
   if (provider === 'none' && model !== null) {
     warnings.push(`the evaluator model "${model}" is ignored: no evaluator provider is set (openai or anthropic)`);
   }
+  const baseURLLayer = provider === 'none' ? undefined : agreeing.find((layer) => layer.evaluator?.baseURL !== undefined);
+  const allowedBaseURLs = pick(layers, (layer) => layer.evaluator?.allowedBaseURLs);
   return {
     provider,
     model: provider === 'none' ? null : model,
-    baseURL: provider === 'none' ? null : (pick(agreeing, (layer) => layer.evaluator?.baseURL) ?? null),
+    baseURL: baseURLLayer?.evaluator?.baseURL ?? null,
+    ...(baseURLLayer?.evaluator?.baseURLFrom === undefined ? {} : { baseURLFrom: baseURLLayer.evaluator.baseURLFrom }),
+    ...(allowedBaseURLs === undefined ? {} : { allowedBaseURLs: [...allowedBaseURLs] }),
     maxInputChars: pick(layers, (layer) => layer.evaluator?.maxInputChars) ?? DEFAULT_EVALUATOR.maxInputChars,
     skipWhenChecksFail:
       pick(layers, (layer) => layer.evaluator?.skipWhenChecksFail) ?? DEFAULT_EVALUATOR.skipWhenChecksFail,
     timeoutMs: pick(layers, (layer) => layer.evaluator?.timeoutMs) ?? DEFAULT_EVALUATOR.timeoutMs,
     retries: pick(layers, (layer) => layer.evaluator?.retries) ?? DEFAULT_EVALUATOR.retries,
   };
+}
+
+/**
+ * A provider base URL variable that a socket request brought (it differs from the daemon's own) becomes
+ * the evaluator's baseURL, marked as the request's, unless a config file chose one (files beat it).
+ */
+function takeRequestBaseURL(evaluator: EvaluatorSpec, env: NodeJS.ProcessEnv, trustedEnv: NodeJS.ProcessEnv): void {
+  if (evaluator.provider === 'none' || evaluator.baseURL !== null) return;
+  const variable = evaluator.provider === 'openai' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
+  const requested = env[variable]?.trim() ?? '';
+  if (requested === '' || requested === (trustedEnv[variable]?.trim() ?? '')) return;
+  evaluator.baseURL = requested;
+  evaluator.baseURLFrom = 'request';
 }
 
 /** Each limit from the highest layer that sets it, else its default. */

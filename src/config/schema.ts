@@ -91,6 +91,13 @@ const agentSchema = z
           'USD per million tokens by model name or name prefix (the longest matching key wins), for agents whose CLI reports tokens but no cost (Codex). Extends and overrides the built-in table.',
       })
       .optional(),
+    passEnv: z
+      .array(z.string().regex(/^[A-Za-z_*][A-Za-z0-9_*]*$/, 'expected a variable name or a glob such as "OPENAI_*"'))
+      .meta({
+        description:
+          "Variables (names or * globs) the agent and the checks keep although they are a model vendor's credentials (OPENAI_*, ANTHROPIC_*, GEMINI_*, GOOGLE_*), which goald otherwise removes unless the adapter uses that vendor. Read from the user's config file only.",
+      })
+      .optional(),
   })
   .meta({ id: 'Agent', description: 'The coding agent goald runs each turn.' });
 
@@ -106,7 +113,17 @@ const evaluatorSchema = z
     model: text('The evaluator model; required for openai and anthropic. Must differ from the agent\'s.').optional(),
     baseURL: z
       .url({ error: 'expected a URL such as http://127.0.0.1:8080/v1' })
-      .meta({ description: 'Overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL, e.g. a local server.' })
+      .meta({
+        description:
+          "Overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL, e.g. a local server. From a workspace file it is used only when the user's config lists it in allowedBaseURLs (the API key goes there).",
+      })
+      .optional(),
+    allowedBaseURLs: z
+      .array(z.url({ error: 'expected a URL such as http://127.0.0.1:8080/v1' }))
+      .meta({
+        description:
+          "Base URLs the API key may be sent to although a workspace file or a start request chose them (a URL without a path allows its whole origin). Read from the user's config file only.",
+      })
       .optional(),
     maxInputChars: positiveInt(
       `Upper bound on the characters of evidence sent per call. Default: ${DEFAULT_EVALUATOR.maxInputChars}.`,

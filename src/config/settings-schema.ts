@@ -22,11 +22,14 @@ const goalSettingsSchema = z.object({
         z.object({ input: nonNegative, cachedInput: nonNegative, output: nonNegative, cacheWrite: nonNegative.optional() }),
       )
       .default({}),
+    passEnv: z.array(z.string()).optional(),
   }),
   evaluator: z.object({
     provider: z.enum(['openai', 'anthropic', 'none']),
     model: z.string().nullable(),
     baseURL: z.string().nullable(),
+    baseURLFrom: z.enum(['user-config', 'workspace-config', 'request']).optional(),
+    allowedBaseURLs: z.array(z.string()).optional(),
     maxInputChars: nonNegative,
     skipWhenChecksFail: z.boolean(),
     timeoutMs: nonNegative,

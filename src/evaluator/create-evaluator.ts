@@ -1,8 +1,11 @@
 // Builds the configured evaluator, reading API keys from the environment at that moment (they are never
-// part of the settings), and the rules that decide which evaluators are acceptable.
+// part of the settings), and the rules that decide which evaluators are acceptable: the key goes only to a
+// trusted base URL (secrets/base-url-policy.ts), and the evidence is redacted before any model sees it.
 
 import type { EvaluatorProvider, EvaluatorSpec } from '../config/types.js';
 import { GoaldError } from '../errors.js';
+import { assertTrustedBaseURL } from '../secrets/base-url-policy.js';
+import { redactJson } from '../secrets/redact.js';
 import { createAnthropicEvaluator } from './anthropic-evaluator.js';
 import { createNoneEvaluator } from './none-evaluator.js';
 import { createOpenAIEvaluator } from './openai-evaluator.js';
@@ -38,6 +41,10 @@ export function createEvaluator(spec: EvaluatorSpec, env: NodeJS.ProcessEnv): Ev
   }
   const envBaseURL = env[BASE_URL_VARIABLES[provider]]?.trim();
   const baseURL = spec.baseURL ?? (envBaseURL === undefined || envBaseURL === '' ? DEFAULT_BASE_URLS[provider] : envBaseURL);
+  // A base URL from the environment given here is the daemon's own (resolution turns a request's into
+  // spec.baseURL with baseURLFrom "request"); the provider's default needs no vouching either.
+  const from = spec.baseURL === null || spec.baseURL === DEFAULT_BASE_URLS[provider] ? null : spec.baseURLFrom;
+  assertTrustedBaseURL({ provider, keyVariable, baseURL, from, allowed: spec.allowedBaseURLs ?? [] });
   const options = {
     model,
     baseURL,
@@ -46,7 +53,17 @@ export function createEvaluator(spec: EvaluatorSpec, env: NodeJS.ProcessEnv): Ev
     retries: spec.retries,
     maxInputChars: spec.maxInputChars,
   };
-  return provider === 'openai' ? createOpenAIEvaluator(options) : createAnthropicEvaluator(options);
+  const evaluator = provider === 'openai' ? createOpenAIEvaluator(options) : createAnthropicEvaluator(options);
+  return withRedactedEvidence(evaluator, { ...process.env, ...env });
+}
+
+// The agent may have printed a key (or written one into a file the patch shows): no model receives it.
+function withRedactedEvidence(evaluator: Evaluator, env: NodeJS.ProcessEnv): Evaluator {
+  return {
+    provider: evaluator.provider,
+    model: evaluator.model,
+    evaluate: (input, signal) => evaluator.evaluate(redactJson(input, env), signal),
+  };
 }
 
 // Refuses an evaluator that is the agent's own model (a model grading its own work is no independent

@@ -610,3 +610,43 @@ describe('agent command without adapter', () => {
     expect(settings.agent).toMatchObject({ adapter: 'aider', command: 'aider', model: null });
   });
 });
+
+describe('credentials: where a base URL came from, and who may pass keys', () => {
+  const LOCAL = 'http://127.0.0.1:8080/v1';
+  const OPENAI = { provider: 'openai', model: 'gpt-4.1-mini' } as const;
+
+  it('marks a base URL by the file that set it: the user config, or the workspace file', async () => {
+    const fromUser = await resolveWith({ userConfig: { ...VALID, evaluator: { ...OPENAI, baseURL: LOCAL } } });
+    expect(fromUser.settings.evaluator).toMatchObject({ baseURL: LOCAL, baseURLFrom: 'user-config' });
+    const fromWorkspace = await resolveWith({
+      workspaceConfig: { evaluator: { baseURL: LOCAL } },
+      userConfig: { ...VALID, evaluator: OPENAI },
+    });
+    expect(fromWorkspace.settings.evaluator).toMatchObject({ baseURL: LOCAL, baseURLFrom: 'workspace-config' });
+  });
+
+  it("takes a request's OPENAI_BASE_URL as the request's when it differs from the daemon's own", async () => {
+    await writeFile(userConfigPath, JSON.stringify({ ...VALID, evaluator: OPENAI }));
+    const resolveEnv = (env: NodeJS.ProcessEnv, trustedEnv: NodeJS.ProcessEnv): Promise<ResolvedSettings> =>
+      resolveGoalSettings({ condition: 'tests pass', workspace, flags: {}, env, trustedEnv, userConfigPath });
+    const redirected = await resolveEnv({ OPENAI_BASE_URL: LOCAL }, {});
+    expect(redirected.settings.evaluator).toMatchObject({ baseURL: LOCAL, baseURLFrom: 'request' });
+    // The daemon's own value, forwarded back by the client that started it: nothing to vouch for.
+    const same = await resolveEnv({ OPENAI_BASE_URL: LOCAL }, { OPENAI_BASE_URL: LOCAL });
+    expect(same.settings.evaluator.baseURL).toBeNull();
+    expect(same.settings.evaluator.baseURLFrom).toBeUndefined();
+  });
+
+  it('reads agent.passEnv and evaluator.allowedBaseURLs from the user config only; a workspace file gets a warning', async () => {
+    const { settings, warnings } = await resolveWith({
+      workspaceConfig: { agent: { passEnv: ['ANTHROPIC_*'] }, evaluator: { allowedBaseURLs: ['http://evil.example'] } },
+      userConfig: { ...VALID, agent: { command: 'agent.sh', passEnv: ['OPENAI_API_KEY'] }, evaluator: { ...OPENAI, allowedBaseURLs: [LOCAL] } },
+    });
+    expect(settings.agent.passEnv).toEqual(['OPENAI_API_KEY']);
+    expect(settings.evaluator.allowedBaseURLs).toEqual([LOCAL]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/goal\.config\.json: agent\.passEnv is ignored; only your user config/),
+      expect.stringMatching(/goal\.config\.json: evaluator\.allowedBaseURLs is ignored; only your user config/),
+    ]);
+  });
+});

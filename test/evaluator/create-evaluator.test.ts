@@ -88,7 +88,7 @@ describe('createEvaluator', () => {
     const dead = await startFakeLlm();
     await dead.close();
     fake.anthropic.replyTool(NOT_YET);
-    const evaluator = createEvaluator(spec({ provider: 'anthropic', model: 'claude-judge', baseURL: fake.anthropicBaseURL }), {
+    const evaluator = createEvaluator(spec({ provider: 'anthropic', model: 'claude-judge', baseURL: fake.anthropicBaseURL, baseURLFrom: 'user-config' }), {
       ANTHROPIC_API_KEY: ANTHROPIC_KEY,
       ANTHROPIC_BASE_URL: dead.anthropicBaseURL,
     });
@@ -99,7 +99,7 @@ describe('createEvaluator', () => {
 
   it('passes retries and maxInputChars through', async () => {
     fake.openai.fail(500).reply(NOT_YET);
-    const evaluator = createEvaluator(spec({ retries: 0, maxInputChars: 5_000, baseURL: fake.openaiBaseURL }), {
+    const evaluator = createEvaluator(spec({ retries: 0, maxInputChars: 5_000, baseURL: fake.openaiBaseURL, baseURLFrom: 'user-config' }), {
       OPENAI_API_KEY: OPENAI_KEY,
     });
     const result = await evaluator.evaluate(makeInput({ patch: 'p'.repeat(50_000) }));
@@ -113,12 +113,71 @@ describe('createEvaluator', () => {
     fake.openai.fail(400, { error: { message: `model not found for key ${OPENAI_KEY}` } });
     fake.openai.replyText(`${OPENAI_KEY}`);
     fake.openai.reply({ achieved: OPENAI_KEY, reason: OPENAI_KEY });
-    const evaluator = createEvaluator(spec({ baseURL: fake.openaiBaseURL }), { OPENAI_API_KEY: OPENAI_KEY });
+    const evaluator = createEvaluator(spec({ baseURL: fake.openaiBaseURL, baseURLFrom: 'user-config' }), { OPENAI_API_KEY: OPENAI_KEY });
     for (let i = 0; i < 4; i += 1) {
       const result = await evaluator.evaluate(makeInput());
       expect(result.kind).toBe('error');
       expect(JSON.stringify(result)).not.toContain(OPENAI_KEY);
     }
+  });
+});
+
+describe('createEvaluator: where the key may go', () => {
+  const refusedSources: Array<EvaluatorSpec['baseURLFrom']> = ['workspace-config', 'request', undefined];
+  for (const from of refusedSources) {
+    it(`refuses a base URL from ${from ?? 'an unknown source'} (exit 2), naming the fix, before any request`, () => {
+      const error = thrown(() => createEvaluator(spec({ baseURL: fake.openaiBaseURL, baseURLFrom: from }), { OPENAI_API_KEY: OPENAI_KEY }));
+      expect(error.code).toBe('config');
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toContain(fake.openaiBaseURL);
+      expect(error.message).not.toContain(OPENAI_KEY);
+      expect(error.hint).toContain('evaluator.allowedBaseURLs');
+      expect(fake.openai.requests).toHaveLength(0);
+    });
+  }
+
+  it('sends the key to an untrusted base URL the user config allows (the URL itself, or its origin)', async () => {
+    const origin = new URL(fake.openaiBaseURL).origin;
+    for (const allowed of [`${fake.openaiBaseURL}/`, origin]) {
+      fake.openai.reply(NOT_YET);
+      const evaluator = createEvaluator(
+        spec({ baseURL: fake.openaiBaseURL, baseURLFrom: 'workspace-config', allowedBaseURLs: [allowed] }),
+        { OPENAI_API_KEY: OPENAI_KEY },
+      );
+      expect((await evaluator.evaluate(makeInput())).kind).toBe('verdict');
+    }
+    expect(fake.openai.requests).toHaveLength(2);
+  });
+
+  it('does not count another path or port of an allowed origin as allowed', () => {
+    const url = new URL(fake.openaiBaseURL);
+    const otherPort = `${url.protocol}//${url.hostname}:${Number(url.port) + 1}`;
+    for (const allowed of [`${url.origin}/other`, otherPort]) {
+      const error = thrown(() =>
+        createEvaluator(spec({ baseURL: fake.openaiBaseURL, baseURLFrom: 'request', allowedBaseURLs: [allowed] }), {
+          OPENAI_API_KEY: OPENAI_KEY,
+        }),
+      );
+      expect(error.code).toBe('config');
+    }
+  });
+
+  it("accepts the provider's default host from any source", () => {
+    const evaluator = createEvaluator(spec({ baseURL: 'https://api.openai.com/v1', baseURLFrom: 'workspace-config' }), {
+      OPENAI_API_KEY: OPENAI_KEY,
+    });
+    expect(evaluator.provider).toBe('openai');
+  });
+
+  it('redacts secrets the agent echoed before the evidence reaches the model', async () => {
+    fake.openai.reply(NOT_YET);
+    const evaluator = createEvaluator(spec(), { OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: fake.openaiBaseURL });
+    const stolen = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
+    await evaluator.evaluate(makeInput({ agentFinalMessage: `your key is ${OPENAI_KEY}`, agentOutputTail: `token ${stolen}` }));
+    const body = JSON.stringify(fake.openai.requests[0]?.body);
+    expect(body).toContain('your key is [redacted:');
+    expect(body).not.toContain(OPENAI_KEY);
+    expect(body).not.toContain(stolen);
   });
 });
 
