@@ -3,6 +3,7 @@
 
 import type { AdapterName, AgentSpec } from '../config/types.js';
 import { GoaldError } from '../errors.js';
+import { buildAgentEnv } from '../secrets/child-env.js';
 import { createAiderAgent } from './aider-agent.js';
 import { createClaudeCodeAgent, findGoaldHookCommand } from './claude-code-agent.js';
 import { createCodexAgent } from './codex-agent.js';
@@ -58,7 +59,10 @@ export function isAgentName(name: string): name is AgentName {
   return Object.hasOwn(agentFactories, name);
 }
 
-/** Creates the adapter named by `spec.adapter`; a config error for adapters that do not exist yet. */
+/**
+ * Creates the adapter named by `spec.adapter`; a config error for adapters that do not exist yet. The
+ * adapter inherits `env` without other vendors' credentials (src/secrets/child-env.ts).
+ */
 export function createAgent(spec: AgentSpec, env: NodeJS.ProcessEnv = process.env): AgentAdapter {
   if (!isAgentName(spec.adapter)) {
     throw new GoaldError(
@@ -67,5 +71,5 @@ export function createAgent(spec: AgentSpec, env: NodeJS.ProcessEnv = process.en
       'use --agent "<shell command>"',
     );
   }
-  return agentFactories[spec.adapter](spec, env);
+  return agentFactories[spec.adapter](spec, buildAgentEnv(env, spec));
 }

@@ -161,6 +161,7 @@ export class DaemonGoalHost implements GoalHost {
         dir: request.dir,
         flags: request.flags,
         env,
+        trustedEnv: this.env,
         ...(extra.ancestry ? { ancestry: extra.ancestry } : {}),
         ...(extra.loopConfig ? { loopConfig: extra.loopConfig } : {}),
       });

@@ -116,7 +116,7 @@ export class LiveConfig {
         const loop = loops.find((candidate) => candidate.id === goal.loopId);
         const settings = await this.reresolveSettings(goal, loop ? declaredLoopLayer(loop, config) : undefined);
         supervisor.applySettings(settings, {
-          checks: createCheckRunner({ workspace: settings.workspace, checks: settings.checks }),
+          checks: createCheckRunner({ workspace: settings.workspace, checks: settings.checks, passEnv: settings.agent.passEnv }),
           evaluator: await createGoalEvaluator(settings.evaluator, env),
         });
         // Stored as well: status shows the new limits, and a restarted daemon resumes the goal with them.
@@ -149,6 +149,7 @@ export class LiveConfig {
       workspace: goal.workspace,
       flags,
       env: { ...this.options.env, ...env },
+      trustedEnv: this.options.env,
       loopConfig,
     });
     // What a goal is, and where it came from, never changes mid-run.

@@ -33,6 +33,8 @@ export async function prepareGoal(request: {
   dir: string;
   flags: StartFlags;
   env: NodeJS.ProcessEnv;
+  /** The daemon's own environment, when `env` also holds a request's variables (see resolveGoalSettings). */
+  trustedEnv?: NodeJS.ProcessEnv;
   ancestry?: GoalSettings['ancestry'];
   loopConfig?: ResolveSettingsInput['loopConfig'];
 }): Promise<PreparedGoal> {
@@ -42,6 +44,7 @@ export async function prepareGoal(request: {
     workspace: workspace.root,
     flags: request.flags,
     env: request.env,
+    trustedEnv: request.trustedEnv,
     loopConfig: request.loopConfig,
   });
   if (request.ancestry) settings.ancestry = { ...settings.ancestry, ...request.ancestry };
@@ -125,7 +128,11 @@ export async function buildSupervisor(options: {
     agent: prepared.agent,
     evaluator: prepared.evaluator,
     snapshotter,
-    checks: createCheckRunner({ workspace: prepared.workspace.root, checks: prepared.settings.checks }),
+    checks: createCheckRunner({
+      workspace: prepared.workspace.root,
+      checks: prepared.settings.checks,
+      passEnv: prepared.settings.agent.passEnv,
+    }),
     observers: options.observers,
     owner: options.owner,
   };

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 
 import type { CheckSpec } from '../config/types.js';
 import { spawnGroupLeader } from '../process/spawn.js';
+import { buildCheckEnv } from '../secrets/child-env.js';
 import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
 import { withoutRepoLocationEnv } from './git.js';
 import type { CheckResult, CheckRunner } from './types.js';
@@ -21,6 +22,8 @@ export interface CheckRunnerOptions {
   checks: CheckSpec[];
   /** Added to the environment the checks inherit. */
   env?: Record<string, string>;
+  /** Vendor credentials the checks keep (`agent.passEnv`); all others are removed. */
+  passEnv?: readonly string[];
 }
 
 /**
@@ -29,7 +32,7 @@ export interface CheckRunnerOptions {
  * rejects at once with the signal's reason; later checks do not start.
  */
 export function createCheckRunner(options: CheckRunnerOptions): CheckRunner {
-  const env = { ...withoutRepoLocationEnv(), ...options.env };
+  const env = buildCheckEnv({ ...withoutRepoLocationEnv(), ...options.env }, options.passEnv);
   return {
     async run(signal) {
       const results: CheckResult[] = [];
