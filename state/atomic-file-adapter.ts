@@ -8,6 +8,7 @@ import { link, readFile, rename, unlink } from 'node:fs/promises';
 import { isErrnoCode } from '../src/errno.js';
 import { GoaldError } from '../src/errors.js';
 import { tempPathFor, writeFileDurable } from './durable-file.js';
+import { redactJson } from '../src/secrets/redact.js';
 import { stateFilePath } from './paths.js';
 import { findSecretInState } from './secret-guard.js';
 import { withStateLock, type StateLockOptions } from './state-lock.js';
@@ -84,8 +85,10 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     return parsed.state;
   }
 
-  /** Replaces the file atomically, keeping the previous good content as `.bak`. */
-  async write(data: StateFile): Promise<void> {
+  /** Replaces the file atomically (secrets redacted), keeping the previous good content as `.bak`. */
+  async write(state: StateFile): Promise<void> {
+    // Redacted first; the secret guard below stays the last line of defence (a credential-named field).
+    const data = redactJson(state, this.#env);
     const text = serializeState(data);
     // Round-trip what would land on disk, so the file always passes the schema that read() applies
     // (JSON turns NaN into null and drops undefined; a bug there must not corrupt the store).

@@ -7,6 +7,7 @@
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrnoCode } from '../src/errno.js';
+import { redactJson } from '../src/secrets/redact.js';
 import { describeSchemaProblem } from './state-schema.js';
 import { turnRecordSchema, type TurnRecord } from './turn-record.js';
 
@@ -17,9 +18,9 @@ export function turnLogPath(goalDir: string): string {
   return join(goalDir, TURN_LOG_FILE_NAME);
 }
 
-/** Appends one record as a JSON line and fsyncs it before resolving. */
+/** Appends one record (secrets redacted) as a JSON line and fsyncs it before resolving. */
 export async function appendTurnRecord(goalDir: string, record: TurnRecord): Promise<void> {
-  const line = JSON.stringify(record);
+  const line = JSON.stringify(redactJson(record));
   if (line === undefined) throw new TypeError('appendTurnRecord: the record is not JSON-serializable');
   await mkdir(goalDir, { recursive: true, mode: 0o700 });
   const handle = await open(turnLogPath(goalDir), 'a+', 0o600);

@@ -4,6 +4,7 @@
 
 import { mkdir } from 'node:fs/promises';
 import { openStore, resolveGoaldHome, resolveSocketPath } from '../../state/index.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { GOALD_VERSION } from '../version.js';
 import { acquireDaemonLock } from './daemon-lock.js';
 import { DaemonGoalHost } from './goal-host.js';
@@ -19,7 +20,8 @@ export interface DaemonOptions {
 /** Runs the daemon until it is told to stop; resolves once it has shut down. */
 export async function runDaemon(options: DaemonOptions): Promise<void> {
   const { env } = options;
-  const log = (line: string): void => options.log(`${new Date().toISOString()} ${line}`);
+  // daemon.log is a file: a secret in a message (a path, a command, an error) is redacted first.
+  const log = (line: string): void => options.log(redactSecrets(`${new Date().toISOString()} ${line}`, env));
   const home = resolveGoaldHome(env);
   const socketPath = resolveSocketPath(env, home);
   checkSocketPath(socketPath);

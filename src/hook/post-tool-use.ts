@@ -26,6 +26,7 @@ import {
   type RepeatedAction,
 } from '../prompt/drift.js';
 import { renderReflection } from '../prompt/reflection.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { readClaudeToolCall } from './claude-tool-call.js';
 
 // Built-ins through process.getBuiltinModule rather than `import`: an ESM import of a built-in builds a
@@ -89,7 +90,9 @@ export function runPostToolUseHook(input: { stdin: string; env: NodeJS.ProcessEn
 
 function handleToolCall(dir: string, stdin: string, env: NodeJS.ProcessEnv): HookOutcome {
   const call = parsePayload(stdin);
-  if (call.command !== undefined) call.command = redactApiKeys(call.command, env);
+  // A command the agent typed may hold a key it read somewhere; the state files must not.
+  if (call.command !== undefined) call.command = redactSecrets(call.command, env);
+  if (call.filePath !== undefined) call.filePath = redactSecrets(call.filePath, env);
   const record: ToolCallRecord = { id: makeRunId(), ...call };
   const toolCallsPath = join(dir, HOOK_FILES.toolCalls);
   // One short append per call: O_APPEND writes of one line do not interleave, so concurrent hooks (Claude
@@ -108,7 +111,7 @@ function handleToolCall(dir: string, stdin: string, env: NodeJS.ProcessEnv): Hoo
   const recentCalls = lines.slice(0, position).slice(-DRIFT_WINDOW).flatMap(parseRecordLine);
   const drift = scoreDrift({ goal: task ?? '', recentCalls });
   const check = recordDriftCheck(dir, drift, position);
-  if (check.shouldPause) writeFileSync(join(dir, HOOK_FILES.driftPause), `${JSON.stringify(check)}\n`);
+  if (check.shouldPause) writeFileSync(join(dir, HOOK_FILES.driftPause), `${JSON.stringify(check)}\n`, { mode: 0o600 });
 
   const reflection = renderReflection({ task, toolCallsSinceLastCheck: every, drift });
   const output = { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: reflection } };
@@ -140,11 +143,11 @@ function parsePayload(stdin: string): ToolCall {
 // The adapter creates the directory before the turn; create it only if it is missing after all.
 function appendCreatingDir(dir: string, path: string, text: string): void {
   try {
-    appendFileSync(path, text);
+    appendFileSync(path, text, { mode: 0o600 });
   } catch (error) {
     if (!isErrnoCode(error, 'ENOENT')) throw error;
-    mkdirSync(dir, { recursive: true });
-    appendFileSync(path, text);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    appendFileSync(path, text, { mode: 0o600 });
   }
 }
 
@@ -159,7 +162,7 @@ function recordDriftCheck(dir: string, drift: DriftResult, toolCalls: number): D
   }
   const state = [...earlier, drift].reduce(nextDriftState, INITIAL_DRIFT_STATE);
   const check: DriftCheckRecord = { at: new Date().toISOString(), toolCalls, ...drift, ...state };
-  appendFileSync(driftPath, `${JSON.stringify(check)}\n`);
+  appendFileSync(driftPath, `${JSON.stringify(check)}\n`, { mode: 0o600 });
   return check;
 }
 
@@ -213,20 +216,6 @@ export function readReciteEvery(value: string | undefined): number {
   return Number.isSafeInteger(every) && every > 0 ? every : DEFAULT_RECITE_EVERY;
 }
 
-// Real API keys are 30+ characters; shorter values are placeholders that would match innocent text (the same
-// rule as state/secret-guard.ts).
-const MIN_SECRET_LENGTH = 16;
-
-// A command the agent typed may hold a key it read from the environment; the state files must not.
-function redactApiKeys(text: string, env: NodeJS.ProcessEnv): string {
-  let redacted = text;
-  for (const [name, value] of Object.entries(env)) {
-    if (!name.endsWith('_API_KEY') || value === undefined || value.length < MIN_SECRET_LENGTH) continue;
-    redacted = redacted.replaceAll(value, `[${name}]`);
-  }
-  return redacted;
-}
-
 function makeRunId(): string {
   return `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
@@ -234,8 +223,8 @@ function makeRunId(): string {
 function logError(dir: string, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
   try {
-    mkdirSync(dir, { recursive: true });
-    appendFileSync(join(dir, HOOK_FILES.errors), `${new Date().toISOString()} ${message.replace(/\s+/g, ' ')}\n`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    appendFileSync(join(dir, HOOK_FILES.errors), `${new Date().toISOString()} ${message.replace(/\s+/g, ' ')}\n`, { mode: 0o600 });
   } catch {
     // Nowhere to log: stay silent rather than fail the agent's tool call.
   }

@@ -1,8 +1,11 @@
-// The turn transcript: everything the agent prints, appended to a file as it arrives, so memory holds only
-// a bounded tail however much the agent prints.
+// The turn transcript: everything the agent prints, appended to a file (mode 0600) as it arrives, so
+// memory holds only a bounded tail however much the agent prints. Secrets are redacted on the way, also
+// one split across two chunks (src/secrets/redact.ts).
 
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { createStreamRedactor, redactSecrets } from '../secrets/redact.js';
 
 export interface Transcript {
   /** Appends output; false means the file is behind and the caller should pause until `onceDrained`. */
@@ -14,8 +17,11 @@ export interface Transcript {
   readonly error: string | null;
 }
 
-/** Opens `path` for appending (creating its directory) and writes `header` as the first line. */
-export function openTranscript(path: string, header: string): Transcript {
+/**
+ * Opens `path` for appending (creating its directory, 0700) and writes `header` as the first line. Secret
+ * values of `env` (default process.env) and key-shaped strings never reach the file.
+ */
+export function openTranscript(path: string, header: string, env: NodeJS.ProcessEnv = process.env): Transcript {
   let error: string | null = null;
   let endsWithNewline = true;
   let drainWaiters: Array<() => void> = [];
@@ -30,21 +36,26 @@ export function openTranscript(path: string, header: string): Transcript {
   };
 
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   } catch (cause) {
     fail(cause);
   }
-  const stream = createWriteStream(path, { flags: 'a' });
+  const stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
   stream.on('error', fail);
   stream.on('drain', releaseWaiters);
+  const decoder = new StringDecoder('utf8');
+  const redactor = createStreamRedactor(env);
 
+  const writeText = (text: string): boolean => {
+    if (error !== null || text.length === 0) return true;
+    endsWithNewline = text.endsWith('\n');
+    return stream.write(text);
+  };
   const write = (chunk: Buffer | string): boolean => {
     if (error !== null || chunk.length === 0) return true;
-    const last = typeof chunk === 'string' ? chunk.at(-1) : chunk.at(-1) === 0x0a ? '\n' : '';
-    endsWithNewline = last === '\n';
-    return stream.write(chunk);
+    return writeText(redactor.push(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
   };
-  write(header.endsWith('\n') ? header : `${header}\n`);
+  writeText(redactSecrets(header.endsWith('\n') ? header : `${header}\n`, env));
 
   return {
     write,
@@ -60,6 +71,8 @@ export function openTranscript(path: string, header: string): Transcript {
           return;
         }
         stream.once('close', () => resolve());
+        // The held end of the output (a possible secret's start) and any incomplete UTF-8 sequence.
+        writeText(redactor.push(decoder.end()) + redactor.flush());
         const line = footer.endsWith('\n') ? footer : `${footer}\n`;
         stream.end(endsWithNewline ? line : `\n${line}`);
       });

@@ -6,17 +6,18 @@ import { appendFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isErrnoCode } from '../errno.js';
+import { redactJson } from '../secrets/redact.js';
 import { progressEventSchema } from './progress-event-schema.js';
 import type { ProgressEvent, SupervisorObserver } from './types.js';
 
 const EVENT_LOG_FILE_NAME = 'events.jsonl';
 
-/** An observer that appends every event as one JSON line (synchronously, so order is kept). */
+/** An observer that appends every event (secrets redacted) as one JSON line (synchronously, so order is kept). */
 export function createEventLogObserver(goalDir: string): SupervisorObserver {
   const file = path.join(goalDir, EVENT_LOG_FILE_NAME);
   return {
     onEvent(event) {
-      appendFileSync(file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
+      appendFileSync(file, `${JSON.stringify(redactJson(event))}\n`, { mode: 0o600 });
     },
   };
 }

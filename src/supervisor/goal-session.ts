@@ -15,6 +15,7 @@ import { summarizeTurn, type SummaryUpdate } from './goal-summary.js';
 import { describeStorageFailure } from './storage-failure.js';
 import type { ProgressEvent, SupervisorObserver } from './types.js';
 import { Wakeup } from './wakeup.js';
+import { redactJson } from '../secrets/redact.js';
 
 type GoalActor = Actor<typeof goalMachine>;
 type GoalSnapshot = SnapshotFrom<typeof goalMachine>;
@@ -125,11 +126,12 @@ export class GoalSession {
     return this.options.clock.now();
   }
 
-  /** Tells every observer; a throwing observer never disturbs the goal. */
+  /** Tells every observer (secrets redacted: events reach files and sockets); a throwing observer never disturbs the goal. */
   emit(event: ProgressEvent): void {
+    const safe = redactJson(event);
     for (const observer of this.options.observers) {
       try {
-        observer.onEvent?.(event);
+        observer.onEvent?.(safe);
       } catch {
         // An observer's failure (a closed stream) never disturbs the goal.
       }

@@ -42,6 +42,7 @@ import { askEvaluator, evaluationTokens, isGoalMet, judgeTurn, type Judge, type 
 import { briefChecks, turnFacts, turnFinishedEvent, type FinishedTurn } from './turn-report.js';
 import type { SupervisorObserver, TurnRecord } from './types.js';
 import { WorkspaceTrees } from './workspace-trees.js';
+import { redactSecrets } from '../secrets/redact.js';
 
 export type { GoalOutcome } from './goal-session.js';
 
@@ -285,7 +286,9 @@ export class GoalSupervisor {
     const { limits } = this.settings;
     const goalDir = this.deps.store.goalDir(this.id);
     const files = turnFiles(turn);
-    const prompt = buildTurnPrompt({
+    // Check output and verdicts quoted in the prompt may hold a secret the agent printed: redacted here,
+    // before the prompt is saved and before the agent reads it.
+    const prompt = redactSecrets(buildTurnPrompt({
       condition: this.settings.condition,
       turn,
       maxTurns: limits.maxTurns,
@@ -294,7 +297,7 @@ export class GoalSupervisor {
       checks: this.lastChecks,
       filesChanged: this.session.summary.files,
       warnings: [...nearBreakerWarnings(this.breakerState(), limits), ...(this.drift.warning ? [this.drift.warning] : [])],
-    });
+    }));
     await writeFile(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
     await mkdir(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
     return { turn, startedAt: this.session.now(), prompt, goalDir, files };

@@ -229,6 +229,6 @@ test('API keys from the environment are not written into the state files', async
   runInOrder(env, [bashPayload(`curl -H "x-api-key: ${key}" https://api.anthropic.com/v1/models dummy`)]);
   const text = await readFile(join(dir, HOOK_FILES.toolCalls), 'utf8');
   expect(text).not.toContain(key);
-  expect(text).toContain('x-api-key: [ANTHROPIC_API_KEY]');
+  expect(text).toContain('x-api-key: [redacted:ANTHROPIC_API_KEY]');
   expect(text).toContain('models dummy');
 });

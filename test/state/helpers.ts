@@ -30,6 +30,7 @@ export async function buildStateForChildren(): Promise<{ dir: string; cleanup: (
     join(REPO_ROOT, 'src', 'errors.ts'),
     join(REPO_ROOT, 'src', 'errno.ts'),
     join(REPO_ROOT, 'src', 'process', 'process-identity.ts'),
+    join(REPO_ROOT, 'src', 'secrets', 'redact.ts'),
   ];
   for (const source of sources) {
     const output = ts.transpileModule(await readFile(source, 'utf8'), {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GoaldError } from '../../src/errors.js';
 import { restoreFromBackup } from '../../state/atomic-file-adapter.js';
+import { findSecretInState } from '../../state/secret-guard.js';
 import { withStateLock } from '../../state/state-lock.js';
 import { openStore } from '../../state/store.js';
 import { makeGoal } from './fixtures.js';
@@ -240,20 +241,27 @@ describe('secrets', () => {
     expect(await readdir(home)).toEqual([]);
   });
 
-  it('refuses any value of a *_API_KEY variable, naming the variable and never the value', async () => {
+  it('redacts any value of a *_API_KEY variable before writing: state.json and its .bak never hold it', async () => {
     const store = await openStore(home, { env: { OPENAI_API_KEY: KEY, PLACEHOLDER_API_KEY: 'production' } });
-    const error = await rejectionOf(
-      store.update((state) => {
-        state.goals.push(makeGoal('g1', { settings: { agent: { command: `my-agent --key ${KEY}` } } }));
-      }),
-    );
-    expect(error.code).toBe('internal');
-    expect(error.message).toContain('OPENAI_API_KEY');
-    expect(error.message).not.toContain(KEY);
-    expect(error.hint).not.toContain(KEY);
-    // Short values are not credentials and must not block writes; nor do count fields named like tokens.
     await store.update((state) => {
-      state.goals.push(makeGoal('g1', { settings: { tokens: 5, tokenBudget: 10, env: 'production' } }));
+      state.goals.push(makeGoal('g1', { settings: { agent: { command: `my-agent --key ${KEY}` } } }));
     });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g2', { settings: { tokens: 5, tokenBudget: 10, env: 'production' } }));
+    });
+    const text = await readFile(join(home, 'state.json'), 'utf8');
+    expect(text).not.toContain(KEY);
+    expect(text).toContain('my-agent --key [redacted:OPENAI_API_KEY]');
+    expect(await readFile(join(home, 'state.json.bak'), 'utf8')).not.toContain(KEY);
+    // Short values are not credentials and are left alone; nor are count fields named like tokens.
+    expect(text).toContain('"env": "production"');
+  });
+
+  it('the guard still refuses a *_API_KEY value that reached it (the last line of defence), naming the variable only', () => {
+    const data = { goals: [{ command: `my-agent --key ${KEY}` }] };
+    const found = findSecretInState(data, JSON.stringify(data), { OPENAI_API_KEY: KEY, PLACEHOLDER_API_KEY: 'production' });
+    expect(found).toBe('it contains the value of OPENAI_API_KEY');
+    const harmless = { goals: [{ tokens: 5, tokenBudget: 10, env: 'production' }] };
+    expect(findSecretInState(harmless, JSON.stringify(harmless), { PLACEHOLDER_API_KEY: 'production' })).toBeNull();
   });
 });
