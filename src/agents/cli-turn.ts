@@ -162,8 +162,8 @@ async function ensurePromptFile(path: string, prompt: string): Promise<string | 
     // Not there yet: write it below.
   }
   try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, prompt, { flag: 'wx' });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await writeFile(path, prompt, { flag: 'wx', mode: 0o600 });
     return null;
   } catch (error) {
     if (isErrnoCode(error, 'EEXIST')) return null;

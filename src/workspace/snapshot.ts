@@ -1,7 +1,7 @@
 // Whole-tree snapshots through a private index and a private object store, so the user's .git never
 // changes: git reads the user's objects as alternates and writes every new object next to the goal.
 
-import { copyFile, mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
@@ -35,6 +35,10 @@ const SNAPSHOT_CONFIG = [
   'maintenance.auto=false',
   '-c',
   'advice.addEmbeddedRepo=false',
+  // The private index and objects are goald's files: owner only (objects 0400, directories 0700), as
+  // the transcripts beside them, whatever the umask. Only the private index and object directory are written.
+  '-c',
+  'core.sharedRepository=0600',
 ];
 
 // Flags that make diff output independent of the user's diff configuration and external tools.
@@ -45,8 +49,8 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   const stateDir = path.resolve(options.stateDir);
   const privateIndex = path.join(stateDir, 'index');
   const privateObjects = path.join(stateDir, 'objects');
-  await mkdir(path.join(privateObjects, 'info'), { recursive: true });
-  await mkdir(path.join(privateObjects, 'pack'), { recursive: true });
+  await mkdir(path.join(privateObjects, 'info'), { recursive: true, mode: 0o700 });
+  await mkdir(path.join(privateObjects, 'pack'), { recursive: true, mode: 0o700 });
   // Only the process running a goal touches its state, and it has just started: a lock left here is from
   // a run that died mid-`git add` (SIGKILL, power loss), and would fail every snapshot from now on.
   await rm(`${privateIndex}.lock`, { force: true });
@@ -128,6 +132,8 @@ async function seedIndex(userIndex: string, privateIndex: string): Promise<void>
   if (source === null) return;
   const temporary = `${privateIndex}.${process.pid}.seed`;
   await copyFile(userIndex, temporary);
+  // copyFile keeps the source's mode (often 0644); the goal's copy is goald's file: owner only.
+  await chmod(temporary, 0o600);
   // Keep the source's mtime: git compares file mtimes against the index's own to spot "racily clean"
   // entries, and a fresh mtime would make a file edited just before the copy look unchanged.
   await utimes(temporary, source.atime, source.mtime);
