@@ -112,9 +112,13 @@ export function redactSecrets(text: string, env: NodeJS.ProcessEnv = process.env
   return matches.length === 0 ? text : replaceMatches(text, matches);
 }
 
-/** A copy of a JSON-like value with every string (keys included) passed through redactSecrets. */
+/**
+ * A JSON-like value with every string (keys included) passed through redactSecrets: a copy when it held a
+ * secret, the value itself when it held none (found in one scan of its JSON text, the common case).
+ */
 export function redactJson<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
   const values = secretValues(env);
+  if (!mayHoldSecret(value, values)) return value;
   const redactText = (text: string): string => {
     const matches = findSecrets(text, values);
     return matches.length === 0 ? text : replaceMatches(text, matches);
@@ -130,6 +134,15 @@ export function redactJson<T>(value: T, env: NodeJS.ProcessEnv = process.env): T
   // walk keeps the shape: strings stay strings, arrays arrays, plain objects plain objects with the same keys
   // (a key holding a secret is renamed, which no record type declares).
   return walk(value) as T;
+}
+
+// Whether any string in `value` may hold a secret: its JSON text holds a key prefix or a value (raw, or as
+// JSON escapes it). False positives only cost the walk.
+function mayHoldSecret(value: unknown, values: readonly SecretValue[]): boolean {
+  const text = JSON.stringify(value);
+  if (text === undefined) return false;
+  if (SHAPE_PREFIX.test(text)) return true;
+  return values.some(({ value: secret }) => text.includes(secret) || text.includes(JSON.stringify(secret).slice(1, -1)));
 }
 
 export interface StreamRedactor {

@@ -68,6 +68,18 @@ describe('redactJson', () => {
   });
 });
 
+describe('redactJson without a secret, and with one JSON escapes', () => {
+  it('returns the record itself when it holds no secret (one scan, no copy)', () => {
+    const record = { goals: [{ id: 'g1', condition: 'tests pass', tokens: 12 }] };
+    expect(redactJson(record, ENV)).toBe(record);
+  });
+
+  it('finds a value holding quotes and backslashes, which JSON text escapes', () => {
+    const env = { ODD_SECRET: 'a"b\\c-0123456789xyz' };
+    expect(redactJson({ line: `x ${env.ODD_SECRET} y` }, env)).toEqual({ line: 'x [redacted:ODD_SECRET] y' });
+  });
+});
+
 describe('createStreamRedactor', () => {
   // Every way of cutting the text in two, and in single characters: the secret never comes out whole or in part.
   const text = `start ${OPENAI_KEY} middle tok/with+slash=9 and ghp_0123456789abcdefghijABCDEFGHIJ012345 end\n`;
