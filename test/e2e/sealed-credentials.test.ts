@@ -6,7 +6,7 @@
 import { readdir, readFile, lstat, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readTurns, waitForFinished } from '../helpers/daemon.js';
+import { gatedAgent, readGoal, readTurns, submitGoal, waitForFinished, waitForGoal, waitForPidFile } from '../helpers/daemon.js';
 import { startFakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
 import { goaldSandbox, parseJsonLines, type GoaldRun, type GoaldSandbox } from '../helpers/run-goald.js';
@@ -159,6 +159,31 @@ describe('credentials stay sealed', () => {
         env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: capture.openaiBaseURL },
       });
       expectRefused(run, capture.openaiBaseURL);
+      expect(capture.requests).toHaveLength(0);
+    } finally {
+      await capture.close();
+    }
+  });
+
+  it("refuses a live edit of goal.config.json that points the evaluator elsewhere: a config error, no request", async () => {
+    const capture = await startFakeLlm();
+    try {
+      const { sandbox, workspace } = await hostileSetup();
+      const gate = gatedAgent(sandbox.root);
+      sandbox.env.OPENAI_API_KEY = KEY; // the daemon holds the key
+      const { id } = await submitGoal(sandbox, ['steps', '-C', workspace, ...FAST, '--check', 'exit 1', '--agent', gate.command]);
+      await waitForPidFile(gate.agentPidFile(1));
+      // Paused between turns, so the edit is one goald applies (not one held while a turn runs).
+      expect((await sandbox.run(['pause', id])).code).toBe(0);
+      await gate.open(1);
+      await waitForGoal(sandbox, id, 'to pause', (goal) => goal.status === 'paused');
+      await writeFile(
+        path.join(workspace, 'goal.config.json'),
+        JSON.stringify({ evaluator: { provider: 'openai', model: 'judge-model', baseURL: capture.openaiBaseURL } }),
+      );
+      const goal = await waitForGoal(sandbox, id, 'to record the refusal', (record) => (record.configError ?? '').includes('refusing to send'));
+      expect(goal.configError).toContain(`refusing to send OPENAI_API_KEY to ${capture.openaiBaseURL}`);
+      expect(readGoal(sandbox, id).settings).toMatchObject({ evaluator: { provider: 'none' } });
       expect(capture.requests).toHaveLength(0);
     } finally {
       await capture.close();

@@ -150,6 +150,24 @@ describe('createCheckRunner', () => {
     expect(result?.outputTail).toContain('could not start the check');
   });
 
+  test("a check sees no vendor's credentials, except those agent.passEnv names", async () => {
+    const dir = await workspace();
+    const saved = { OPENAI_API_KEY: process.env.OPENAI_API_KEY, ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY };
+    process.env.OPENAI_API_KEY = 'sk-check-env-0123456789abcdefghij';
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-check-env-0123456789abcdef';
+    onTestFinished(() => {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    });
+    const printEnv = check('env', 'env | grep -E "^(OPENAI|ANTHROPIC)_" | sort; echo done');
+    const [plain] = await createCheckRunner({ workspace: dir, checks: [printEnv] }).run();
+    expect(plain?.outputTail.trim()).toBe('done');
+    const [passed] = await createCheckRunner({ workspace: dir, checks: [printEnv], passEnv: ['ANTHROPIC_*'] }).run();
+    expect(passed?.outputTail.trim()).toBe('ANTHROPIC_API_KEY=sk-ant-check-env-0123456789abcdef\ndone');
+  });
+
   test('a timeout of 0 means no timeout', async () => {
     const dir = await workspace();
     const runner = createCheckRunner({ workspace: dir, checks: [check('quick', 'exit 0', 0)] });
