@@ -61,9 +61,10 @@ export function isAgentName(name: string): name is AgentName {
 
 /**
  * Creates the adapter named by `spec.adapter`; a config error for adapters that do not exist yet. The
- * adapter inherits `env` without other vendors' credentials (src/secrets/child-env.ts).
+ * adapter inherits `env` without other vendors' credentials (src/secrets/child-env.ts); with `trustedEnv`
+ * (the daemon's own), its vendor's variables come from there, never from a request.
  */
-export function createAgent(spec: AgentSpec, env: NodeJS.ProcessEnv = process.env): AgentAdapter {
+export function createAgent(spec: AgentSpec, env: NodeJS.ProcessEnv = process.env, trustedEnv?: NodeJS.ProcessEnv): AgentAdapter {
   if (!isAgentName(spec.adapter)) {
     throw new GoaldError(
       'config',
@@ -71,5 +72,5 @@ export function createAgent(spec: AgentSpec, env: NodeJS.ProcessEnv = process.en
       'use --agent "<shell command>"',
     );
   }
-  return agentFactories[spec.adapter](spec, buildAgentEnv(env, spec));
+  return agentFactories[spec.adapter](spec, buildAgentEnv(env, spec, trustedEnv));
 }

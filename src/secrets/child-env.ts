@@ -72,9 +72,23 @@ function buildChildEnv(base: NodeJS.ProcessEnv, policy: ChildEnvPolicy): NodeJS.
   return env;
 }
 
-/** The environment of an agent: its vendor's credentials and `agent.passEnv`, no other vendor's. */
-export function buildAgentEnv(base: NodeJS.ProcessEnv, spec: Pick<AgentSpec, 'adapter' | 'command' | 'model' | 'args' | 'passEnv'>): NodeJS.ProcessEnv {
-  return buildChildEnv(base, { keepVendors: vendorsOfAgent(spec), passEnv: spec.passEnv ?? [] });
+/**
+ * The environment of an agent: its vendor's credentials and `agent.passEnv`, no other vendor's. With
+ * `trustedEnv` (the daemon's own, when `base` also holds a socket request's variables), every vendor
+ * variable comes from it: a request's ANTHROPIC_BASE_URL must not send Claude Code's key elsewhere either.
+ */
+export function buildAgentEnv(
+  base: NodeJS.ProcessEnv,
+  spec: Pick<AgentSpec, 'adapter' | 'command' | 'model' | 'args' | 'passEnv'>,
+  trustedEnv?: NodeJS.ProcessEnv,
+): NodeJS.ProcessEnv {
+  const env = buildChildEnv(base, { keepVendors: vendorsOfAgent(spec), passEnv: spec.passEnv ?? [] });
+  if (trustedEnv === undefined) return env;
+  const vendor = globsToPattern(ALL_VENDORS.flatMap((name) => VENDOR_VARIABLES[name]));
+  const trusted = buildChildEnv(trustedEnv, { keepVendors: vendorsOfAgent(spec), passEnv: spec.passEnv ?? [] });
+  for (const name of Object.keys(env)) if (vendor?.test(name) === true) delete env[name];
+  for (const [name, value] of Object.entries(trusted)) if (vendor?.test(name) === true) env[name] = value;
+  return env;
 }
 
 /** The environment of a check: no vendor's credentials, only what `agent.passEnv` names. */

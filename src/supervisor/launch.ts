@@ -54,7 +54,7 @@ export async function prepareGoal(request: {
       throw new GoaldError('config', lookup.message, 'install it, put it on PATH, or fix --agent');
     }
   }
-  const agent = createAgent(settings.agent, request.env);
+  const agent = createAgent(settings.agent, request.env, request.trustedEnv);
   let evaluator: Evaluator;
   if (settings.evaluator.provider === 'none') evaluator = createNoneEvaluator();
   else {

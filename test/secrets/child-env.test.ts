@@ -57,6 +57,18 @@ describe('buildAgentEnv', () => {
   });
 });
 
+describe('buildAgentEnv with the daemon\'s own environment', () => {
+  it("takes its vendor's variables from the daemon's env, never a request's base URL", () => {
+    const request = { ...BASE, ANTHROPIC_BASE_URL: 'http://capture.example', GOALD_MAX_TURNS: '3' };
+    const env = buildAgentEnv(request, agent({ adapter: 'claude-code', command: 'claude' }), BASE);
+    expect(env.ANTHROPIC_BASE_URL).toBe('http://127.0.0.1:2');
+    expect(env.ANTHROPIC_API_KEY).toBe('sk-ant');
+    expect(env.GOALD_MAX_TURNS).toBe('3');
+    const { ANTHROPIC_BASE_URL: _dropped, ...daemonWithout } = BASE;
+    expect(buildAgentEnv(request, agent({ adapter: 'claude-code', command: 'claude' }), daemonWithout).ANTHROPIC_BASE_URL).toBeUndefined();
+  });
+});
+
 describe('buildCheckEnv', () => {
   it('gives checks no vendor credentials unless passEnv names them', () => {
     expect(vendorNames(buildCheckEnv(BASE))).toEqual([]);
