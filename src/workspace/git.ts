@@ -1,10 +1,13 @@
 // Runs git directly on the snapshot hot path, with an environment goald chooses rather than inherits.
 // simple-git's `.env()` replaces the whole environment and refuses EDITOR/PAGER, so it is not used here.
+// The repository is untrusted (an agent with the user's uid edits its .git/config): no git call goald makes
+// runs a program the repository names (fsmonitor, hooks, filter drivers), and every call has a deadline.
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
 import { GoaldError } from '../errors.js';
+import { terminateGroup } from '../process/terminate-group.js';
 
 /**
  * Variables that would point git at another repository, index or object store than the one goald means.
@@ -33,6 +36,8 @@ export interface RunGitOptions {
   allowFailure?: boolean;
   /** Receive stdout as it arrives instead of buffering it; `stdout` in the result is then empty. */
   onStdout?: (chunk: Buffer) => void;
+  /** Kill git (its whole process group) after this long; GIT_TIMEOUT_MS by default, 0 = never. */
+  timeoutMs?: number;
 }
 
 export interface GitResult {
@@ -43,6 +48,30 @@ export interface GitResult {
 
 // Keeps the end of stderr only: git's useful complaint is the last line, and a chatty hook could flood.
 const STDERR_KEEP_BYTES = 64 * 1024;
+
+/**
+ * The longest one git call may take. `git add -A` of a 50k-file tree takes about what `git status` does
+ * (~1 s); a minute leaves room for a cold disk and a huge monorepo, and still ends a hung call.
+ */
+export const GIT_TIMEOUT_MS = 60_000;
+// A timed-out or aborted git gets this long between SIGTERM and SIGKILL: git itself stops at once, and
+// nothing it was running is worth waiting for.
+const GIT_KILL_GRACE_MS = 1_000;
+
+/**
+ * Settings that stop a repository's own configuration from running programs: `core.fsmonitor` (a command
+ * git runs on every index refresh; `sleep 15` there once stretched a 5 s turn to 61 s) and hooks
+ * (`git add` runs `post-index-change`). `/dev/null` is not a directory, so no hook is ever found in it.
+ */
+const HARDENING_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null'] as const;
+
+/**
+ * Commands that read work-tree files into objects (or compare them with the index), and so run a
+ * `.gitattributes` filter driver's clean command on them. git has no switch to turn drivers off (git 2.40's
+ * `--attr-source` would hide `.gitattributes`, too new to rely on), so before one of these runs, every
+ * driver configured is named and overridden with empty commands (see filterOverrides).
+ */
+const WORKTREE_READERS = new Set(['add', 'update-index', 'hash-object', 'status', 'diff', 'diff-files', 'diff-index', 'ls-files', 'stash', 'commit', 'checkout']);
 
 /** Returns the environment goald runs git with: the caller's, minus repo redirections, plus safe defaults. */
 export function gitEnv(extra?: Record<string, string>): NodeJS.ProcessEnv {
@@ -64,15 +93,18 @@ export function withoutRepoLocationEnv(env: NodeJS.ProcessEnv = process.env): No
 }
 
 /** Runs one git command and collects its output; throws GoaldError('internal') on unexpected failure. */
-export function runGit(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
+export async function runGit(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
+  const { signal } = options;
+  if (signal?.aborted) throw signal.reason;
+  const extraEnv = await hardenedEnv(args, options);
+  return runHardenedGit(args, { ...options, env: extraEnv });
+}
+
+function runHardenedGit(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<GitResult>((resolve, reject) => {
-    const child = spawn('git', args, {
-      cwd: options.cwd,
-      env: gitEnv(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnGit(args, options.cwd, options.env, ['pipe', 'pipe', 'pipe']);
     const stdoutChunks: Buffer[] = [];
     let stderr = Buffer.alloc(0);
     let settled = false;
@@ -80,14 +112,23 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
     const finish = (fn: () => void): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       fn();
     };
     const onAbort = (): void => {
-      child.kill('SIGTERM');
+      killGit(child);
       finish(() => reject(signal?.reason));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            killGit(child);
+            finish(() => reject(timeoutError(args, options.cwd, timeoutMs)));
+          }, timeoutMs)
+        : undefined;
 
     child.stdout.on('data', (chunk: Buffer) => {
       if (options.onStdout) options.onStdout(chunk);
@@ -124,8 +165,8 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
     });
 
     // EPIPE on stdin means git stopped reading early; its exit status says whether that was a failure.
-    child.stdin.on('error', () => undefined);
-    writeInput(child.stdin, options.input);
+    child.stdin?.on('error', () => undefined);
+    if (child.stdin !== null) writeInput(child.stdin, options.input);
   });
 }
 
@@ -137,27 +178,108 @@ export async function pipeGit(
 ): Promise<GitResult> {
   const { signal } = options;
   if (signal?.aborted) throw signal.reason;
-  const producer = spawn('git', producerArgs, {
-    cwd: options.cwd,
-    env: gitEnv(options.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const [producerEnv, consumerEnv] = await Promise.all([hardenedEnv(producerArgs, options), hardenedEnv(consumerArgs, options)]);
+  const producer = spawnGit(producerArgs, options.cwd, producerEnv, ['ignore', 'pipe', 'pipe']);
   const producerDone = collectExit(producer, producerArgs, options.cwd, signal);
   // Surfaces the producer's failure even when the consumer fails first (e.g. on empty input).
   producerDone.catch(() => undefined);
   try {
-    const consumed = await runGit(consumerArgs, { ...options, input: producer.stdout });
+    // The consumer's deadline ends the producer too (below): the pair is one call with one deadline.
+    const consumed = await runHardenedGit(consumerArgs, { ...options, env: consumerEnv, input: producer.stdout });
     await producerDone;
     return consumed;
   } catch (error) {
-    producer.kill('SIGTERM');
+    killGit(producer);
     await producerDone.catch(() => undefined);
     throw error;
   }
 }
 
+// git leads its own process group, so a timeout or an abort also ends whatever it started.
+function spawnGit(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> | undefined,
+  stdio: ['pipe' | 'ignore', 'pipe', 'pipe'],
+): ChildProcess & { stdout: Readable; stderr: Readable } {
+  const child = spawn('git', [...HARDENING_CONFIG, ...args], { cwd, env: gitEnv(env), stdio, detached: true });
+  if (child.stdout === null || child.stderr === null) throw new Error('git was spawned without its output pipes');
+  return Object.assign(child, { stdout: child.stdout, stderr: child.stderr });
+}
+
+// Fire and forget: the caller settles at once; the group gets SIGTERM, then SIGKILL after the grace.
+function killGit(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  void terminateGroup(child.pid, { graceMs: GIT_KILL_GRACE_MS });
+}
+
+function timeoutError(args: readonly string[], cwd: string, timeoutMs: number): GoaldError {
+  return new GoaldError(
+    'internal',
+    `git ${args.join(' ')} did not finish within ${Math.round(timeoutMs / 1000)} s in ${cwd}`,
+    'check the repository with `git status` (a huge untracked directory? add it to .gitignore)',
+  );
+}
+
+/**
+ * The caller's extra environment, plus, for a command that reads work-tree files, an override of every
+ * filter driver the repository's configuration names. The overrides travel in GIT_CONFIG_COUNT/KEY/VALUE,
+ * not `-c`, because a driver's name may hold `=` and `-c` splits at the first one.
+ */
+async function hardenedEnv(args: readonly string[], options: RunGitOptions): Promise<Record<string, string> | undefined> {
+  const command = subcommandOf(args);
+  if (command === undefined || !WORKTREE_READERS.has(command)) return options.env;
+  const drivers = await filterDrivers(options);
+  if (drivers.length === 0) return options.env;
+  return { ...options.env, ...filterOverrides(drivers) };
+}
+
+/** The git subcommand of an argument list: the first word that is not a global option. */
+function subcommandOf(args: readonly string[]): string | undefined {
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] ?? '';
+    if (arg === '-c' || arg === '-C') index += 1;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
+
+/** The names of the filter drivers any configuration of this repository defines (includes followed). */
+async function filterDrivers(options: RunGitOptions): Promise<string[]> {
+  const listed = await runHardenedGit(['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], {
+    cwd: options.cwd,
+    env: options.env,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+    allowFailure: true, // exit 1: no filter configured
+  });
+  const names = new Set<string>();
+  for (const key of listed.stdout.split('\0')) {
+    // filter.<driver>.<setting>: the driver (a subsection) may itself hold dots.
+    const match = /^filter\.(.+)\.[^.]+$/s.exec(key);
+    if (match?.[1] !== undefined) names.add(match[1]);
+  }
+  return [...names];
+}
+
+/**
+ * Config, as environment, that makes each driver run nothing: empty clean/smudge commands are skipped, an
+ * empty long-running `process` fails to start, and `required=false` lets git fall back to the file as it is.
+ */
+function filterOverrides(drivers: readonly string[]): Record<string, string> {
+  const entries = drivers.flatMap((driver) =>
+    ['clean', 'smudge', 'process', 'required'].map((setting) => [`filter.${driver}.${setting}`, setting === 'required' ? 'false' : ''] as const),
+  );
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(entries.length) };
+  entries.forEach(([key, value], index) => {
+    env[`GIT_CONFIG_KEY_${index}`] = key;
+    env[`GIT_CONFIG_VALUE_${index}`] = value;
+  });
+  return env;
+}
+
 function collectExit(
-  child: ReturnType<typeof spawn>,
+  child: ChildProcess & { stderr: Readable },
   args: readonly string[],
   cwd: string,
   signal: AbortSignal | undefined,
@@ -165,10 +287,10 @@ function collectExit(
   return new Promise<void>((resolve, reject) => {
     let stderr = '';
     const onAbort = (): void => {
-      child.kill('SIGTERM');
+      killGit(child);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    child.stderr?.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < STDERR_KEEP_BYTES) stderr += chunk.toString('utf8');
     });
     child.on('error', (error: NodeJS.ErrnoException) => {

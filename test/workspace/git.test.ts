@@ -1,9 +1,13 @@
+import { existsSync } from 'node:fs';
+import { chmod, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { PassThrough } from 'node:stream';
 
 import { describe, expect, onTestFinished, test } from 'vitest';
 
 import { GoaldError } from '../../src/errors.js';
-import { gitEnv, pipeGit, runGit } from '../../src/workspace/git.js';
+import { GIT_TIMEOUT_MS, gitEnv, pipeGit, runGit } from '../../src/workspace/git.js';
 import { gitdir } from '../helpers/gitdir.js';
 
 describe('runGit', () => {
@@ -86,5 +90,68 @@ describe('runGit', () => {
     await expect(pipeGit(['cat-file', 'blob', 'HEAD:nope'], ['hash-object', '--stdin'], { cwd: repo.dir })).rejects.toThrow(
       GoaldError,
     );
+  });
+});
+
+// A repository is untrusted: an agent with the user's uid can point its config at any program. Each hostile
+// setting below writes a marker file when git runs it; goald's git must never run it.
+describe('runGit against a hostile repository', () => {
+  async function hostileRepo() {
+    const repo = await gitdir({ initialCommit: true, files: { 'a.txt': 'hello\n' } });
+    const marker = (name: string): string => repo.path(`../${path.basename(repo.dir)}-${name}.ran`);
+    onTestFinished(async () => {
+      for (const name of ['fsmonitor', 'hook', 'clean', 'process', 'odd-clean']) await rm(marker(name), { force: true });
+    });
+    return { repo, marker };
+  }
+
+  test('core.fsmonitor and hooks set by the repository never run', async () => {
+    const { repo, marker } = await hostileRepo();
+    await repo.git('config', 'core.fsmonitor', `touch ${marker('fsmonitor')}; sleep 15`);
+    await repo.git('config', 'core.hooksPath', '.githooks');
+    await repo.write('.githooks/post-index-change', `#!/bin/sh\ntouch ${marker('hook')}\n`);
+    await chmod(repo.path('.githooks/post-index-change'), 0o755);
+    await repo.write('b.txt', 'new\n');
+    const started = performance.now();
+    await runGit(['status', '--porcelain'], { cwd: repo.dir });
+    await runGit(['add', '--all'], { cwd: repo.dir });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(existsSync(marker('fsmonitor'))).toBe(false);
+    expect(existsSync(marker('hook'))).toBe(false);
+    expect(await runGit(['ls-files'], { cwd: repo.dir })).toMatchObject({ stdout: expect.stringContaining('b.txt') as unknown });
+  });
+
+  test('filter drivers named by .gitattributes never run; files are stored as they are', async () => {
+    const { repo, marker } = await hostileRepo();
+    await repo.git('config', 'filter.evil.clean', `touch ${marker('clean')}; sleep 15; cat`);
+    await repo.git('config', 'filter.evil.required', 'true');
+    await repo.git('config', 'filter.lfsish.process', `sh -c 'touch ${marker('process')}; sleep 15'`);
+    // A driver name holding '=' and dots: `-c filter.a=b.c.clean=` would split at the wrong '='.
+    await repo.git('config', 'filter.a=b.c.clean', `touch ${marker('odd-clean')}; cat`);
+    await repo.write('.gitattributes', '*.txt filter=evil\n*.bin filter=lfsish\n*.odd filter=a=b.c\n');
+    await repo.write('a.txt', 'changed\n');
+    await repo.write('x.bin', 'binary-ish\n');
+    await repo.write('y.odd', 'odd\n');
+    const started = performance.now();
+    await runGit(['add', '--all'], { cwd: repo.dir });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    for (const name of ['clean', 'process', 'odd-clean']) expect(existsSync(marker(name)), name).toBe(false);
+    const staged = (await runGit(['ls-files', '-s', 'a.txt'], { cwd: repo.dir })).stdout.split(/\s+/)[1];
+    expect(staged).toBe(await repo.git('hash-object', '--no-filters', 'a.txt'));
+  });
+
+  test('a git call past its deadline is killed with its process group, with an error naming the call', async () => {
+    const repo = await gitdir();
+    const never = new PassThrough();
+    onTestFinished(() => void never.destroy());
+    const started = performance.now();
+    const error: unknown = await runGit(['hash-object', '--stdin'], { cwd: repo.dir, input: never, timeoutMs: 200 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GoaldError);
+    expect((error as GoaldError).message).toMatch(/^git hash-object --stdin did not finish within 0 s in /);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
+  test('without a timeout option, calls are bounded by GIT_TIMEOUT_MS (one minute)', () => {
+    expect(GIT_TIMEOUT_MS).toBe(60_000);
   });
 });
