@@ -45,8 +45,9 @@ const goalRecordSchema = z.looseObject({
   summary: summarySchema,
   owner: z.looseObject({ kind: z.enum(['daemon', 'foreground']), pid: z.number() }).nullable(),
   runningAgent: z
-    .looseObject({ pid: z.number(), startTime: z.string().nullable(), turn: z.number() })
+    .looseObject({ pid: z.number(), startTime: z.string().nullable(), turn: z.number(), token: z.string().optional() })
     .nullable(),
+  runningCheck: z.looseObject({ pid: z.number(), startTime: z.string().nullable(), token: z.string() }).nullable().optional(),
   request: jsonSchema.optional(),
   configError: z.string().nullable().optional(),
 }) satisfies z.ZodType<GoalRecord>;

@@ -26,6 +26,15 @@ export interface RunningAgent {
   /** Process start time as the OS reports it (guards against pid reuse). */
   startTime: string | null;
   turn: number;
+  /** The GOALD_TURN_TOKEN in the agent's environment: finds the processes that left its group. */
+  token?: string;
+}
+
+/** A check's process group while it runs (crash recovery kills it like a leftover agent group). */
+export interface RunningCheck {
+  pid: number;
+  startTime: string | null;
+  token: string;
 }
 
 export interface GoalRecord {
@@ -52,6 +61,7 @@ export interface GoalRecord {
   /** Which process runs it: `daemon` or `foreground`, and its pid. */
   owner: { kind: 'daemon' | 'foreground'; pid: number } | null;
   runningAgent: RunningAgent | null;
+  runningCheck?: RunningCheck | null;
   /** How it was started (condition, flags, non-secret env), so live config edits can be re-resolved. */
   request?: Json;
   /** The last invalid edit of the workspace's goal.config.json (the last good config stays in force). */

@@ -48,8 +48,8 @@ export interface TurnInput {
   stateDir?: string;
   /** In-turn recitation cadence for adapters with hooks (tool calls between reflections). */
   reciteEveryToolCalls?: number;
-  /** Called once the child is running, with its pid (= its process group id). */
-  onSpawn?: (pid: number) => void;
+  /** Called once the child is running, with its pid (= its process group id) and its GOALD_TURN_TOKEN. */
+  onSpawn?: (pid: number, token: string) => void;
 }
 
 export interface TurnResult {

@@ -1,10 +1,12 @@
-// Crash recovery: adopting the goals a previous daemon left active. Their leftover agent groups are killed,
-// the turn each was in is recorded as interrupted, and each is relaunched from its stored machine snapshot;
+// Crash recovery: adopting the goals a previous daemon left active. Their leftover agent and check groups
+// are killed (with the processes that left those groups, found by their GOALD_TURN_TOKEN), the turn each was
+// in is recorded as interrupted, and each is relaunched from its stored machine snapshot;
 // goals of a foreground process that died are failed.
 
 import { appendTurnRecord, readTurnRecords, turnOfSnapshot } from '../../state/index.js';
 import type { GoalRecord, Store } from '../../state/types.js';
 import type { Clock } from '../clock.js';
+import { killMarkedProcesses } from '../process/escaped-processes.js';
 import { signalGroup } from '../process/process-group.js';
 import { isProcessAlive, isSameProcess } from '../process/process-identity.js';
 import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
@@ -35,11 +37,19 @@ export async function recoverGoals(goals: readonly GoalRecord[], options: Recove
   const adopted = goals.filter((goal) => isLiveGoal(goal) && !isForeignLive(goal));
   // Every leftover group at once: each may take the whole SIGTERM grace to die.
   await Promise.all(
-    adopted.map(async (goal) => {
-      if (!goal.runningAgent) return;
-      const killed = await killLeftoverGroup(goal.runningAgent.pid, goal.runningAgent.startTime);
-      if (killed) options.log(`goal ${goal.id}: killed the leftover agent group ${goal.runningAgent.pid}`);
-    }),
+    adopted.flatMap((goal) =>
+      [
+        { what: 'agent', group: goal.runningAgent },
+        { what: 'check', group: goal.runningCheck },
+      ].map(async ({ what, group }) => {
+        if (!group) return;
+        const killed = await killLeftoverGroup(group.pid, group.startTime);
+        if (killed) options.log(`goal ${goal.id}: killed the leftover ${what} group ${group.pid}`);
+        // The token is random per group: whatever still carries it was started by that agent or check.
+        const escaped = group.token === undefined ? 0 : await killMarkedProcesses(group.token);
+        if (escaped > 0) options.log(`goal ${goal.id}: killed ${escaped} processes that had left the ${what} group ${group.pid}`);
+      }),
+    ),
   );
   for (const goal of adopted) {
     if (goal.owner?.kind === 'foreground') {
@@ -93,12 +103,13 @@ async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Pro
     if (record) {
       record.owner = owner;
       record.runningAgent = null;
+      record.runningCheck = null;
     }
   });
   options.log(`goal ${goal.id}: recovered (${goal.status}, was ${goal.phase})`);
   const restored: RestoredGoal | undefined =
     goal.machine === null ? undefined : { machine: goal.machine, lastTurn, initialTree: turns[0]?.tree ?? null };
-  await options.launch({ ...goal, owner, runningAgent: null }, prepared, restored);
+  await options.launch({ ...goal, owner, runningAgent: null, runningCheck: null }, prepared, restored);
 }
 
 /**

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createBoundedTail } from './bounded-tail.js';
+import { killMarkedProcesses, markEnvironment, newProcessToken } from './escaped-processes.js';
 import { createLineSplitter, type LineSplitter } from './line-splitter.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
 import { SIGKILL_GRACE_MS, terminateGroup, type TerminationOutcome } from './terminate-group.js';
@@ -42,8 +43,11 @@ export interface SpawnAgentOptions {
   killGraceMs?: number;
   /** Aborting kills the group with reason `aborted`. */
   signal?: AbortSignal;
-  /** Called once the child runs, with its pid (= its process group id). */
-  onSpawn?(pid: number): void;
+  /**
+   * Called once the child runs, with its pid (= its process group id) and the token in its environment
+   * (GOALD_TURN_TOKEN) that marks every process it starts, also those that leave the group.
+   */
+  onSpawn?(pid: number, token: string): void;
   /** Each decoded chunk of output as it arrives, for live counting. */
   onOutput?(text: string, stream: OutputStream): void;
   /** Each complete line, per stream; lines longer than `maxLineChars` arrive cut. */
@@ -70,6 +74,8 @@ export interface ProcessResult {
   outputBytes: number;
   /** Members of the group were still running when the leader exited; they were killed. */
   strayProcessesKilled: boolean;
+  /** Processes started by the agent that had left its group (setsid, double fork), killed once it was gone. */
+  escapedProcessesKilled: number;
   /** Set when the transcript could not be written. */
   transcriptError: string | null;
 }
@@ -90,6 +96,8 @@ export interface AgentProcess {
 export interface GroupLeaderOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Marks the child's environment (GOALD_TURN_TOKEN), so killMarkedProcesses finds what it leaves. */
+  token?: string;
   /** `pipe` to write the child's stdin; `ignore` gives it /dev/null. */
   stdin: 'pipe' | 'ignore';
 }
@@ -104,7 +112,8 @@ export function spawnGroupLeader(
   args: readonly string[],
   options: GroupLeaderOptions,
 ): ChildProcessByStdio<Writable | null, Readable, Readable> {
-  const common = { cwd: options.cwd, env: options.env, detached: true };
+  const env = options.token === undefined ? options.env : markEnvironment(options.env, options.token);
+  const common = { cwd: options.cwd, env, detached: true };
   return options.stdin === 'pipe'
     ? spawn(command, args, { ...common, stdio: ['pipe', 'pipe', 'pipe'] })
     : spawn(command, args, { ...common, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -132,6 +141,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
       outputTail: '',
       outputBytes: 0,
       strayProcessesKilled: false,
+      escapedProcessesKilled: 0,
       transcriptError: null,
     };
     const footer = spawnError === null ? '# not started: aborted before spawn' : `# spawn failed: ${spawnError}`;
@@ -141,11 +151,13 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
 
   if (options.signal?.aborted === true) return notStarted(null, 'aborted');
 
+  const token = newProcessToken();
   let child: ChildProcess;
   try {
     child = spawnGroupLeader(options.command, options.args, {
       cwd: options.cwd,
       env: options.env,
+      token,
       stdin: options.stdin === null ? 'ignore' : 'pipe',
     });
   } catch (error) {
@@ -282,6 +294,8 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
 
   const settle = async (): Promise<ProcessResult> => {
     const strayProcessesKilled = await reapGroup();
+    // Before waiting for the pipes: an escaped process usually still holds them.
+    const escapedProcessesKilled = await killMarkedProcesses(token);
     await waitAtMost(stdioClosed, STDIO_CLOSE_WAIT_MS);
     child.stdout?.destroy();
     child.stderr?.destroy();
@@ -297,7 +311,8 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
     const durationMs = performance.now() - startedAt;
     await transcript.close(
       `# goald: ${describeEnd(exitCode, exitSignal, terminationReason)} after ${Math.round(durationMs)} ms` +
-        (strayProcessesKilled ? ' (killed processes the agent left running)' : ''),
+        (strayProcessesKilled ? ' (killed processes the agent left running)' : '') +
+        (escapedProcessesKilled > 0 ? ` (killed ${escapedProcessesKilled} processes that had left the agent's process group)` : ''),
     );
     return {
       pid: groupId,
@@ -310,6 +325,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
       outputTail: tail.text(),
       outputBytes: tail.totalBytes,
       strayProcessesKilled,
+      escapedProcessesKilled,
       transcriptError: transcript.error,
     };
   };
@@ -326,7 +342,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   });
 
   armTimeout();
-  options.onSpawn?.(groupId);
+  options.onSpawn?.(groupId, token);
 
   return { pid: groupId, done, kill, suspend, resume };
 }

@@ -16,6 +16,8 @@ export interface GoalProgress {
   machine: Json;
   summary: GoalSummary;
   runningAgent: GoalRecord['runningAgent'];
+  /** The check running now, if any (absent: left as stored). */
+  runningCheck?: GoalRecord['runningCheck'];
   /** Epoch milliseconds the goal started (active time counted back from now). */
   startedAt: number;
   now: number;
@@ -36,11 +38,13 @@ export async function recordGoalProgress(store: Store, goalId: string, progress:
     goal.startedAt ??= new Date(progress.startedAt).toISOString();
     goal.pauseReason = status === 'paused' ? progress.pauseReason : null;
     goal.runningAgent = progress.runningAgent;
+    if (progress.runningCheck !== undefined) goal.runningCheck = progress.runningCheck;
     if (progress.done) {
       goal.finishedAt ??= now;
       goal.reason = progress.failure?.reason ?? null;
       goal.reasonMessage = progress.failure?.message ?? null;
       goal.runningAgent = null;
+      goal.runningCheck = null;
     }
   });
 }

@@ -325,8 +325,8 @@ export class GoalSupervisor {
         turnTokenLimit: limits.turnTokenLimit,
         stateDir: path.join(goalDir, files.stateDir),
         reciteEveryToolCalls: this.settings.recitation.everyToolCalls,
-        onSpawn: (pid) => {
-          this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn };
+        onSpawn: (pid, token) => {
+          this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn, token };
           this.spawnRecorded = this.session.persist();
           this.spawnRecorded.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled
         },
@@ -451,7 +451,17 @@ export class GoalSupervisor {
   // Checks, or null when the goal was stopped or detached while they ran (the runner rejects on abort).
   private async runChecks(): Promise<CheckResult[] | null> {
     try {
-      const checks = await this.deps.checks.run(this.session.abortSignal);
+      // Each check's group is stored as it starts, so a daemon that dies mid-check can kill it; cleared
+      // (like the agent's) in the turn's next write.
+      let recorded: Promise<void> = Promise.resolve();
+      const checks = await this.deps.checks.run(this.session.abortSignal, (group) => {
+        this.session.runningCheck = group;
+        recorded = recorded.then(() => this.session.persist());
+        recorded.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled
+      }).finally(() => {
+        this.session.runningCheck = null;
+      });
+      await recorded;
       return this.session.isInterrupted() ? null : checks;
     } catch (error) {
       if (this.session.isInterrupted()) return null;

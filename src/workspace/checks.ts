@@ -4,11 +4,13 @@
 import { performance } from 'node:perf_hooks';
 
 import type { CheckSpec } from '../config/types.js';
+import { killMarkedProcesses, newProcessToken } from '../process/escaped-processes.js';
+import { readProcessStartTime } from '../process/process-identity.js';
 import { spawnGroupLeader } from '../process/spawn.js';
 import { buildCheckEnv } from '../secrets/child-env.js';
 import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
 import { withoutRepoLocationEnv } from './git.js';
-import type { CheckResult, CheckRunner } from './types.js';
+import type { CheckGroup, CheckResult, CheckRunner } from './types.js';
 
 // After SIGKILL, how long the pipes may stay open (held by a process outside the group) before we stop reading.
 const ABANDON_PIPES_AFTER_KILL_MS = 1_000;
@@ -34,11 +36,11 @@ export interface CheckRunnerOptions {
 export function createCheckRunner(options: CheckRunnerOptions): CheckRunner {
   const env = buildCheckEnv({ ...withoutRepoLocationEnv(), ...options.env }, options.passEnv);
   return {
-    async run(signal) {
+    async run(signal, onGroup) {
       const results: CheckResult[] = [];
       for (const check of options.checks) {
         if (signal?.aborted) throw signal.reason;
-        results.push(await runCheck(check, options.workspace, env, signal));
+        results.push(await runCheck(check, options.workspace, env, signal, onGroup));
       }
       return results;
     },
@@ -51,12 +53,16 @@ function runCheck(
   cwd: string,
   env: NodeJS.ProcessEnv,
   signal?: AbortSignal,
+  onGroup?: (group: CheckGroup) => void,
 ): Promise<CheckResult> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   const started = performance.now();
   return new Promise<CheckResult>((resolve, reject) => {
-    // The shell leads a new process group, so terminating it reaches all it started.
-    const child = spawnGroupLeader('sh', ['-c', check.run], { cwd, env, stdin: 'ignore' });
+    // The shell leads a new process group, so terminating it reaches all it started; the token in its
+    // environment reaches what left the group.
+    const token = newProcessToken();
+    const child = spawnGroupLeader('sh', ['-c', check.run], { cwd, env, stdin: 'ignore', token });
+    if (child.pid !== undefined) onGroup?.({ pid: child.pid, startTime: readProcessStartTime(child.pid), token });
     const tail = createTail(OUTPUT_TAIL_BYTES);
     let timedOut = false;
     let settled = false;
@@ -67,7 +73,7 @@ function runCheck(
     const killGroup = (): void => {
       if (terminating || child.pid === undefined) return;
       terminating = true;
-      void terminateGroup(child.pid, { graceMs: SIGKILL_GRACE_MS });
+      void terminateGroup(child.pid, { graceMs: SIGKILL_GRACE_MS }).then(() => killMarkedProcesses(token));
     };
     const settle = (fn: () => void): void => {
       if (settled) return;

@@ -66,12 +66,29 @@ const GIT_KILL_GRACE_MS = 1_000;
 const HARDENING_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null'] as const;
 
 /**
- * Commands that read work-tree files into objects (or compare them with the index), and so run a
- * `.gitattributes` filter driver's clean command on them. git has no switch to turn drivers off (git 2.40's
- * `--attr-source` would hide `.gitattributes`, too new to rely on), so before one of these runs, every
- * driver configured is named and overridden with empty commands (see filterOverrides).
+ * Commands that never read work-tree files. Any other may run a `.gitattributes` filter driver's clean
+ * command on them: not only `add` and `status`, also `write-tree` (it re-checks racily clean entries).
+ * git has no switch to turn drivers off (git 2.40's `--attr-source` would hide `.gitattributes`, too new to
+ * rely on), so before any other command runs, every driver configured is named and overridden with empty
+ * commands (see filterOverrides).
  */
-const WORKTREE_READERS = new Set(['add', 'update-index', 'hash-object', 'status', 'diff', 'diff-files', 'diff-index', 'ls-files', 'stash', 'commit', 'checkout']);
+const TREE_ONLY_COMMANDS = new Set([
+  'cat-file',
+  'commit-tree',
+  'config',
+  'diff-tree',
+  'for-each-ref',
+  'ls-tree',
+  'merge-base',
+  'mktree',
+  'patch-id',
+  'rev-list',
+  'rev-parse',
+  'show-ref',
+  'symbolic-ref',
+  'update-ref',
+  'version',
+]);
 
 /** Returns the environment goald runs git with: the caller's, minus repo redirections, plus safe defaults. */
 export function gitEnv(extra?: Record<string, string>): NodeJS.ProcessEnv {
@@ -222,13 +239,13 @@ function timeoutError(args: readonly string[], cwd: string, timeoutMs: number): 
 }
 
 /**
- * The caller's extra environment, plus, for a command that reads work-tree files, an override of every
+ * The caller's extra environment, plus, for a command that may read work-tree files, an override of every
  * filter driver the repository's configuration names. The overrides travel in GIT_CONFIG_COUNT/KEY/VALUE,
  * not `-c`, because a driver's name may hold `=` and `-c` splits at the first one.
  */
 async function hardenedEnv(args: readonly string[], options: RunGitOptions): Promise<Record<string, string> | undefined> {
   const command = subcommandOf(args);
-  if (command === undefined || !WORKTREE_READERS.has(command)) return options.env;
+  if (command === undefined || TREE_ONLY_COMMANDS.has(command)) return options.env;
   const drivers = await filterDrivers(options);
   if (drivers.length === 0) return options.env;
   return { ...options.env, ...filterOverrides(drivers) };

@@ -42,7 +42,19 @@ export interface CheckResult {
   outputTail: string;
 }
 
+/** The process group of a running check, recorded so a restarted daemon can kill what a crash left. */
+export interface CheckGroup {
+  pid: number;
+  /** /proc start time of the group leader, against pid reuse; null when unknown. */
+  startTime: string | null;
+  /** The GOALD_TURN_TOKEN in the check's environment (finds processes that left the group). */
+  token: string;
+}
+
 export interface CheckRunner {
-  /** Runs every check in order in the workspace; never throws for a failing check. */
-  run(signal?: AbortSignal): Promise<CheckResult[]>;
+  /**
+   * Runs every check in order in the workspace; never throws for a failing check. `onGroup` hears of each
+   * check's process group as it starts.
+   */
+  run(signal?: AbortSignal, onGroup?: (group: CheckGroup) => void): Promise<CheckResult[]>;
 }

@@ -41,9 +41,9 @@ async function runCommand(
   const result = await agent.runTurn(
     {
       ...input,
-      onSpawn: (pid) => {
+      onSpawn: (pid, token) => {
         onTestFinished(() => killQuietly(-pid));
-        input.onSpawn?.(pid);
+        input.onSpawn?.(pid, token);
       },
     },
     options.signal ?? new AbortController().signal,
@@ -102,6 +102,8 @@ describe('prompt delivery', () => {
       GOALD_CONDITION: 'all tests pass',
       GOALD_PROMPT: HOSTILE_PROMPT,
       GOALD_PROMPT_FILE: input.promptPath,
+      // The per-turn marker that finds the turn's processes after they left its group (process/escaped-processes.ts).
+      GOALD_TURN_TOKEN: expect.stringMatching(/^[0-9a-f]{32}$/) as unknown,
     });
     expect(report.cwd).toBe(input.workspace);
     expect(await readFile(input.promptPath, 'utf8')).toBe(HOSTILE_PROMPT);

@@ -275,6 +275,54 @@ describe('spawnAgentProcess termination', () => {
   });
 });
 
+// Hostile agents: processes that left the agent's process group (setsid, a double fork, one that stops
+// itself) are found by the token in their environment and killed before the turn ends.
+describe('spawnAgentProcess escaped processes', () => {
+  test.each([
+    ['its own session (setsid)', []],
+    ['a double fork, reparented to init', ['--double-fork']],
+    ['a double fork that stopped itself', ['--double-fork', '--stopped']],
+  ])('a process in %s is killed when the turn ends', async (_name, flags) => {
+    const dir = await makeTempDir();
+    const pidFile = join(dir, 'escapee.pid');
+    let token = '';
+    const { agent, transcriptPath } = await start('escape-group', [pidFile, ...flags], {
+      onSpawn: (_pid, spawnToken) => {
+        token = spawnToken;
+      },
+    });
+    const result = await agent.done;
+    const escapee = await readPidFile(pidFile);
+
+    expect(token).toMatch(/^[0-9a-f]{32}$/);
+    expect(result).toMatchObject({ exitCode: 0, escapedProcessesKilled: 1 });
+    await waitUntilGone(escapee, 2_000);
+    expect(await readFile(transcriptPath, 'utf8')).toContain("killed 1 processes that had left the agent's process group");
+  });
+
+  test('an escapee holding the agent\'s output pipes is killed too', async () => {
+    const dir = await makeTempDir();
+    const pidFile = join(dir, 'escapee.pid');
+    const { agent } = await start('escape-group', [pidFile, '--keep-stdio']);
+    const result = await agent.done;
+    const escapee = await readPidFile(pidFile);
+    expect(result.escapedProcessesKilled).toBe(1);
+    await waitUntilGone(escapee, 2_000);
+  });
+
+  test('the token reaches the agent as GOALD_TURN_TOKEN and differs per process', async () => {
+    const tokens: string[] = [];
+    for (let run = 0; run < 2; run += 1) {
+      const { agent, log } = await start('echo-env', [], {
+        onSpawn: (_pid, token) => tokens.push(token),
+      });
+      await agent.done;
+      expect(log.lines.join('\n')).toContain(`"GOALD_TURN_TOKEN":"${tokens[run] ?? 'missing'}"`);
+    }
+    expect(tokens[0]).not.toBe(tokens[1]);
+  });
+});
+
 describe('spawnAgentProcess suspend and resume', () => {
   test('suspend stops the whole group and pauses the timeout; resume continues it', async () => {
     const dir = await makeTempDir();

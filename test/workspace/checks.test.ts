@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 import { describe, expect, onTestFinished, test } from 'vitest';
 
 import type { CheckSpec } from '../../src/config/types.js';
 import { SIGKILL_GRACE_MS } from '../../src/process/terminate-group.js';
 import { checksSignature, createCheckRunner, OUTPUT_TAIL_BYTES, summarizeChecks } from '../../src/workspace/checks.js';
-import type { CheckResult } from '../../src/workspace/types.js';
+import type { CheckGroup, CheckResult } from '../../src/workspace/types.js';
 import { waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -201,5 +202,32 @@ describe('checksSignature and summarizeChecks', () => {
       passing: 2,
       failing: 1,
     });
+  });
+});
+
+// A hostile check command: what it started outside its process group is gone once the check is over.
+describe('createCheckRunner against escaped processes', () => {
+  test('a setsid process a check started is killed when the check ends; the group is reported as it starts', async () => {
+    const dir = await workspace();
+    const pidFile = path.join(dir, 'escapee.pid');
+    // The escapee writes its own pid; the check waits for it so the test knows which process to look at.
+    const run = `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 7777' </dev/null >/dev/null 2>&1 & while [ ! -s ${pidFile} ]; do sleep 0.01; done; echo done`;
+    const groups: CheckGroup[] = [];
+    const runner = createCheckRunner({ workspace: dir, checks: [check('escape', run)] });
+    const started = performance.now();
+    const [result] = await runner.run(undefined, (group) => groups.push(group));
+    const escapee = Number(await readFile(pidFile, 'utf8'));
+    onTestFinished(() => {
+      try {
+        process.kill(escapee, 'SIGKILL');
+      } catch {
+        // already gone, as expected
+      }
+    });
+    expect(result).toMatchObject({ passed: true, outputTail: 'done\n' });
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatchObject({ pid: expect.any(Number) as unknown, token: expect.stringMatching(/^[0-9a-f]{32}$/) as unknown });
+    await waitUntilGone(escapee, 2_000);
+    expect(performance.now() - started).toBeLessThan(SIGKILL_GRACE_MS);
   });
 });
