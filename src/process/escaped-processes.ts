@@ -9,7 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** The environment variable that marks every process of one agent turn or one check. */
-export const PROCESS_TOKEN_ENV = 'GOALD_TURN_TOKEN';
+const PROCESS_TOKEN_ENV = 'GOALD_TURN_TOKEN';
 
 // A marked process may fork between the scan that found it and its SIGKILL; each further sweep catches
 // the children of the last. Ten rounds end any realistic fork chain; a fork bomb outruns any sweep.
