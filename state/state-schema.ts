@@ -19,6 +19,7 @@ const summarySchema = z.looseObject({
   files: z.array(
     z.looseObject({ path: z.string(), added: z.number().nullable(), deleted: z.number().nullable() }),
   ),
+  filesOmitted: z.number().optional(),
   lastVerdictReason: z.string().nullable(),
   remaining: z.array(z.string()),
   checksPassing: z.number(),

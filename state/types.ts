@@ -13,6 +13,8 @@ export interface GoalSummary {
   costUsd: number;
   /** Cumulative files changed since the goal started, with line counts. */
   files: { path: string; added: number | null; deleted: number | null }[];
+  /** Files changed beyond the ones `files` lists (it is capped: src/supervisor/goal-summary.ts). */
+  filesOmitted?: number;
   lastVerdictReason: string | null;
   remaining: string[];
   checksPassing: number;

@@ -19,6 +19,8 @@ export interface FinalBoxInput {
   reasonMessage: string | null;
   breaker: string | null;
   files: { path: string; added: number | null; deleted: number | null }[];
+  /** Files changed beyond `files` (the summary's list is capped). */
+  filesOmitted?: number;
 }
 
 function wrap(text: string, width: number): string[] {
@@ -69,7 +71,8 @@ export function renderFinalBox(raw: FinalBoxInput): string {
   }
   if (input.status === 'failed' || input.files.length > 0) {
     const shown = input.files.slice(0, 8).map(formatFile);
-    const more = input.files.length > 8 ? ` and ${input.files.length - 8} more` : '';
+    const hidden = Math.max(0, input.files.length - 8) + (input.filesOmitted ?? 0);
+    const more = hidden > 0 ? ` and ${hidden} more` : '';
     body.push(...wrap(`files changed: ${input.files.length === 0 ? 'none' : shown.join(', ') + more}`, inner));
   }
   const heading = title(input);

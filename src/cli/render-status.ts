@@ -59,7 +59,8 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
   if (goal.summary.remaining.length > 0) lines.push(`remaining: ${clip(goal.summary.remaining.join('; '), 90)}`);
   if (goal.summary.files.length > 0) {
     const files = goal.summary.files.slice(0, 5).map((file) => (file.added === null ? file.path : `${file.path} (+${file.added} -${file.deleted ?? 0})`));
-    lines.push(`files: ${clip(files.join(', '), 90)}${goal.summary.files.length > 5 ? ` and ${goal.summary.files.length - 5} more` : ''}`);
+    const hidden = Math.max(0, goal.summary.files.length - 5) + (goal.summary.filesOmitted ?? 0);
+    lines.push(`files: ${clip(files.join(', '), 90)}${hidden > 0 ? ` and ${hidden} more` : ''}`);
   }
   // Escaped before measuring, so a hostile file name neither drives the terminal nor bends the box.
   const shown = lines.map(toTerminalText);

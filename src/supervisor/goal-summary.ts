@@ -4,6 +4,10 @@ import type { GoalSummary } from '../../state/types.js';
 import type { Verdict } from '../evaluator/types.js';
 import type { CheckResult } from '../workspace/types.js';
 
+// state.json is read and rewritten whole on every goal write: a turn that touches 50 000 files must not
+// make it megabytes. The first files in path order are listed; the rest are counted (`filesOmitted`).
+const SUMMARY_FILES_MAX = 200;
+
 /** What one turn (or the pre-check, or a turn cut short) adds to the summary. */
 export interface SummaryUpdate {
   turn: number;
@@ -21,16 +25,25 @@ export interface SummaryUpdate {
 /** The summary after one more turn. */
 export function summarizeTurn(summary: GoalSummary, update: SummaryUpdate): GoalSummary {
   const passing = update.checks.filter((check) => check.passed).length;
+  const { filesOmitted: _previous, ...rest } = summary;
   return {
-    ...summary,
+    ...rest,
     turns: Math.max(summary.turns, update.turn),
     tokens: summary.tokens + update.tokens,
     costUsd: summary.costUsd + update.costUsd,
-    files: update.files ?? summary.files,
+    ...cappedFiles(update.files, summary),
     lastVerdictReason: update.lastVerdict?.reason ?? summary.lastVerdictReason,
     remaining: update.lastVerdict?.remaining ?? summary.remaining,
     checksPassing: passing,
     checksFailing: update.checks.length - passing,
     activeMs: update.activeMs,
   };
+}
+
+// The files to list (at most SUMMARY_FILES_MAX) and how many more changed (the key only when some did);
+// the summary's own when this turn did not recompute them.
+function cappedFiles(files: GoalSummary['files'] | undefined, summary: GoalSummary): Pick<GoalSummary, 'files' | 'filesOmitted'> {
+  if (files === undefined) return summary.filesOmitted === undefined ? { files: summary.files } : { files: summary.files, filesOmitted: summary.filesOmitted };
+  const omitted = files.length - SUMMARY_FILES_MAX;
+  return omitted > 0 ? { files: files.slice(0, SUMMARY_FILES_MAX), filesOmitted: omitted } : { files };
 }

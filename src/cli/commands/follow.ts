@@ -44,6 +44,7 @@ export async function followGoalEvents(
         reasonMessage: goal.reasonMessage,
         breaker: end.breaker,
         files: goal.summary.files,
+        filesOmitted: goal.summary.filesOmitted ?? 0,
       }),
     );
   }

@@ -76,6 +76,7 @@ async function renderOutcomeBox(store: Store, goalId: string, outcome: GoalOutco
     reasonMessage: goal?.reasonMessage ?? outcome.failure?.message ?? null,
     breaker: outcome.breaker,
     files: goal?.summary.files ?? [],
+    filesOmitted: goal?.summary.filesOmitted ?? 0,
   });
 }
 
