@@ -199,6 +199,18 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     });
 
   program
+    .command('prune')
+    .description('delete finished goals (records, transcripts, snapshot objects) beyond the limits; prints what it freed')
+    .option('--older-than <dur>', 'only goals that finished longer ago than this', '30d')
+    .option('--keep <n>', 'keep the n most recently finished goals whatever their age', '10')
+    .option('--dry-run', 'say what would be deleted, delete nothing')
+    .option('--json', 'print JSON')
+    .action(async (options: Record<string, unknown>) => {
+      const { runPrune } = await import('./commands/prune.js');
+      exit.code = await runPrune(options, io);
+    });
+
+  program
     .command('state')
     .description('maintenance of the state file')
     .command('restore')

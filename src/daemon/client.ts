@@ -4,6 +4,7 @@
 
 import type { IncomingMessage } from 'node:http';
 
+import type { PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { systemClock } from '../clock.js';
 import { GoaldError, isGoaldError } from '../errors.js';
@@ -13,7 +14,7 @@ import { arrayOf, isBoolean, isNumber, isOneOf, isString, objectOf, withStringFi
 import { MAX_BODY_BYTES } from './request-body.js';
 import { exchangeOverSocket } from './socket-exchange.js';
 import { checkSocketPath } from './socket-path.js';
-import type { CreateLoopRequest, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
+import type { CreateLoopRequest, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse } from './types.js';
 
 // Generous for any control call (stopping a goal waits for its agent's SIGTERM→SIGKILL grace of 5 s),
 // short enough that a hung daemon does not hang the CLI.
@@ -72,6 +73,8 @@ export interface DaemonClient {
   runLoop(id: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }>;
   /** Has the daemon read the loops declared in the goal.config.json of `dir`'s workspace. */
   syncLoops(dir: string): Promise<LoopRecord[]>;
+  /** Deletes finished goals beyond the limits (`goald prune`). */
+  prune(request: PruneRequest): Promise<PruneResult>;
   /** Asks the daemon to shut down; resolves once it has accepted (it stops right after). */
   stopDaemon(): Promise<void>;
 }
@@ -100,6 +103,9 @@ const isLoopsReply = objectOf({ loops: arrayOf(isLoop) });
 const isStartReply = objectOf({ goal: isGoal, queued: isBoolean, warnings: arrayOf(isString) });
 const isRunLoopReply = objectOf({ loop: isLoop, outcome: isOneOf('started', 'waiting', 'skipped') });
 const isOkReply = objectOf({ ok: isOneOf(true) });
+const isStringOrNull: Check<string | null> = (value): value is string | null => value === null || typeof value === 'string';
+const isPrunedGoal = objectOf({ id: isString, status: isOneOf('achieved', 'failed'), condition: isString, finishedAt: isStringOrNull, bytes: isNumber });
+const isPruneReply = objectOf({ dryRun: isBoolean, goals: arrayOf(isPrunedGoal), bytes: isNumber, kept: isNumber });
 
 /** A client for the daemon listening on `socketPath`. */
 export function createDaemonClient(socketPath: string, options: DaemonClientOptions = {}): DaemonClient {
@@ -140,6 +146,7 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
         `/v1/loops/${encodeURIComponent(id)}/run`,
         isRunLoopReply,
       ),
+    prune: (pruneRequest) => call('POST', '/v1/prune', isPruneReply, pruneRequest),
     stopDaemon: async () => {
       await call('POST', '/v1/daemon/stop', isOkReply);
     },

@@ -2,6 +2,7 @@
 // their events out to `logs -f` subscribers, and controls them; admission and the workspace queues, crash
 // recovery and live configuration live beside it (workspace-queue.ts, goal-recovery.ts, live-config.ts).
 
+import { pruneGoals, type PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, LoopRecord, Store } from '../../state/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
@@ -18,7 +19,7 @@ import { markGoalFailed, type HostFailureReason } from './mark-goal-failed.js';
 import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
 import { describeStorageFailure } from '../supervisor/storage-failure.js';
 import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
-import type { CreateLoopRequest, EventSubscription, GoalHost, StartGoalRequest, StartGoalResponse } from './types.js';
+import type { CreateLoopRequest, EventSubscription, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse } from './types.js';
 import { QUEUED_PHASE, WorkspaceQueue } from './workspace-queue.js';
 
 type Listener = (event: ProgressEvent) => void;
@@ -265,6 +266,17 @@ export class DaemonGoalHost implements GoalHost {
 
   async shutdown(): Promise<void> {
     this.options.requestShutdown();
+  }
+
+  /** Deletes finished goals beyond the limits; never one a supervisor here still holds. */
+  async prune(request: PruneRequest): Promise<PruneResult> {
+    await this.afterRecovery();
+    const result = await pruneGoals(this.store, { ...request, now: this.clock.now(), isBusy: (goalId) => this.running.has(goalId) });
+    if (!result.dryRun && result.goals.length > 0) {
+      this.log(`pruned ${result.goals.length} finished goal(s), ${result.bytes} bytes`);
+      await this.unstored.flush(this.store); // space freed: endings the disk refused may fit now
+    }
+    return result;
   }
 
   /** Lets go of every running goal (agents killed, goals stay active for the next daemon). */

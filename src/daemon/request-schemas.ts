@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { GoalStatus } from '../../machines/goal.machine.js';
 import { readStartFlags, SETTING_OPTIONS, type SettingOption } from '../config/start-options.js';
 import { GoaldError } from '../errors.js';
-import type { CreateLoopRequest, StartGoalRequest } from './types.js';
+import type { CreateLoopRequest, PruneRequest, StartGoalRequest } from './types.js';
 
 /** Environment names a client may forward: what config precedence reads, and nothing that authenticates. */
 export const FORWARDED_ENV_PATTERN = /^(GOALD_[A-Z0-9_]+|OPENAI_BASE_URL|ANTHROPIC_BASE_URL)$/;
@@ -67,6 +67,12 @@ const syncLoopsSchema = z.strictObject({ dir: startGoalShape.dir });
 const pauseSchema = z.strictObject({ now: z.boolean().default(false) });
 
 const emptySchema = z.strictObject({});
+
+const pruneSchema = z.strictObject({
+  olderThanMs: z.number().int().min(0),
+  keep: z.number().int().min(0),
+  dryRun: z.boolean().default(false),
+});
 
 /** One line naming each issue by its dot path, values left out. */
 function describeIssues(what: string, issues: readonly z.core.$ZodIssue[]): string {
@@ -137,6 +143,11 @@ export function parseSyncLoopsRequest(body: unknown): { dir: string } {
 /** Validates an optional POST /v1/goals/:id/pause body: `{ now?: boolean }`. */
 export function parsePauseRequest(body: unknown): { now: boolean } {
   return parseWith(pauseSchema, body === undefined ? {} : body, 'pause request');
+}
+
+/** Validates a POST /v1/prune body: `{ olderThanMs, keep, dryRun? }`, whole numbers of 0 or more. */
+export function parsePruneRequest(body: unknown): PruneRequest {
+  return parseWith(pruneSchema, body, 'prune request');
 }
 
 /** Validates a body that must be absent or `{}` (resume, stop, daemon stop). */

@@ -8,6 +8,7 @@ import {
   parseId,
   parseListGoalsQuery,
   parsePauseRequest,
+  parsePruneRequest,
   parseStartGoalRequest,
   parseSyncLoopsRequest,
 } from './request-schemas.js';
@@ -132,6 +133,11 @@ export const ROUTES: readonly Route[] = [
       parseEmptyRequest(context.body, 'loop run request');
       return replyJson(await context.host.runLoop(id));
     },
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/prune',
+    handler: async ({ host, body }) => replyJson(await host.prune(parsePruneRequest(body))),
   },
   {
     method: 'POST',

@@ -1,6 +1,7 @@
 // The daemon's contract between its HTTP server (routes, validation, streaming) and the goal host
 // (supervisors, queue, recovery). The server never touches a supervisor directly.
 
+import type { PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import type { StartFlags } from '../config/resolve-settings.js';
 import type { ProgressEvent } from '../supervisor/types.js';
@@ -27,6 +28,16 @@ export interface StartGoalResponse {
 export interface CreateLoopRequest extends StartGoalRequest {
   every: string;
   catchUp?: 'once' | 'skip';
+}
+
+/** POST /v1/prune body: delete finished goals beyond these limits (`goald prune`). */
+export interface PruneRequest {
+  /** Goals that finished less than this long ago are kept. */
+  olderThanMs: number;
+  /** The most recently finished goals kept whatever their age. */
+  keep: number;
+  /** Only say what would be deleted. */
+  dryRun: boolean;
 }
 
 /** A stream of a goal's progress events: past ones first, then live ones until the goal ends. */
@@ -62,6 +73,8 @@ export interface GoalHost {
    * the file from then on (POST /v1/loops/sync); resolves with that workspace's config-declared loops.
    */
   syncLoops(dir: string): Promise<LoopRecord[]>;
+  /** Deletes finished goals' records and directories beyond the limits (POST /v1/prune). */
+  prune(request: PruneRequest): Promise<PruneResult>;
   /** Daemon facts for /v1/ping. */
   info(): { pid: number; version: string; startedAt: string; home: string; goalsRunning: number };
   /** Asks the daemon to shut down cleanly (POST /v1/daemon/stop). */

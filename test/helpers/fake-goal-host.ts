@@ -10,10 +10,12 @@ import type {
   CreateLoopRequest,
   EventSubscription,
   GoalHost,
+  PruneRequest,
   StartGoalRequest,
   StartGoalResponse,
 } from '../../src/daemon/types.js';
 import type { ProgressEvent } from '../../src/supervisor/types.js';
+import type { PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { waitUntil } from './wait.js';
 
@@ -29,6 +31,7 @@ export class FakeGoalHost implements GoalHost {
   readonly startRequests: StartGoalRequest[] = [];
   readonly loopRequests: CreateLoopRequest[] = [];
   readonly syncRequests: string[] = [];
+  readonly pruneRequests: PruneRequest[] = [];
   shutdownCalls = 0;
 
   private readonly listeners = new Map<string, Set<(event: ProgressEvent) => void>>();
@@ -235,6 +238,17 @@ export class FakeGoalHost implements GoalHost {
     await this.enter('syncLoops');
     this.syncRequests.push(dir);
     return [...this.loops.values()].filter((loop) => loop.source === 'config' && loop.workspace === dir);
+  }
+
+  // Prunes every finished goal but the `keep` last added (age is the real host's business).
+  async prune(request: PruneRequest): Promise<PruneResult> {
+    await this.enter('prune');
+    this.pruneRequests.push(request);
+    const finished = [...this.goals.values()].filter((goal) => goal.status === 'achieved' || goal.status === 'failed');
+    const pruned = finished.slice(0, Math.max(0, finished.length - request.keep));
+    if (!request.dryRun) for (const goal of pruned) this.goals.delete(goal.id);
+    const goals = pruned.map((goal) => ({ id: goal.id, status: goal.status === 'achieved' ? ('achieved' as const) : ('failed' as const), condition: goal.condition, finishedAt: goal.finishedAt, bytes: 0 }));
+    return { dryRun: request.dryRun, goals, bytes: 0, kept: finished.length - pruned.length };
   }
 
   async shutdown(): Promise<void> {
