@@ -82,7 +82,13 @@ export type GoalEvent =
   | { type: 'goal.fail'; failure: GoalFailure }
   | { type: 'usage.limited'; resumeAt: number }
   | { type: 'daemon.recovered'; at: number }
-  | { type: 'timer.fired'; timer: 'usage-reset'; at: number };
+  | { type: 'timer.fired'; timer: 'usage-reset'; at: number }
+  /**
+   * A goal that failed on a budget breaker, reopened by the owner with a raised limit (`goald edit
+   * --resume`): a fresh machine continues after its last turn instead of running a pre-check. Whether the
+   * failure and the edit allow it is decided by the shell (the machine does not know limits).
+   */
+  | { type: 'goal.reopened'; turn: number; at: number };
 
 export const goalMachine = setup({
   types: {
@@ -100,6 +106,7 @@ export const goalMachine = setup({
     isPrecheckMet: ({ event }) => event.type === 'precheck.finished' && event.achieved,
     wasSuspendedMidTurn: ({ context }) => context.resumeTo === 'running',
     isUsageLimited: ({ context }) => context.pauseReason === 'usage-limited',
+    hasTurnsBehind: ({ event }) => event.type === 'goal.reopened' && Number.isInteger(event.turn) && event.turn >= 1,
   },
   actions: {
     markPausePending: assign({ pausePending: true }),
@@ -162,6 +169,9 @@ export const goalMachine = setup({
     // After a crash the SIGSTOPped agent of a `pause --now` is gone: resume must start a new turn.
     recordRecoveryWhilePaused: assign({ resumeTo: 'coolingDown' as const, turnDeadline: null }),
     firstTurnNow: assign(({ event }) => (event.type === 'precheck.finished' ? { nextTurnAt: event.at } : {})),
+    continueAfterTurn: assign(({ event }) =>
+      event.type === 'goal.reopened' ? { turn: event.turn, nextTurnAt: event.at, turnDeadline: null } : {},
+    ),
   },
 }).createMachine({
   id: 'goal',
@@ -201,6 +211,8 @@ export const goalMachine = setup({
             ],
             'goal.pause': { actions: 'markPausePending' },
             'daemon.recovered': { target: 'preparing' },
+            // Before any pre-check: a reopened goal's turns so far stay counted and numbered.
+            'goal.reopened': { guard: 'hasTurnsBehind', target: 'coolingDown', actions: 'continueAfterTurn' },
           },
         },
         coolingDown: {

@@ -49,6 +49,7 @@ const ev = {
   usageLimited: (resumeAt = 9_000): GoalEvent => ({ type: 'usage.limited', resumeAt }),
   recovered: (at = 4_000): GoalEvent => ({ type: 'daemon.recovered', at }),
   timer: (at = 9_000): GoalEvent => ({ type: 'timer.fired', timer: 'usage-reset', at }),
+  reopened: (turn = 3, at = 5_000): GoalEvent => ({ type: 'goal.reopened', turn, at }),
 };
 
 /** One sample per distinct behaviour; every breaker trip and shell failure gets its own event. */
@@ -71,6 +72,8 @@ const SAMPLE_EVENTS: GoalEvent[] = [
   ev.usageLimited(),
   ev.recovered(),
   ev.timer(),
+  ev.reopened(),
+  ev.reopened(0),
 ];
 
 const ALL_PHASES = ['preparing', 'coolingDown', 'running', 'checking', 'evaluating', 'paused', 'achieved', 'failed'];
@@ -482,6 +485,32 @@ describe('goal machine', () => {
     expect(actor.getSnapshot().context).toMatchObject({ resumeTo: 'coolingDown', turnDeadline: null });
     send(actor, ev.resume());
     expect(phase(actor)).toBe('coolingDown');
+  });
+
+  it('a reopened goal continues after its last turn: no pre-check, turns keep their numbers', () => {
+    const actor = send(start(), ev.reopened(3, 5_000));
+    expect(phase(actor)).toBe('coolingDown');
+    expect(actor.getSnapshot().context).toMatchObject({ turn: 3, nextTurnAt: 5_000, failure: null });
+    send(actor, ev.started(4));
+    expect(actor.getSnapshot().context.turn).toBe(4);
+    send(actor, ev.finished(), ev.checked(), ev.verdict({ achieved: true }));
+    expect(actor.getSnapshot().value).toBe('achieved');
+  });
+
+  it('reopens only before the pre-check, and only after at least one turn', () => {
+    expect(phase(send(start(), ev.reopened(0)))).toBe('preparing');
+    expect(phase(send(start(), ev.reopened(1.5)))).toBe('preparing');
+    const cooling = send(start(), ev.precheck(false), ev.reopened(7));
+    expect(cooling.getSnapshot().context.turn).toBe(0);
+    const running = send(start(), ...REACH.running!, ev.reopened(7));
+    expect(phase(running)).toBe('running');
+    expect(running.getSnapshot().context.turn).toBe(1);
+  });
+
+  it('takes a pause asked before the reopening at the boundary', () => {
+    const actor = send(start(), ev.pause(), ev.reopened(2));
+    expect(phase(actor)).toBe('paused');
+    expect(actor.getSnapshot().context).toMatchObject({ turn: 2, pauseReason: 'requested', pausePending: false });
   });
 
   it.each(['achieved', 'failed'])('ignores every event once %s', (final) => {
