@@ -27,6 +27,21 @@ const summarySchema = z.looseObject({
   activeMs: z.number(),
 });
 
+const heldConfigSchema = z.looseObject({
+  hash: z.string().nullable(),
+  inForceHash: z.string().nullable(),
+  since: z.string(),
+  turn: z.number().nullable(),
+  settings: z.array(z.string()),
+});
+
+const goalEditSchema = z.looseObject({
+  at: z.string(),
+  by: z.enum(['goald edit', 'goald edit --apply-config', 'goal.config.json']),
+  changes: z.array(z.looseObject({ setting: z.string(), from: jsonSchema, to: jsonSchema })),
+  resumed: z.boolean(),
+});
+
 const goalRecordSchema = z.looseObject({
   id: z.string(),
   condition: z.string(),
@@ -51,6 +66,9 @@ const goalRecordSchema = z.looseObject({
   runningCheck: z.looseObject({ pid: z.number(), startTime: z.string().nullable(), token: z.string() }).nullable().optional(),
   request: jsonSchema.optional(),
   configError: z.string().nullable().optional(),
+  contract: z.looseObject({ configHash: z.string().nullable(), loops: jsonSchema, sealedAt: z.string() }).optional(),
+  heldConfig: heldConfigSchema.nullable().optional(),
+  edits: z.array(goalEditSchema).optional(),
 }) satisfies z.ZodType<GoalRecord>;
 
 const loopRecordSchema = z.looseObject({

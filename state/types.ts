@@ -68,6 +68,50 @@ export interface GoalRecord {
   request?: Json;
   /** The last invalid edit of the workspace's goal.config.json (the last good config stays in force). */
   configError?: string | null;
+  /** What the goal was started with beyond its settings: the workspace file and the loops it declared. */
+  contract?: GoalContract;
+  /** An edit of goal.config.json made while a turn ran (or in a turn's delta): never applied on its own. */
+  heldConfig?: HeldConfig | null;
+  /** Every change of the goal's contract after it started, oldest first (append-only). */
+  edits?: GoalEdit[];
+}
+
+/** The part of a goal's contract that is not in its settings (issue 9: sealed at start). */
+export interface GoalContract {
+  /** sha256 of the workspace's goal.config.json as parsed when the goal started (null: no file). */
+  configHash: string | null;
+  /** The loops that file declared then (plain JSON; null: none). */
+  loops: Json;
+  sealedAt: string;
+}
+
+/** A config edit the daemon holds until the owner applies it (`goald edit <goal> --apply-config`). */
+export interface HeldConfig {
+  /** sha256 of the held file content, and of the content still in force. */
+  hash: string | null;
+  inForceHash: string | null;
+  since: string;
+  /** The turn during which (or in whose delta) the edit was seen; null when seen while a turn ran elsewhere. */
+  turn: number | null;
+  /** The setting paths the edit would change (`limits.maxTurns`, `checks`, `loops`). */
+  settings: string[];
+}
+
+/** One setting an edit changed: its path and its value before and after (plain JSON). */
+export interface SettingChange {
+  setting: string;
+  from: Json;
+  to: Json;
+}
+
+/** One entry of a goal's edit history. */
+export interface GoalEdit {
+  at: string;
+  /** Who changed it: the owner's `goald edit`, a held config applied by the owner, or an edit of the file made while no turn ran. */
+  by: 'goald edit' | 'goald edit --apply-config' | 'goal.config.json';
+  changes: SettingChange[];
+  /** True when the edit reopened a goal that had failed on a budget breaker. */
+  resumed: boolean;
 }
 
 export interface LoopRecord {

@@ -46,6 +46,10 @@ function progressLineOf(event: ProgressEvent): string | null {
       return `paused (${event.reason})`;
     case 'goal.resumed':
       return 'resumed';
+    case 'config.held':
+      return `goal.config.json edited ${event.turn === null ? 'while a turn ran' : `during turn ${event.turn}`}: held, not applied (${event.settings.join(', ') || 'no setting'}); apply it with goald edit ${event.id} --apply-config`;
+    case 'goal.edited':
+      return `${event.resumed ? 'reopened' : 'edited'} by ${event.by}: ${event.settings.join(', ') || 'nothing changed'}; applies from the next turn`;
     case 'goal.finished':
       return null;
   }

@@ -35,6 +35,14 @@ export const progressEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('goal.paused'), id: z.string(), reason: pauseReasonSchema }),
   z.object({ type: z.literal('goal.resumed'), id: z.string() }),
+  z.object({ type: z.literal('config.held'), id: z.string(), turn: z.number().nullable(), settings: z.array(z.string()) }),
+  z.object({
+    type: z.literal('goal.edited'),
+    id: z.string(),
+    by: z.enum(['goald edit', 'goald edit --apply-config', 'goal.config.json']),
+    settings: z.array(z.string()),
+    resumed: z.boolean(),
+  }),
   z.object({
     type: z.literal('goal.finished'),
     id: z.string(),

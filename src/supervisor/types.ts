@@ -2,7 +2,11 @@
 // the progress events that `--json` prints and the daemon streams.
 
 import type { BreakerName, FailureReason, PauseReason } from '../../machines/goal.machine.js';
+import type { GoalEdit } from '../../state/types.js';
 import type { TurnOutcome } from '../agents/types.js';
+
+/** Who changed a goal's contract (an entry of its edit history says the same). */
+export type GoalEditSource = GoalEdit['by'];
 
 // One line of goals/<id>/turns.jsonl: declared by its schema beside the store (state/turn-record.ts).
 export type { TurnRecord } from '../../state/turn-record.js';
@@ -34,6 +38,10 @@ export type ProgressEvent =
     }
   | { type: 'goal.paused'; id: string; reason: PauseReason }
   | { type: 'goal.resumed'; id: string }
+  /** An edit of goal.config.json made while a turn ran (or in a turn's delta): held, not applied. */
+  | { type: 'config.held'; id: string; turn: number | null; settings: string[] }
+  /** The goal's contract changed: `goald edit`, a held config applied by the owner, or an idle file edit. */
+  | { type: 'goal.edited'; id: string; by: GoalEditSource; settings: string[]; resumed: boolean }
   | {
       type: 'goal.finished';
       id: string;

@@ -39,6 +39,8 @@ const EVENTS: ProgressEvent[] = [
   },
   { type: 'goal.paused', id: 'g1', reason: 'requested' },
   { type: 'goal.resumed', id: 'g1' },
+  { type: 'config.held', id: 'g1', turn: 1, settings: ['checks', 'limits.maxTurns', 'loops'] },
+  { type: 'goal.edited', id: 'g1', by: 'goald edit --apply-config', settings: ['limits.maxTurns'], resumed: false },
   { type: 'goal.finished', id: 'g1', status: 'achieved', reason: null, breaker: null, turns: 1, tokens: 40 },
 ];
 
