@@ -3,6 +3,7 @@
 // which the commander-free fast path of bin.ts shares).
 
 import { Command, CommanderError, Option } from 'commander';
+import { EDIT_OPTIONS } from '../config/edit-options.js';
 import { START_OPTIONS, type StartOption } from '../config/start-options.js';
 import { EXIT, GoaldError } from '../errors.js';
 import { processIO, type CliIO } from './io.js';
@@ -87,6 +88,19 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     .action(async (goal: string | undefined) => {
       const { runStop } = await import('./commands/control.js');
       exit.code = await runStop(goal, io);
+    });
+  const edit = program
+    .command('edit')
+    .description("change a goal's limits, checks or evaluator from its next turn; --resume reopens a goal that failed on a budget")
+    .argument('<goal>', 'goal id or unique prefix');
+  for (const option of EDIT_OPTIONS) edit.addOption(toCommanderOption(option));
+  edit
+    .option('--apply-config', "apply the workspace's goal.config.json edit that goald held (it was made while a turn ran)")
+    .option('--resume', 'reopen a goal that failed on max-turns, token-budget, cost-budget or wall-clock, with that limit raised')
+    .option('--json', 'print JSON')
+    .action(async (goal: string, options: Record<string, unknown>) => {
+      const { runEdit } = await import('./commands/edit.js');
+      exit.code = await runEdit(goal, options, io);
     });
   program
     .command('logs')

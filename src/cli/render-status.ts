@@ -6,6 +6,7 @@ import { clip } from '../cut-text.js';
 import { formatCount } from './format.js';
 import { formatDuration } from '../config/duration.js';
 import { toTerminalText } from './terminal-text.js';
+import { renderHeldConfig } from './render-edits.js';
 
 function maxTurnsOf(goal: GoalRecord): number | null {
   const settings = goal.settings;
@@ -56,6 +57,8 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
   const resumeAt = resumeAtOf(goal);
   if (resumeAt !== null) lines.push(`resumes by itself at ${new Date(resumeAt).toISOString()}`);
   if (goal.configError) lines.push(`config error (last good config in force): ${clip(goal.configError, 90)}`);
+  const held = renderHeldConfig(goal);
+  if (held !== null) lines.push(held);
   if (goal.summary.remaining.length > 0) lines.push(`remaining: ${clip(goal.summary.remaining.join('; '), 90)}`);
   if (goal.summary.files.length > 0) {
     const files = goal.summary.files.slice(0, 5).map((file) => (file.added === null ? file.path : `${file.path} (+${file.added} -${file.deleted ?? 0})`));

@@ -361,7 +361,7 @@ function mergeLimits(layers: readonly Layer[]): Limits {
 }
 
 /** Makes check names unique (`npm test`, `npm test #2`): they key results in progress and history. */
-function uniqueCheckNames(checks: readonly CheckSpec[]): CheckSpec[] {
+export function uniqueCheckNames(checks: readonly CheckSpec[]): CheckSpec[] {
   const seen = new Map<string, number>();
   return checks.map((check) => {
     const count = (seen.get(check.name) ?? 0) + 1;

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 
 import type { PruneResult } from '../../state/prune-goals.js';
-import type { GoalRecord, LoopRecord } from '../../state/types.js';
+import type { GoalRecord, LoopRecord, SettingChange } from '../../state/types.js';
 import { systemClock } from '../clock.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { ProgressEvent } from '../supervisor/types.js';
@@ -14,7 +14,7 @@ import { arrayOf, isBoolean, isNumber, isOneOf, isString, objectOf, withStringFi
 import { MAX_BODY_BYTES } from './request-body.js';
 import { exchangeOverSocket } from './socket-exchange.js';
 import { checkSocketPath } from './socket-path.js';
-import type { CreateLoopRequest, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse } from './types.js';
+import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse } from './types.js';
 
 // Generous for any control call (stopping a goal waits for its agent's SIGTERM→SIGKILL grace of 5 s),
 // short enough that a hung daemon does not hang the CLI.
@@ -64,6 +64,8 @@ export interface DaemonClient {
   pauseGoal(id: string, now?: boolean): Promise<GoalRecord>;
   resumeGoal(id: string): Promise<GoalRecord>;
   stopGoal(id: string): Promise<GoalRecord>;
+  /** `goald edit`: changes a goal's contract, applies a held config edit, or reopens a budget failure. */
+  editGoal(id: string, request: EditGoalRequest): Promise<EditGoalResponse>;
   /** Streams a goal's events (past, then live unless `follow: false`); resolves when the stream ends. */
   streamEvents(id: string, options: StreamEventsOptions): Promise<StreamEnd>;
   listLoops(): Promise<LoopRecord[]>;
@@ -106,6 +108,7 @@ const isOkReply = objectOf({ ok: isOneOf(true) });
 const isStringOrNull: Check<string | null> = (value): value is string | null => value === null || typeof value === 'string';
 const isPrunedGoal = objectOf({ id: isString, status: isOneOf('achieved', 'failed'), condition: isString, finishedAt: isStringOrNull, bytes: isNumber });
 const isPruneReply = objectOf({ dryRun: isBoolean, goals: arrayOf(isPrunedGoal), bytes: isNumber, kept: isNumber });
+const isEditReply = objectOf({ goal: isGoal, changes: arrayOf(withStringFields<SettingChange>('setting')), resumed: isBoolean });
 
 /** A client for the daemon listening on `socketPath`. */
 export function createDaemonClient(socketPath: string, options: DaemonClientOptions = {}): DaemonClient {
@@ -134,6 +137,7 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     pauseGoal: async (id, now = false) => (await call('POST', goalPath(id, '/pause'), isGoalReply, { now })).goal,
     resumeGoal: async (id) => (await call('POST', goalPath(id, '/resume'), isGoalReply)).goal,
     stopGoal: async (id) => (await call('POST', goalPath(id, '/stop'), isGoalReply)).goal,
+    editGoal: (id, editRequest) => call('POST', goalPath(id, '/edit'), isEditReply, editRequest),
     streamEvents: (id, streamOptions) =>
       streamNdjson(socketPath, `${goalPath(id, '/events')}?follow=${streamOptions.follow === false ? 0 : 1}`, streamOptions),
     listLoops: async () => (await call('GET', '/v1/loops', isLoopsReply)).loops,

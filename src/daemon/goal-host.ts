@@ -11,6 +11,7 @@ import { createEventLogObserver, readEventLog } from '../supervisor/event-log.js
 import type { PreparedGoal } from '../supervisor/launch.js';
 import type { GoalSupervisor, RestoredGoal } from '../supervisor/supervisor.js';
 import type { ProgressEvent } from '../supervisor/types.js';
+import { GoalEditor } from './goal-edit.js';
 import { recoverGoals } from './goal-recovery.js';
 import { LiveConfig } from './live-config.js';
 import { loadGoalRuntime } from './load-goal-runtime.js';
@@ -19,13 +20,14 @@ import { markGoalFailed, type HostFailureReason } from './mark-goal-failed.js';
 import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
 import { describeStorageFailure } from '../supervisor/storage-failure.js';
 import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
-import type { CreateLoopRequest, EventSubscription, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse } from './types.js';
+import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, EventSubscription, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse } from './types.js';
 import { QUEUED_PHASE, WorkspaceQueue } from './workspace-queue.js';
 
 type Listener = (event: ProgressEvent) => void;
 
 interface RunningGoal {
   supervisor: GoalSupervisor;
+  workspace: string;
   done: Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export class DaemonGoalHost implements GoalHost {
   private readonly config: LiveConfig;
   /** Endings announced while the store refused writes (disk full), shown until stored. */
   private readonly unstored = new UnstoredEndings();
+  private readonly editor: GoalEditor;
   /**
    * Settles once recover() has adopted the goals a previous daemon left; control requests wait for it, so
    * one that arrives while a goal is still being recovered finds it running rather than "not running here".
@@ -87,7 +90,20 @@ export class DaemonGoalHost implements GoalHost {
       log: this.log,
       loops: () => this.loops(),
       supervisorOf: (goalId) => this.running.get(goalId)?.supervisor,
+      turnInFlight: (workspace) => this.turnInFlight(workspace),
+      announce: (goalId, event) => this.announce(goalId, event),
       isClosing,
+    });
+    this.editor = new GoalEditor({
+      store: this.store,
+      env: this.env,
+      log: this.log,
+      config: this.config,
+      controllable: (goal, action) => this.controllable(goal, action).supervisor,
+      isRunning: (goalId) => this.running.has(goalId),
+      materialize: (goal) => this.materialize(goal),
+      launch: (goal, prepared, restored) => this.launch(goal, prepared, restored),
+      announce: (goalId, event) => this.announce(goalId, event),
     });
   }
 
@@ -214,9 +230,16 @@ export class DaemonGoalHost implements GoalHost {
     return this.getGoal(goal.id);
   }
 
+  /** `goald edit <goal>`: the owner changes its contract from the next turn, or reopens a budget failure. */
+  async editGoal(ref: string, request: EditGoalRequest): Promise<EditGoalResponse> {
+    if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
+    await this.afterRecovery();
+    return this.editor.edit(await this.getGoal(ref), request);
+  }
+
   async subscribe(ref: string): Promise<EventSubscription> {
     const goal = await this.getGoal(ref);
-    const past = await readEventLog(this.store.goalDir(goal.id));
+    const past = supersededFinishesDropped(await readEventLog(this.store.goalDir(goal.id)));
     // A goal that ended while its event log could not be written (disk full) still ends its stream.
     if (!isLiveGoal(goal) && !past.some((event) => event.type === 'goal.finished')) past.push(finishedEventOf(goal));
     const finished = !isLiveGoal(goal) || past.some((event) => event.type === 'goal.finished');
@@ -339,6 +362,25 @@ export class DaemonGoalHost implements GoalHost {
     throw new GoaldError('conflict', `goal ${goal.id} is not running in this daemon`, 'restart the daemon to recover it');
   }
 
+  // The turn running in the workspace now (one live goal per workspace, but every running goal is asked).
+  private turnInFlight(workspace: string): { goalId: string; turn: number } | null {
+    for (const [goalId, running] of this.running) {
+      const turn = running.workspace === workspace ? running.supervisor.turnInFlight : null;
+      if (turn !== null) return { goalId, turn };
+    }
+    return null;
+  }
+
+  // An event from outside a supervisor (config held, goal edited): into the goal's event log, then to followers.
+  private announce(goalId: string, event: ProgressEvent): void {
+    try {
+      createEventLogObserver(this.store.goalDir(goalId)).onEvent?.(event);
+    } catch (error) {
+      this.log(`goal ${goalId}: could not record ${event.type}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.emit(goalId, event);
+  }
+
   private emit(goalId: string, event: ProgressEvent): void {
     for (const listener of this.listeners.get(goalId) ?? []) {
       try {
@@ -360,6 +402,7 @@ export class DaemonGoalHost implements GoalHost {
       clock: this.clock,
       ...(restored ? { restored } : {}),
       observers: [createEventLogObserver(this.store.goalDir(goal.id)), { onEvent: (event) => this.emit(goal.id, event) }],
+      onTurnDelta: (turn, files) => this.config.onTurnDelta(goal.id, goal.workspace, turn, files),
     });
     this.log(`goal ${goal.id} running in ${goal.workspace}`);
     const done = supervisor.run().then(
@@ -381,6 +424,7 @@ export class DaemonGoalHost implements GoalHost {
     );
     const entry: RunningGoal = {
       supervisor,
+      workspace: goal.workspace,
       done: done.finally(async () => {
         this.running.delete(goal.id);
         if (this.shuttingDown) return;
@@ -395,6 +439,7 @@ export class DaemonGoalHost implements GoalHost {
       }),
     };
     void this.config.watch(goal.workspace);
+    if (!restored) void this.config.seal(goal.id, goal.workspace).catch((error: unknown) => this.log(`goal ${goal.id}: contract not sealed: ${String(error)}`));
     this.running.set(goal.id, entry);
   }
 
@@ -452,4 +497,13 @@ export class DaemonGoalHost implements GoalHost {
   private markFailed(goalId: string, reason: HostFailureReason, message: string): Promise<void> {
     return markGoalFailed(this.store, goalId, reason, message, new Date(this.clock.now()));
   }
+}
+
+/**
+ * A reopened goal's log holds the `goal.finished` of its first run before the `goal.edited` that reopened
+ * it: a follower must not stop there, so finishes followed by a reopening are left out of the stream.
+ */
+function supersededFinishesDropped(events: ProgressEvent[]): ProgressEvent[] {
+  const lastReopen = events.findLastIndex((event) => event.type === 'goal.edited' && event.resumed);
+  return events.filter((event, index) => event.type !== 'goal.finished' || index > lastReopen);
 }

@@ -8,9 +8,10 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 
 import type { GoalStatus } from '../../machines/goal.machine.js';
+import { EDIT_OPTIONS, type EditFlags } from '../config/edit-options.js';
 import { readStartFlags, SETTING_OPTIONS, type SettingOption } from '../config/start-options.js';
 import { GoaldError } from '../errors.js';
-import type { CreateLoopRequest, PruneRequest, StartGoalRequest } from './types.js';
+import type { CreateLoopRequest, EditGoalRequest, PruneRequest, StartGoalRequest } from './types.js';
 
 /** Environment names a client may forward: what config precedence reads, and nothing that authenticates. */
 export const FORWARDED_ENV_PATTERN = /^(GOALD_[A-Z0-9_]+|OPENAI_BASE_URL|ANTHROPIC_BASE_URL)$/;
@@ -63,6 +64,17 @@ const createLoopSchema = z.strictObject({
 });
 
 const syncLoopsSchema = z.strictObject({ dir: startGoalShape.dir });
+
+// `goald edit`: only the edit options' keys (a start-only option such as --agent is an unknown key).
+const editFlagsSchema = z
+  .strictObject(Object.fromEntries(EDIT_OPTIONS.map((option) => [option.key, flagValueSchema(option)])))
+  .transform((raw): EditFlags => readStartFlags(raw));
+
+const editGoalSchema = z.strictObject({
+  flags: editFlagsSchema.default({}),
+  applyConfig: z.boolean().default(false),
+  resume: z.boolean().default(false),
+});
 
 const pauseSchema = z.strictObject({ now: z.boolean().default(false) });
 
@@ -133,6 +145,11 @@ export function parseStartGoalRequest(body: unknown): StartGoalRequest {
 export function parseCreateLoopRequest(body: unknown): CreateLoopRequest {
   refuseForeignEnv(body);
   return parseWith(createLoopSchema, body, 'loop request');
+}
+
+/** Validates a POST /v1/goals/:id/edit body: `{ flags?, applyConfig?, resume? }`. */
+export function parseEditGoalRequest(body: unknown): EditGoalRequest {
+  return parseWith(editGoalSchema, body === undefined ? {} : body, 'edit request');
 }
 
 /** Validates a POST /v1/loops/sync body: `{ dir }`, an absolute path. */

@@ -3,6 +3,7 @@
 
 import {
   parseCreateLoopRequest,
+  parseEditGoalRequest,
   parseEmptyRequest,
   parseFollow,
   parseId,
@@ -94,6 +95,14 @@ export const ROUTES: readonly Route[] = [
       const id = idParam(context, 'goal');
       parseEmptyRequest(context.body, 'stop request');
       return replyJson({ goal: await context.host.stopGoal(id) });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/goals/:id/edit',
+    handler: async (context) => {
+      const id = idParam(context, 'goal');
+      return replyJson(await context.host.editGoal(id, parseEditGoalRequest(context.body)));
     },
   },
   {

@@ -2,7 +2,8 @@
 // (supervisors, queue, recovery). The server never touches a supervisor directly.
 
 import type { PruneResult } from '../../state/prune-goals.js';
-import type { GoalRecord, LoopRecord } from '../../state/types.js';
+import type { GoalRecord, LoopRecord, SettingChange } from '../../state/types.js';
+import type { EditFlags } from '../config/edit-options.js';
 import type { StartFlags } from '../config/resolve-settings.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 
@@ -22,6 +23,23 @@ export interface StartGoalResponse {
   goal: GoalRecord;
   queued: boolean;
   warnings: string[];
+}
+
+/** POST /v1/goals/:id/edit body (`goald edit`). */
+export interface EditGoalRequest {
+  /** The edit options' values as the CLI received them (parsed by the daemon, so errors name the flag). */
+  flags: EditFlags;
+  /** Apply the held edit of the workspace's goal.config.json. */
+  applyConfig: boolean;
+  /** Reopen a goal that failed on a budget breaker, with the limit that tripped raised. */
+  resume: boolean;
+}
+
+/** What an edit did: the goal as stored after it, each setting changed (old → new), and whether it reopened. */
+export interface EditGoalResponse {
+  goal: GoalRecord;
+  changes: SettingChange[];
+  resumed: boolean;
 }
 
 /** POST /v1/loops body (issue: scheduled reruns). */
@@ -62,6 +80,8 @@ export interface GoalHost {
   pauseGoal(idOrPrefix: string, now: boolean): Promise<GoalRecord>;
   resumeGoal(idOrPrefix: string): Promise<GoalRecord>;
   stopGoal(idOrPrefix: string): Promise<GoalRecord>;
+  /** Changes a goal's contract from its next turn, applies a held config edit, or reopens a budget failure. */
+  editGoal(idOrPrefix: string, request: EditGoalRequest): Promise<EditGoalResponse>;
   subscribe(idOrPrefix: string): Promise<EventSubscription>;
   listLoops(): Promise<LoopRecord[]>;
   createLoop(request: CreateLoopRequest): Promise<LoopRecord>;

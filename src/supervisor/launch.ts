@@ -114,6 +114,7 @@ export async function buildSupervisor(options: {
   owner: 'daemon' | 'foreground';
   clock?: Clock;
   restored?: RestoredGoal;
+  onTurnDelta?: SupervisorDeps['onTurnDelta'];
 }): Promise<GoalSupervisor> {
   const { store, goal, prepared } = options;
   const snapshotter = await createSnapshotter({
@@ -135,6 +136,7 @@ export async function buildSupervisor(options: {
     }),
     observers: options.observers,
     owner: options.owner,
+    ...(options.onTurnDelta ? { onTurnDelta: options.onTurnDelta } : {}),
   };
   return new GoalSupervisor(goal, prepared.settings, deps, options.restored);
 }

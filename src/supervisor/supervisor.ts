@@ -60,13 +60,21 @@ export interface SupervisorDeps {
   observers: SupervisorObserver[];
   /** Who runs this goal (recorded as the goal's owner). */
   owner: 'daemon' | 'foreground';
+  /**
+   * Told the paths a turn changed (relative to the workspace) once its snapshot is taken, before its checks
+   * and verdict; awaited, so the daemon knows of a goal.config.json edit in the delta before the turn ends.
+   */
+  onTurnDelta?: (turn: number, files: readonly string[]) => Promise<void>;
 }
 
 /** Where a restarted goal picks up (from the store's record and the last turn record). */
 export interface RestoredGoal {
-  machine: Json;
+  /** The persisted machine snapshot; null for a reopened goal (a fresh machine continues after its last turn). */
+  machine: Json | null;
   lastTurn: TurnRecord | null;
   initialTree: string | null;
+  /** A goal that failed on a budget breaker, reopened by `goald edit --resume`: the turns it has run. */
+  reopenedAfterTurn?: number;
 }
 
 /** One turn in flight: its number, when it started, its prompt and where its files go. */
@@ -100,6 +108,8 @@ export class GoalSupervisor {
   private settings: GoalSettings;
   private readonly deps: SupervisorDeps;
   private readonly session: GoalSession;
+  /** A reopened goal's turns so far (`goald edit --resume`), sent to the fresh machine when it starts. */
+  private readonly reopenedAfterTurn: number | null;
   /** A live config edit, applied at the next turn boundary (edits never restart a running turn). */
   private pendingSettings: { settings: GoalSettings; checks: CheckRunner; evaluator: Evaluator } | null = null;
   // What the pipeline remembers from turn to turn (restored from the last turn record after a restart).
@@ -131,6 +141,7 @@ export class GoalSupervisor {
     this.lastVerdict = last?.evaluation.kind === 'verdict' ? last.evaluation.verdict : null;
     this.lastChecks = last?.checks ?? null;
     this.drift = new DriftTracker(settings.condition);
+    this.reopenedAfterTurn = restored?.reopenedAfterTurn ?? null;
   }
 
   /** The current top-level status. */
@@ -141,6 +152,17 @@ export class GoalSupervisor {
   /** The current phase (`running`, `checking`, `paused`, ...). */
   get phase(): string {
     return this.session.phase;
+  }
+
+  /**
+   * The turn in flight, from its start until its verdict (also while paused with `--now`: its agent still
+   * lives); null between turns.
+   */
+  get turnInFlight(): number | null {
+    const { phase } = this.session;
+    const { turn, resumeTo } = this.session.snapshot.context;
+    if (phase === 'running' || phase === 'checking' || phase === 'evaluating') return turn;
+    return this.session.status === 'paused' && resumeTo === 'running' ? turn : null;
   }
 
   /**
@@ -161,6 +183,7 @@ export class GoalSupervisor {
   private async runSteps(): Promise<'done' | 'detached'> {
     const { session } = this;
     session.start();
+    if (this.reopenedAfterTurn !== null) session.send({ type: 'goal.reopened', turn: this.reopenedAfterTurn, at: session.now() });
     if (session.status === 'paused' && session.snapshot.context.resumeTo === 'running') {
       // Restored after a crash while paused mid-turn: that agent is gone, so resume must start a new turn.
       session.send({ type: 'daemon.recovered', at: session.now() });
@@ -348,6 +371,7 @@ export class GoalSupervisor {
     // The delta, the files changed since the start and the checks do not depend on one another: they run
     // at once (git reads only the snapshot's objects; the checks read the work tree).
     const [delta, filesSoFar, checks] = await Promise.all([step.delta, step.filesSoFar, this.runChecks()]);
+    await this.deps.onTurnDelta?.(this.session.snapshot.context.turn, delta.files.map((file) => file.path));
     if (checks === null) return 'interrupted';
     return { previousTree: step.previousTree, tree: step.tree, delta, filesSoFar, checks };
   }

@@ -311,6 +311,31 @@ describe('request validation', () => {
     expect((await rawRequest(socketPath, 'POST', '/v1/goals/g1/resume', '{}')).status).toBe(200);
   });
 
+  test('edit takes only the edit options as flags, plus applyConfig and resume; the client round-trips it', async () => {
+    const { socketPath, host, client } = await startTestDaemon();
+    host.addGoal({ id: 'g1' });
+    const cases: [unknown, string][] = [
+      [{ flags: { agent: 'x' } }, 'unknown key flags.agent'],
+      [{ flags: { cooldown: '0' } }, 'unknown key flags.cooldown'],
+      [{ flags: { maxTurns: 5 } }, 'flags.maxTurns: expected string, received number'],
+      [{ flags: { check: ['ok\u0000'] } }, 'flags.check.0: must not contain NUL bytes'],
+      [{ resume: 'yes' }, 'resume: expected boolean, received string'],
+      [{ dir: '/tmp/ws' }, 'unknown key dir'],
+    ];
+    for (const [body, expected] of cases) {
+      const reply = await rawRequest(socketPath, 'POST', '/v1/goals/g1/edit', JSON.stringify(body));
+      expect(reply.status, expected).toBe(400);
+      expect(errorOf(reply.json).message).toContain(expected);
+    }
+    expect(host.editRequests).toEqual([]);
+    const empty = await rawRequest(socketPath, 'POST', '/v1/goals/g1/edit');
+    expect(empty.status).toBe(200);
+    expect(host.editRequests).toEqual([{ flags: {}, applyConfig: false, resume: false }]);
+    const reply = await client.editGoal('g1', { flags: { maxTurns: '9', check: ['npm test'] }, applyConfig: false, resume: true });
+    expect(reply).toMatchObject({ goal: { id: 'g1' }, resumed: true, changes: [{ setting: 'check' }, { setting: 'maxTurns' }] });
+    expect(host.editRequests[1]).toEqual({ flags: { check: ['npm test'], maxTurns: '9' }, applyConfig: false, resume: true });
+  });
+
   test('list filters: workspace and a comma list of statuses; unknown statuses are refused', async () => {
     const { client, host, socketPath } = await startTestDaemon();
     host.addGoal({ id: 'g1', workspace: '/w/a', status: 'active' });

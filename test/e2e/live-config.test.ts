@@ -1,7 +1,9 @@
 // End to end: live configuration in a real daemon. The daemon watches each workspace's goal.config.json:
 // a valid edit applies from the next turn of a running goal (never restarting the turn in flight) and
 // re-reads the loops the file declares; an invalid edit is reported (daemon.log, `status`) and the last
-// good configuration stays in force. Turns are gated by files the test creates, so no timing is guessed.
+// good configuration stays in force. An edit made while a turn runs is held until the owner applies it
+// (`goald edit --apply-config`, test/e2e/contract.test.ts covers the holding itself); edits made between
+// turns apply by themselves. Turns are gated by files the test creates, so no timing is guessed.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,6 +33,13 @@ async function countLogLines(sandbox: GoaldSandbox, ...patterns: RegExp[]): Prom
   return (await daemonLog(sandbox)).split('\n').filter((line) => patterns.every((pattern) => pattern.test(line))).length;
 }
 
+/** The owner applies an edit the daemon held because it was made while a turn ran. */
+async function applyHeldEdit(sandbox: GoaldSandbox, id: string): Promise<void> {
+  await waitUntil(`goal ${id} to hold the edit`, () => Boolean(readGoal(sandbox, id).heldConfig));
+  const applied = await sandbox.run(['edit', id, '--apply-config']);
+  expect(applied.code, applied.stderr).toBe(0);
+}
+
 async function statusGoal(sandbox: GoaldSandbox, id: string): Promise<GoalRecord> {
   const run = await sandbox.run(['status', id, '--json']);
   expect(run.code, run.stderr).toBe(0);
@@ -49,6 +58,7 @@ describe('live configuration of a running goal', () => {
 
     // Mid-turn edit: turn 1 keeps running (same agent process); the new limit waits for turn 2.
     await writeFile(workspace.path(CONFIG), JSON.stringify({ limits: { maxTurns: 3 } }));
+    await applyHeldEdit(sandbox, id);
     await waitForLogLine(sandbox, 'the edit applied', updated);
     expect(isProcessRunning(agent)).toBe(true);
     expect(await readFile(gate.agentPidFile(1), 'utf8')).toBe(`${agent}\n`);
@@ -101,6 +111,7 @@ describe('live configuration of a running goal', () => {
     await waitForPidFile(gate.agentPidFile(1));
 
     await writeFile(workspace.path(CONFIG), JSON.stringify({ checks: [{ name: 'steps', run: 'test -s steps.txt' }] }));
+    await applyHeldEdit(sandbox, id);
     await waitForLogLine(sandbox, 'the edit applied', new RegExp(`goal ${id}: configuration updated`));
     await gate.open(1);
     await waitForPidFile(gate.agentPidFile(2));
@@ -177,6 +188,7 @@ describe('loops declared in goal.config.json', () => {
     await waitForPidFile(gate.agentPidFile(1));
 
     await writeFile(workspace.path(CONFIG), JSON.stringify({ ...config, mission: 'keep the loop layer' }));
+    await applyHeldEdit(sandbox, goalId);
     await waitForLogLine(sandbox, 'the edit applied', new RegExp(`goal ${goalId}: configuration updated`));
     await gate.open(1);
     await waitForPidFile(gate.agentPidFile(2));

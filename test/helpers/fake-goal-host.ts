@@ -8,6 +8,8 @@ import { GoaldError } from '../../src/errors.js';
 import { createEmptySummary } from '../../state/state-schema.js';
 import type {
   CreateLoopRequest,
+  EditGoalRequest,
+  EditGoalResponse,
   EventSubscription,
   GoalHost,
   PruneRequest,
@@ -32,6 +34,7 @@ export class FakeGoalHost implements GoalHost {
   readonly loopRequests: CreateLoopRequest[] = [];
   readonly syncRequests: string[] = [];
   readonly pruneRequests: PruneRequest[] = [];
+  readonly editRequests: EditGoalRequest[] = [];
   shutdownCalls = 0;
 
   private readonly listeners = new Map<string, Set<(event: ProgressEvent) => void>>();
@@ -167,6 +170,15 @@ export class FakeGoalHost implements GoalHost {
     const id = this.resolve(idOrPrefix, this.goals, 'goal');
     this.finish(id, 'failed');
     return { ...this.mustGet(id), reason: 'stopped' };
+  }
+
+  async editGoal(idOrPrefix: string, request: EditGoalRequest): Promise<EditGoalResponse> {
+    await this.enter('editGoal');
+    const goal = this.mustGet(this.resolve(idOrPrefix, this.goals, 'goal'));
+    this.editRequests.push(request);
+    const settings = Object.keys(request.flags);
+    this.emit({ type: 'goal.edited', id: goal.id, by: 'goald edit', settings, resumed: request.resume });
+    return { goal, changes: settings.map((setting) => ({ setting, from: null, to: null })), resumed: request.resume };
   }
 
   async subscribe(idOrPrefix: string): Promise<EventSubscription> {

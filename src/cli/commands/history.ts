@@ -9,6 +9,7 @@ import { EXIT } from '../../errors.js';
 import { readEventLog } from '../../supervisor/event-log.js';
 import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
+import { renderEditHistory } from '../render-edits.js';
 import { renderProgressLine } from '../render-progress.js';
 import { renderGoalBox, renderGoalLine, renderTurnRow, TURN_TABLE_HEADER } from '../render-status.js';
 import { followGoalEvents } from './follow.js';
@@ -47,6 +48,7 @@ export async function runShow(ref: string, options: { json?: boolean }, io: CliI
   io.out(renderGoalBox(goal));
   io.out(TURN_TABLE_HEADER);
   for (const turn of turns) io.out(renderTurnRow(turn));
+  for (const line of renderEditHistory(goal)) io.out(line);
   return EXIT.ok;
 }
 

@@ -1,0 +1,87 @@
+// The goal contract (issue 9: the worker must not grade its own homework): what a goal runs with is fixed
+// in its record when it starts, and changes only through the owner (`goald edit`) or an edit of
+// goal.config.json made while no turn of the workspace runs. These are the pure parts: a config's
+// fingerprint, what an edit changes, and which failed goals an edit may reopen.
+
+import { createHash } from 'node:crypto';
+import type { BreakerName } from '../../machines/goal.machine.js';
+import { toJson } from '../../state/json.js';
+import type { Json, SettingChange } from '../../state/types.js';
+import { CONFIG_FILE_NAME } from '../config/load-config.js';
+import type { ConfigFile } from '../config/schema.js';
+import type { GoalSettings, Limits } from '../config/types.js';
+
+/** The breakers whose failure `goald edit --resume` may undo by raising the limit, with that limit and flag. */
+export const BUDGET_BREAKERS = {
+  'max-turns': { limit: 'maxTurns', flag: '--max-turns' },
+  'token-budget': { limit: 'tokenBudget', flag: '--token-budget' },
+  'cost-budget': { limit: 'costBudgetUsd', flag: '--cost-budget' },
+  'wall-clock': { limit: 'wallClockMs', flag: '--wall-clock' },
+} as const satisfies Partial<Record<BreakerName, { limit: keyof Limits; flag: `--${string}` }>>;
+
+export type BudgetBreaker = keyof typeof BUDGET_BREAKERS;
+
+/** Whether a failure reason is a budget breaker (the only failures `--resume` reopens). */
+export function isBudgetBreaker(reason: string | null): reason is BudgetBreaker {
+  return reason !== null && Object.hasOwn(BUDGET_BREAKERS, reason);
+}
+
+/** Whether `next` raises the limit `breaker` tripped on (`null` = off counts as raised; 0 or less is off too). */
+export function raisesLimit(breaker: BudgetBreaker, before: Limits, next: Limits): boolean {
+  const key = BUDGET_BREAKERS[breaker].limit;
+  const old = before[key];
+  const now = next[key];
+  if (now === null || now <= 0) return old !== null && old > 0;
+  return old !== null && old > 0 && now > old;
+}
+
+/** A fingerprint of a parsed goal.config.json (null: no file); equal configs have equal fingerprints. */
+export function configHash(config: ConfigFile | null): string | null {
+  if (config === null) return null;
+  return createHash('sha256').update(canonicalJson(config)).digest('hex');
+}
+
+/** Whether a path of a turn's delta (relative to the workspace) is the workspace's goal.config.json. */
+export function isWorkspaceConfigPath(file: string): boolean {
+  return file === CONFIG_FILE_NAME || file === `./${CONFIG_FILE_NAME}`;
+}
+
+/** The settings a goal's contract consists of (its condition, workspace, ancestry and agent never change). */
+function contractView(settings: GoalSettings): Json {
+  const { checks, evaluator, limits, noisePaths, allowSameModel, recitation } = settings;
+  return toJson({ checks, evaluator, limits, noisePaths, allowSameModel, recitation });
+}
+
+/** What changes between two settings of one goal: one entry per changed leaf (`limits.maxTurns`; arrays whole). */
+export function diffSettings(before: GoalSettings, after: GoalSettings): SettingChange[] {
+  return diffJson(contractView(before), contractView(after));
+}
+
+/** The setting paths an edit of goal.config.json touches (`limits.maxTurns`, `checks`, `loops`). */
+export function changedConfigPaths(before: ConfigFile | null, after: ConfigFile | null): string[] {
+  return diffJson(toJson(before ?? {}), toJson(after ?? {})).map((change) => change.setting);
+}
+
+/** Leaf-by-leaf differences of two JSON values; objects recurse, arrays and scalars compare whole. */
+function diffJson(before: Json, after: Json, prefix = ''): SettingChange[] {
+  // A section only one side has (`limits` added) is compared field by field against an empty one.
+  const left = before === null && isObject(after) ? {} : before;
+  const right = after === null && isObject(before) ? {} : after;
+  if (isObject(left) && isObject(right)) {
+    const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort();
+    return keys.flatMap((key) => diffJson(left[key] ?? null, right[key] ?? null, prefix === '' ? key : `${prefix}.${key}`));
+  }
+  return canonicalJson(before) === canonicalJson(after) ? [] : [{ setting: prefix === '' ? '(all)' : prefix, from: before, to: after }];
+}
+
+function isObject(value: Json): value is { [key: string]: Json } {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** JSON with object keys sorted, so equal values serialize equally. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+    return Object.fromEntries(Object.entries(item).sort(([a], [b]) => a.localeCompare(b)));
+  });
+}
