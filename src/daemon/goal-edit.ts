@@ -7,6 +7,7 @@ import { readTurnRecords, toJson } from '../../state/index.js';
 import type { GoalEdit, GoalRecord, Store } from '../../state/types.js';
 import { refuseNextTurn } from '../breakers/index.js';
 import { applyEditFlags, requireSomeEdit } from '../config/apply-edit.js';
+import { toDurationText } from '../config/duration.js';
 import type { EditFlags } from '../config/edit-options.js';
 import { parseStoredSettings } from '../config/settings-schema.js';
 import type { GoalSettings } from '../config/types.js';
@@ -202,9 +203,12 @@ function finishedError(goal: GoalRecord, applyConfig: boolean): GoaldError {
 
 function notRaisedError(goal: GoalRecord, breaker: BudgetBreaker, before: GoalSettings): GoaldError {
   const { limit, flag } = BUDGET_BREAKERS[breaker];
+  const value = before.limits[limit];
+  // As the flag takes it: a duration for the wall clock, dollars for the cost budget.
+  const shown = value === null ? 'off' : limit === 'wallClockMs' ? toDurationText(value) : String(value);
   return new GoaldError(
     'usage',
-    `goal ${goal.id} failed on ${breaker} (limit ${String(before.limits[limit])}): --resume needs a higher ${flag}`,
-    `e.g. goald edit ${goal.id} ${flag} <more than ${String(before.limits[limit])}> --resume`,
+    `goal ${goal.id} failed on ${breaker} (limit ${shown}): --resume needs a higher ${flag}`,
+    `e.g. goald edit ${goal.id} ${flag} <more than ${shown}> --resume`,
   );
 }

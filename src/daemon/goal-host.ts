@@ -154,6 +154,7 @@ export class DaemonGoalHost implements GoalHost {
   /** LoopGoalStarter: a fresh goal for a loop run, unless a goal is live in the workspace. */
   async startLoopRun(loop: LoopRecord, run: LoopRunRequest): Promise<{ outcome: 'started'; goal: GoalRecord } | { outcome: 'waiting' }> {
     if (this.shuttingDown) return { outcome: 'waiting' };
+    await this.config.refuseWhileHeld(loop.workspace);
     const label = `loop ${loop.id}${loop.name ? ` "${loop.name}"` : ''} (every ${loop.every}), run ${loop.runs + 1}`;
     const prepared = await this.prepare(run.request, { ancestry: { loop: label }, loopConfig: run.loopConfig });
     const admitted = await this.queue.admit(prepared, run.request, { queue: false, loopId: loop.id, waitIfBusy: true });

@@ -148,6 +148,15 @@ export class LiveConfig {
     });
   }
 
+  /**
+   * Refuses (a `conflict` naming the fix) while the workspace's file holds an edit nobody approved: a loop
+   * run started now would run with it (the daemon starts loop runs; the owner starts goals).
+   */
+  async refuseWhileHeld(workspace: string): Promise<void> {
+    const held = this.workspaces.get(workspace)?.held ?? (await this.storedHeld(workspace));
+    if (held !== null) throw heldError(workspace, await this.heldGoalOf(workspace));
+  }
+
   /** Stores the part of a new goal's contract its settings lack: the config file it started with and its loops. */
   seal(goalId: string, workspace: string): Promise<void> {
     return this.work.run(workspace, async () => {

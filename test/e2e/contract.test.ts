@@ -137,6 +137,33 @@ describe('a hostile agent that injects a loop into goal.config.json', () => {
   });
 });
 
+describe('a hostile loop run that rewrites its own loop declaration', () => {
+  it("gets no later run with the rewritten file: the loop's runs are refused while the edit is held", async () => {
+    const sandbox = await goaldSandbox();
+    const declared = (run: string) => ({
+      loops: [{ every: '1s', goal: 'the real check passes', checks: [{ name: 'real', run }], limits: { maxTurns: 1, cooldown: '0' } }],
+    });
+    const agent = `sh ${path.join(sandbox.root, 'rewrite-loop.sh')}`;
+    // The rewrite keeps the agent as it was, so only the loop's check changes (to one that always passes).
+    await agentScript(sandbox, 'rewrite-loop', `printf '%s' '${JSON.stringify({ ...declared('true'), agent: { command: agent } })}' > ${CONFIG}`);
+    const workspace = await repo({ [CONFIG]: JSON.stringify({ ...declared('exit 1'), agent: { command: agent } }) });
+    const synced = await sandbox.run(['loop', 'sync', '-C', workspace.dir, '--json']);
+    expect(synced.code, synced.stderr).toBe(0);
+    const [loop] = (JSON.parse(synced.stdout) as { loops: { id: string }[] }).loops;
+    const loopId = loop?.id ?? '';
+
+    const first = await waitUntil('the first run to finish', () => readGoals(sandbox).find((goal) => goal.loopId === loopId && isFinished(goal)));
+    expect(first).toMatchObject({ status: 'failed', reason: 'max-turns' });
+    expect(first.heldConfig?.settings).toContain('loops');
+    await waitUntil('the next run to be refused', async () => {
+      const listed = (await listLoops(sandbox)).loops.find((candidate) => candidate.id === loopId);
+      return listed?.configError?.includes('held, not applied') === true;
+    });
+    await expectToHold('no second run with the rewritten check', 2_500, () => readGoals(sandbox).filter((goal) => goal.loopId === loopId).length === 1);
+    expect(readGoals(sandbox).some((goal) => goal.status === 'achieved')).toBe(false);
+  });
+});
+
 describe('goald edit', () => {
   it("changes a live goal's limits and checks from its next turn, recorded in its history", async () => {
     const workspace = await repo();
@@ -206,7 +233,11 @@ describe('goald edit', () => {
     expect(await readFile(workspace.path('steps.txt'), 'utf8')).toBe('1\n2\n3\n');
     expect(await promptOf(sandbox, id, 3)).toContain('(turn 3 of 4)');
     expect(achieved.edits).toEqual([expect.objectContaining({ by: 'goald edit', resumed: true, changes: [{ setting: 'limits.maxTurns', from: 2, to: 4 }] })]);
-    const events = await eventsOf(sandbox, id);
+    // goal.finished is emitted right after the record is stored.
+    const events = await waitUntil('the second goal.finished', async () => {
+      const all = await eventsOf(sandbox, id);
+      return all.filter((event) => event.type === 'goal.finished').length === 2 ? all : undefined;
+    });
     expect(events.map((event) => event.type).filter((type) => type === 'goal.finished' || type === 'goal.edited')).toEqual(['goal.finished', 'goal.edited', 'goal.finished']);
     // `logs` follows the reopened run to its real end, not the superseded one.
     const logs = await sandbox.run(['logs', id, '--json']);

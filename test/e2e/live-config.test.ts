@@ -160,9 +160,14 @@ describe('loops declared in goal.config.json', () => {
     expect(human.stdout).not.toContain('created with goald loop:');
     expectOneLineError(await sandbox.run(['loop', 'stop', declared.id]), /declared in .*goal\.config\.json.*remove it from that file/);
 
-    // Removing it from the file stops it; its history stays.
+    // Removing it from the file stops it; its history stays. An edit that lands while one of its runs is
+    // in a turn is held (test/e2e/contract.test.ts): the owner applies it.
     await writeFile(workspace.path(CONFIG), JSON.stringify({ agent: { command: 'true' }, checks: [{ run: 'exit 1' }] }));
-    await waitUntil('the loop to stop', async () => !(await listLoops(sandbox, { all: false })).loops.some((loop) => loop.id === declared.id));
+    await waitUntil('the loop to stop', async () => {
+      const holding = readGoals(sandbox).find((goal) => goal.workspace === workspace.dir && goal.heldConfig);
+      if (holding) expect((await sandbox.run(['edit', holding.id, '--apply-config'])).code).toBe(0);
+      return !(await listLoops(sandbox, { all: false })).loops.some((loop) => loop.id === declared.id);
+    });
     await waitUntil('its last run to finish', () => readGoals(sandbox).filter((goal) => goal.loopId === declared.id).every(isFinished));
     const count = readGoals(sandbox).filter((goal) => goal.loopId === declared.id).length;
     await expectToHold('no run after the loop was removed', 2_500, () => readGoals(sandbox).filter((goal) => goal.loopId === declared.id).length === count);
