@@ -76,7 +76,7 @@ export class GoalEditor {
       const { createCheckRunner, createGoalEvaluator } = await loadGoalRuntime();
       const evaluator = await createGoalEvaluator(next.evaluator, this.options.env);
       if (request.flags.evaluator !== undefined) await assertIndependentEvaluator(next, evaluator.model);
-      supervisor.applySettings(next, { checks: createCheckRunner({ workspace: next.workspace, checks: next.checks }), evaluator });
+      supervisor.applySettings(next, { checks: createCheckRunner({ workspace: next.workspace, checks: next.checks, passEnv: next.agent.passEnv }), evaluator });
       const changes = [...(applied?.changes ?? []), ...diffSettings(base, next)];
       const updated = await this.record(fresh.id, base, next, request.flags, false);
       this.options.log(`goal ${fresh.id}: edited by the owner (${changes.map((change) => change.setting).join(', ') || 'no change'}); applies from the next turn`);
