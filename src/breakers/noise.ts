@@ -8,6 +8,11 @@ const compiled = new Map<string, RegExp>();
 
 /** Whether a repository-relative path (`/`-separated) matches any of the noise patterns. */
 export function isNoisePath(path: string, patterns: readonly string[]): boolean {
+  return matchesPathPattern(path, patterns);
+}
+
+/** Whether a repository-relative path matches any of the glob-ish patterns (toPathRegExp's syntax). */
+export function matchesPathPattern(path: string, patterns: readonly string[]): boolean {
   const normalized = path.replace(/^\.\//, '');
   return patterns.some((pattern) => toPathRegExp(pattern).test(normalized));
 }

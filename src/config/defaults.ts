@@ -1,7 +1,7 @@
 // The defaults of every setting (DESIGN.md § Breakers, § Evaluator), in one place so the docs, the JSON
 // Schema descriptions and the resolver agree.
 
-import type { AdapterName, EvaluatorSpec, Limits } from './types.js';
+import type { AdapterName, EvaluatorSpec, GuardSettings, Limits } from './types.js';
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxTurns: 20,
@@ -21,6 +21,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   agentFailures: 3,
   blockedVerdicts: 3,
   permissionDenials: 2,
+  // DESIGN.md § Breakers: one tamper turn is a warning the next prompt explains; a second ends the goal.
+  tamper: 2,
 });
 
 export const DEFAULT_EVALUATOR: Readonly<EvaluatorSpec> = Object.freeze({
@@ -88,3 +90,41 @@ export const DEFAULT_NOISE_PATHS: readonly string[] = Object.freeze([
   'node_modules/**',
   '*.tsbuildinfo',
 ]);
+
+/**
+ * Test files, by ecosystem (glob-ish, as noise paths: unanchored patterns match at any depth). A deleted
+ * test file or an added skip marker in one is tamper (src/guard/).
+ */
+export const DEFAULT_TEST_FILES: readonly string[] = Object.freeze([
+  // JavaScript / TypeScript (jest, vitest, mocha, node:test, jasmine).
+  '*.test.*',
+  '*.spec.*',
+  '__tests__/**',
+  '__snapshots__/**',
+  'test/**',
+  'tests/**',
+  'spec/**',
+  // Python (pytest, unittest).
+  'test_*.py',
+  '*_test.py',
+  'conftest.py',
+  // Go.
+  '*_test.go',
+  // Java / Kotlin (Maven and Gradle layout, JUnit naming).
+  'src/test/**',
+  '*Test.java',
+  '*Tests.java',
+  '*Test.kt',
+  // Ruby.
+  '*_spec.rb',
+  '*_test.rb',
+]);
+
+export const DEFAULT_GUARD: Readonly<GuardSettings> = Object.freeze({
+  enabled: true,
+  protect: [],
+  testFiles: [...DEFAULT_TEST_FILES],
+  deletedTests: true,
+  skipMarkers: true,
+  checkScripts: true,
+});

@@ -13,6 +13,7 @@ import {
   DEFAULT_AGENT_EXECUTABLES,
   DEFAULT_CHECK_TIMEOUT_MS,
   DEFAULT_EVALUATOR,
+  DEFAULT_GUARD,
   DEFAULT_LIMITS,
   DEFAULT_NOISE_PATHS,
   DEFAULT_RECITATION_EVERY_TOOL_CALLS,
@@ -23,7 +24,7 @@ import { CONFIG_FILE_NAME, loadConfigFile } from './load-config.js';
 import { requireAgentCommand, requireEvaluatorModel, requireVerification } from './settings-rules.js';
 import type { ConfigAgent, ConfigCheck, ConfigEvaluator, ConfigFile, ConfigLimits } from './schema.js';
 import { applyStartEnv, applyStartFlags, type OptionLayer, type StartFlags } from './start-options.js';
-import type { AgentSpec, BaseURLSource, CheckSpec, EvaluatorSpec, GoalSettings, Limits } from './types.js';
+import type { AgentSpec, BaseURLSource, CheckSpec, EvaluatorSpec, GoalSettings, GuardSettings, Limits } from './types.js';
 
 // How the user's config file is named in messages.
 const USER_CONFIG_HINT = '~/.config/goald/config.json';
@@ -122,6 +123,7 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
     noisePaths: pick(layers, (layer) => layer.noisePaths) ?? [...DEFAULT_NOISE_PATHS],
     recitation: { everyToolCalls: pick(layers, (layer) => layer.recitationEvery) ?? DEFAULT_RECITATION_EVERY_TOOL_CALLS },
     allowSameModel: pick(layers, (layer) => layer.allowSameModel) ?? false,
+    guard: mergeGuard(layers),
   };
   const mission = pick(layers, (layer) => layer.mission);
   const project = pick(layers, (layer) => layer.project);
@@ -192,6 +194,7 @@ function layerFromConfig(config: ConfigFile, path: string, from: BaseURLSource, 
   if (config.limits !== undefined) layer.limits = limitsFromConfig(config.limits, path);
   if (config.noisePaths !== undefined) layer.noisePaths = [...config.noisePaths];
   if (config.recitation?.everyToolCalls !== undefined) layer.recitationEvery = config.recitation.everyToolCalls;
+  if (config.guard !== undefined) layer.guard = guardFromConfig(config.guard);
   return layer;
 }
 
@@ -271,6 +274,18 @@ function limitsFromConfig(limits: ConfigLimits, path: string): Partial<Limits> {
   if (limits.agentFailures !== undefined) out.agentFailures = limits.agentFailures;
   if (limits.blockedVerdicts !== undefined) out.blockedVerdicts = limits.blockedVerdicts;
   if (limits.permissionDenials !== undefined) out.permissionDenials = limits.permissionDenials;
+  if (limits.tamper !== undefined) out.tamper = limits.tamper;
+  return out;
+}
+
+function guardFromConfig(guard: NonNullable<ConfigFile['guard']>): Partial<GuardSettings> {
+  const out: Partial<GuardSettings> = {};
+  if (guard.enabled !== undefined) out.enabled = guard.enabled;
+  if (guard.protect !== undefined) out.protect = [...guard.protect];
+  if (guard.testFiles !== undefined) out.testFiles = [...guard.testFiles];
+  if (guard.deletedTests !== undefined) out.deletedTests = guard.deletedTests;
+  if (guard.skipMarkers !== undefined) out.skipMarkers = guard.skipMarkers;
+  if (guard.checkScripts !== undefined) out.checkScripts = guard.checkScripts;
   return out;
 }
 
@@ -357,6 +372,21 @@ function mergeLimits(layers: readonly Layer[]): Limits {
     agentFailures: limit('agentFailures'),
     blockedVerdicts: limit('blockedVerdicts'),
     permissionDenials: limit('permissionDenials'),
+    tamper: limit('tamper'),
+  };
+}
+
+/** Each guard setting from the highest layer that sets it (`--no-guard` is the flag layer's), else its default. */
+function mergeGuard(layers: readonly Layer[]): GuardSettings {
+  const setting = <K extends keyof GuardSettings>(key: K): GuardSettings[K] =>
+    pick(layers, (layer) => layer.guard?.[key]) ?? DEFAULT_GUARD[key];
+  return {
+    enabled: setting('enabled'),
+    protect: [...setting('protect')],
+    testFiles: [...setting('testFiles')],
+    deletedTests: setting('deletedTests'),
+    skipMarkers: setting('skipMarkers'),
+    checkScripts: setting('checkScripts'),
   };
 }
 

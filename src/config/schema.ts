@@ -10,6 +10,7 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_RECITATION_EVERY_TOOL_CALLS,
 } from './defaults.js';
+import { guardSchema } from './guard-schema.js';
 import { DURATION_PATTERN, toDurationText } from './duration.js';
 
 const ADAPTER_NAMES = ['command', 'claude-code', 'codex', 'gemini', 'aider'] as const;
@@ -201,6 +202,9 @@ const limitsSchema = z
     permissionDenials: positiveInt(
       `Consecutive turns whose tool calls the agent's CLI denied (missing permission flags) before goald stops. Default: ${DEFAULT_LIMITS.permissionDenials}.`,
     ).optional(),
+    tamper: positiveInt(
+      `Turns with tamper findings (a protected path changed, a test deleted or skipped, a check's script changed) before goald stops. Default: ${DEFAULT_LIMITS.tamper}.`,
+    ).optional(),
   })
   .meta({
     id: 'Limits',
@@ -254,6 +258,7 @@ export const configFileSchema = z
       .meta({ description: 'In-turn recitation.' })
       .optional(),
     loops: z.array(loopSchema).meta({ description: 'Schedules, read by the daemon.' }).optional(),
+    guard: guardSchema.optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'expected a JSON object ({ ... })' : undefined) },
   )

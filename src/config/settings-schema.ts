@@ -2,6 +2,7 @@
 // store is a file on disk, so what comes back is validated like any other untrusted input.
 
 import { z } from 'zod';
+import { DEFAULT_GUARD, DEFAULT_LIMITS } from './defaults.js';
 import type { GoalSettings } from './types.js';
 
 const nonNegative = z.number().nonnegative();
@@ -50,6 +51,7 @@ const goalSettingsSchema = z.object({
     agentFailures: nonNegative,
     blockedVerdicts: nonNegative,
     permissionDenials: nonNegative.default(2),
+    tamper: nonNegative.default(DEFAULT_LIMITS.tamper),
   }),
   ancestry: z.object({
     mission: z.string().optional(),
@@ -60,6 +62,17 @@ const goalSettingsSchema = z.object({
   noisePaths: z.array(z.string()),
   allowSameModel: z.boolean(),
   recitation: z.object({ everyToolCalls: z.number().int().positive() }).default({ everyToolCalls: 10 }),
+  // Absent in settings stored before the guard existed: those goals get the defaults.
+  guard: z
+    .object({
+      enabled: z.boolean(),
+      protect: z.array(z.string()),
+      testFiles: z.array(z.string()),
+      deletedTests: z.boolean(),
+      skipMarkers: z.boolean(),
+      checkScripts: z.boolean(),
+    })
+    .default(() => ({ ...DEFAULT_GUARD, protect: [...DEFAULT_GUARD.protect], testFiles: [...DEFAULT_GUARD.testFiles] })),
 }) satisfies z.ZodType<GoalSettings>;
 
 /** Parses stored settings; the error message says which field is off. */

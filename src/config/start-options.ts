@@ -16,7 +16,7 @@ import {
   parseWallClock,
   type EvaluatorChoice,
 } from './flag-values.js';
-import type { AdapterName, CheckSpec, Limits } from './types.js';
+import type { AdapterName, CheckSpec, GuardSettings, Limits } from './types.js';
 
 /** The part of a settings layer that start options (and their GOALD_* variables) fill. */
 export interface OptionLayer {
@@ -25,6 +25,7 @@ export interface OptionLayer {
   evaluator?: EvaluatorChoice;
   limits?: Partial<Limits>;
   allowSameModel?: boolean;
+  guard?: Partial<GuardSettings>;
 }
 
 interface OptionBase<Key extends string> {
@@ -60,10 +61,14 @@ interface ListOption<Key extends string = string> extends OptionBase<Key> {
   apply(layer: OptionLayer, texts: readonly string[], what: string): void;
 }
 
-/** A flag without a value (`--allow-same-model`); only `true` counts as given. */
+/**
+ * A flag without a value (`--allow-same-model`); only `true` counts as given. A `negated` one is a
+ * `--no-x` flag: commander reads it as `x`, true unless given, so only `false` counts as given.
+ */
 interface SwitchOption<Key extends string = string> extends OptionBase<Key> {
   kind: 'switch';
   setting: string;
+  negated?: true;
   apply(layer: OptionLayer): void;
 }
 
@@ -249,6 +254,18 @@ export const START_OPTIONS = [
     },
   },
   {
+    kind: 'switch',
+    // commander reads `--no-guard` as `guard`, true unless the flag is given.
+    key: 'guard',
+    flag: '--no-guard',
+    negated: true,
+    setting: 'guard.enabled',
+    description: 'turn the tamper guard off for this goal (deleted or skipped tests, changed check scripts and protected paths are then not tamper)',
+    apply: (layer) => {
+      (layer.guard ??= {}).enabled = false;
+    },
+  },
+  {
     kind: 'request',
     key: 'queue',
     // commander reads `--no-queue` as `queue`, true unless the flag is given.
@@ -312,7 +329,7 @@ export function applyStartFlags(flags: StartFlags, layer: OptionLayer): string[]
       if (texts === undefined || texts.length === 0) continue;
       used.push(option.flag);
       option.apply(layer, texts, option.flag);
-    } else if (flags[option.key] === true) {
+    } else if (flags[option.key] === ('negated' in option ? false : true)) {
       used.push(option.flag);
       option.apply(layer);
     }

@@ -88,6 +88,24 @@ export interface Limits {
   blockedVerdicts: number;
   /** Consecutive turns whose tool calls the agent's CLI denied (permission flags missing). */
   permissionDenials: number;
+  /** Turns with tamper findings (not necessarily in a row) before the tamper breaker fails the goal. */
+  tamper: number;
+}
+
+/** The tamper guard (src/guard/): what counts as a turn weakening its own grading. */
+export interface GuardSettings {
+  /** Off (`--no-guard`, `guard.enabled: false`): no findings at all. */
+  enabled: boolean;
+  /** Extra protected paths (glob-ish, as noisePaths): any change by a turn is tamper. */
+  protect: string[];
+  /** What counts as a test file (replaces the default globs). */
+  testFiles: string[];
+  /** A deleted test file (or one renamed to a path that is not a test file) is tamper. */
+  deletedTests: boolean;
+  /** A skip/only marker added to a test file is tamper. */
+  skipMarkers: boolean;
+  /** A change to a package.json script that a check runs is tamper. */
+  checkScripts: boolean;
 }
 
 /** Where the goal comes from; one line each in the prompt's "# Why you're here" block. */
@@ -112,4 +130,6 @@ export interface GoalSettings {
   allowSameModel: boolean;
   /** In-turn recitation for agents with hooks: a reflection every N tool calls. */
   recitation: { everyToolCalls: number };
+  /** The tamper guard. */
+  guard: GuardSettings;
 }

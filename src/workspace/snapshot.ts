@@ -6,6 +6,7 @@ import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
 import { pipeGit, runGit } from './git.js';
+import { createTreeReader } from './tree-reader.js';
 import type { FileChange, Snapshotter, TurnDelta } from './types.js';
 
 /** The tree of an empty directory in a SHA-1 repository; git knows it without it being stored. */
@@ -79,6 +80,8 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   };
 
   return {
+    ...createTreeReader({ cwd, env, plainDiffFlags: PLAIN_DIFF_FLAGS }),
+
     snapshot(signal) {
       const run = queue.then(() => takeSnapshot(signal));
       queue = run.catch(() => undefined);

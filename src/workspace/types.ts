@@ -29,6 +29,13 @@ export interface Snapshotter {
   files?(fromTree: string, toTree: string, signal?: AbortSignal): Promise<FileChange[]>;
   /** The unified patch between two trees, cut to at most maxChars. */
   patch(fromTree: string, toTree: string, maxChars: number, signal?: AbortSignal): Promise<string>;
+  /**
+   * The `-U0 --full-index` patch of the named paths only (one git process), streamed to onChunk; nothing
+   * when `paths` is empty. For the tamper guard (src/guard/), which reads changed lines of a few files.
+   */
+  pathPatch?(fromTree: string, toTree: string, paths: readonly string[], onChunk: (chunk: Buffer) => void, signal?: AbortSignal): Promise<void>;
+  /** Whole files of snapshot trees (one git process); null for a missing, non-blob or huge one. */
+  readFiles?(files: readonly { tree: string; path: string }[], signal?: AbortSignal): Promise<(string | null)[]>;
 }
 
 export interface CheckResult {

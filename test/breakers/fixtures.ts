@@ -22,6 +22,7 @@ export const LIMITS: Limits = {
   agentFailures: 3,
   blockedVerdicts: 3,
   permissionDenials: 2,
+  tamper: 2,
 };
 
 export function limitsWith(over: Partial<Limits>): Limits {

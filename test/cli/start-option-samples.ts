@@ -38,6 +38,8 @@ const START_OPTION_SAMPLES: Record<keyof StartFlags, StartOptionSample> = {
   wallClock: { value: '3h', expected: 3 * 3_600_000 },
   cooldown: { value: '0', expected: 0 },
   allowSameModel: { value: true, expected: true },
+  // `--no-guard`: given as the flag alone; commander (and a socket request) deliver it as `guard: false`.
+  guard: { value: true, expected: false },
 };
 
 /** The sample of `option`. */
@@ -62,7 +64,7 @@ export function sampleFlags(option: SettingOption): StartFlags {
   const { value } = sampleOf(option);
   if (option.kind === 'value' && typeof value === 'string') return { [option.key]: value };
   if (option.kind === 'list' && Array.isArray(value)) return { [option.key]: value };
-  if (option.kind === 'switch' && value === true) return { [option.key]: true };
+  if (option.kind === 'switch' && value === true) return { [option.key]: !('negated' in option) };
   throw new Error(`the sample of ${option.flag} does not fit a ${option.kind} option`);
 }
 

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, DEFAULT_NOISE_PATHS } from '../../src/config/defaults.js';
+import { DEFAULT_GUARD, DEFAULT_LIMITS, DEFAULT_NOISE_PATHS, DEFAULT_TEST_FILES } from '../../src/config/defaults.js';
 import {
   resolveGoalSettings,
   resolveUserConfigPath,
@@ -261,6 +261,7 @@ describe('defaults', () => {
       noisePaths: [...DEFAULT_NOISE_PATHS],
       allowSameModel: false,
       recitation: { everyToolCalls: 10 },
+      guard: { ...DEFAULT_GUARD, protect: [], testFiles: [...DEFAULT_TEST_FILES] },
     } satisfies GoalSettings);
   });
 

@@ -11,7 +11,7 @@ import { openStore, readTurnRecords } from '../../state/index.js';
 import type { GoalRecord, Store } from '../../state/types.js';
 import type { AgentAdapter, TurnInput, TurnResult } from '../../src/agents/types.js';
 import { systemClock } from '../../src/clock.js';
-import { DEFAULT_LIMITS, DEFAULT_NOISE_PATHS } from '../../src/config/defaults.js';
+import { DEFAULT_GUARD, DEFAULT_LIMITS, DEFAULT_NOISE_PATHS } from '../../src/config/defaults.js';
 import type { GoalSettings } from '../../src/config/types.js';
 import type { EvaluationInput, EvaluationResult, Evaluator } from '../../src/evaluator/types.js';
 import { createNoneEvaluator } from '../../src/evaluator/none-evaluator.js';
@@ -80,6 +80,9 @@ export interface SetupOptions {
   limits?: Partial<GoalSettings['limits']>;
   agent: AgentAdapter;
   evaluator?: Evaluator;
+  guard?: Partial<GoalSettings['guard']>;
+  /** Files of the repository's initial commit (default: a README). */
+  files?: Record<string, string>;
 }
 
 export interface SupervisedGoal {
@@ -96,7 +99,7 @@ export interface SupervisedGoal {
 }
 
 export async function setup(options: SetupOptions): Promise<SupervisedGoal> {
-  const repo = await gitdir({ files: { 'README.md': '# x\n' }, initialCommit: true });
+  const repo = await gitdir({ files: options.files ?? { 'README.md': '# x\n' }, initialCommit: true });
   const home = await realpath(await mkdtemp(path.join(tmpdir(), 'gs-')));
   onTestFinished(() => rm(home, { recursive: true, force: true }));
   const store: Store = await openStore(home);
@@ -121,6 +124,7 @@ export async function setup(options: SetupOptions): Promise<SupervisedGoal> {
     noisePaths: [...DEFAULT_NOISE_PATHS],
     allowSameModel: false,
     recitation: { everyToolCalls: 10 },
+    guard: { ...DEFAULT_GUARD, testFiles: [...DEFAULT_GUARD.testFiles], ...options.guard },
   };
   const goal = newGoalRecord(settings, { kind: 'foreground', pid: process.pid });
   await store.update((state) => {

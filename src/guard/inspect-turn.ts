@@ -1,0 +1,166 @@
+// The tamper guard: from a turn's delta (already computed by the supervisor) and at most two git processes
+// (the patch of the test files involved; old and new package.json), the findings that make a turn unable
+// to achieve its goal. A turn that touches no test file, no package.json and no protected path costs no
+// git process at all.
+
+import { matchesPathPattern } from '../breakers/noise.js';
+import type { FileChange } from '../workspace/types.js';
+import { changedCheckScripts, scriptsRunBy } from './check-scripts.js';
+import { agentWroteConfig, WORKSPACE_CONFIG_FILE } from './goald-paths.js';
+import { createPatchScanner, type FilePatchSummary } from './patch-scanner.js';
+import { cleanReport, type GuardInput, type GuardNote, type GuardReport, type GuardTreeReader, type TamperFinding } from './types.js';
+
+// A deleted test *code* file is tamper; a deleted fixture or data file under test/ is not (deleting one
+// makes tests fail, not pass). Snapshots count: a deleted snapshot is rewritten to match by the next run.
+const TEST_CODE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kts?|scala|groovy|rb|php|cs|fs|swift|c|cc|cpp|cxx|ex|exs|erl|clj|lua|sh|bats|dart|zig|nim|jl|ml|hs|snap|feature)$/i;
+const PACKAGE_MANIFEST = /(?:^|\/)package\.json$/;
+
+/** The guard's findings on one turn; no findings when the guard is off or the turn changed nothing. */
+export async function inspectTurn(input: GuardInput, reader: GuardTreeReader, signal?: AbortSignal): Promise<GuardReport> {
+  const { settings, delta } = input;
+  const report = cleanReport();
+  if (!settings.enabled || delta.empty || delta.files.length === 0) return report;
+  findPathTamper(input, report);
+
+  const isTest = (file: string): boolean => matchesPathPattern(file, settings.testFiles);
+  const testFiles = delta.files.filter((file) => isTest(file.path));
+  const deletedTests = settings.deletedTests
+    ? testFiles.filter((file) => (file.status === 'D' || file.status === 'T') && TEST_CODE_FILE.test(file.path))
+    : [];
+  // A file added with exactly as many lines as a deleted test file had may be that file moved.
+  const moveCandidates = delta.files.filter(
+    (file) => file.status === 'A' && !isTest(file.path) && deletedTests.some((deleted) => deleted.added === null ? file.added === null : deleted.deleted === file.added),
+  );
+  const entries = settings.checkScripts ? [...new Set(input.checkCommands.flatMap(scriptsRunBy))] : [];
+  const manifests = entries.length > 0 ? delta.files.filter((file) => PACKAGE_MANIFEST.test(file.path)) : [];
+
+  const [summaries, manifestTexts] = await Promise.all([
+    readTestPatch(input, reader, [...testFiles, ...moveCandidates].map((file) => file.path), isTest, signal),
+    readManifests(input, reader, manifests, signal),
+  ]);
+
+  for (const deleted of deletedTests) {
+    const finding = describeDeletedTest(deleted, summaries, isTest);
+    if (finding !== null) report.tamper.push(finding);
+  }
+  if (settings.skipMarkers) report.tamper.push(...findSkipMarkers(summaries, isTest));
+  manifests.forEach((manifest, i) => {
+    const [before, after] = manifestTexts[i] ?? [null, null];
+    for (const change of changedCheckScripts(entries, before, after)) {
+      report.tamper.push({ path: manifest.path, kind: 'check-script', detail: `${change}, and a check runs it` });
+    }
+  });
+  report.notes.push(...findLostAssertions(summaries, isTest));
+  return report;
+}
+
+// Protected paths (goald's own files, `guard.protect`) and goal.config.json, from the file list alone.
+function findPathTamper(input: GuardInput, report: GuardReport): void {
+  const { goaldPaths, settings } = input;
+  let configWriter: boolean | null = null;
+  for (const file of input.delta.files) {
+    if (file.path === WORKSPACE_CONFIG_FILE) {
+      configWriter ??= agentWroteConfig(input.toolCalls, input.workspace);
+      if (configWriter) {
+        report.tamper.push({ path: file.path, kind: 'config-edit', detail: `the agent ${verbOf(file)} the goal's config file itself` });
+      } else {
+        report.notes.push({
+          path: file.path,
+          kind: 'config-change',
+          detail: `${verbOf(file)} during the turn; nothing shows the agent wrote it, so it is not counted as tamper`,
+        });
+      }
+      continue;
+    }
+    const goalds = matchesPathPattern(file.path, goaldPaths.protect) && !matchesPathPattern(file.path, goaldPaths.ignore);
+    if (goalds || matchesPathPattern(file.path, settings.protect)) {
+      const whose = goalds ? "goald's own file" : 'a protected path (guard.protect)';
+      report.tamper.push({ path: file.path, kind: 'protected-path', detail: `${whose} ${verbOf(file)}` });
+    }
+  }
+}
+
+function verbOf(file: FileChange): string {
+  return { A: 'added', M: 'modified', D: 'deleted', T: 'replaced' }[file.status];
+}
+
+async function readTestPatch(
+  input: GuardInput,
+  reader: GuardTreeReader,
+  paths: string[],
+  isTest: (file: string) => boolean,
+  signal: AbortSignal | undefined,
+): Promise<FilePatchSummary[]> {
+  if (paths.length === 0 || reader.pathPatch === undefined) return [];
+  const scanner = createPatchScanner(isTest);
+  await reader.pathPatch(input.delta.fromTree, input.delta.toTree, paths, scanner.push, signal);
+  return scanner.finish();
+}
+
+// Old and new text of each changed manifest (null where it did not exist), in one read.
+async function readManifests(
+  input: GuardInput,
+  reader: GuardTreeReader,
+  manifests: FileChange[],
+  signal: AbortSignal | undefined,
+): Promise<[string | null, string | null][]> {
+  if (manifests.length === 0 || reader.readFiles === undefined) return [];
+  const { fromTree, toTree } = input.delta;
+  const texts = await reader.readFiles(
+    manifests.flatMap((file) => [
+      { tree: fromTree, path: file.path },
+      { tree: toTree, path: file.path },
+    ]),
+    signal,
+  );
+  return manifests.map((_, i) => [texts[2 * i] ?? null, texts[2 * i + 1] ?? null]);
+}
+
+// Deleted, replaced (a symlink now), or moved: moved to another test file is fine, anywhere else is not.
+function describeDeletedTest(file: FileChange, summaries: FilePatchSummary[], isTest: (file: string) => boolean): TamperFinding | null {
+  if (file.status === 'T') return { path: file.path, kind: 'deleted-test', detail: 'test file replaced by a symlink or submodule' };
+  const blob = summaries.find((entry) => entry.path === file.path && entry.removed)?.oldBlob ?? null;
+  const moved = blob === null ? undefined : summaries.find((entry) => entry.created && entry.newBlob === blob && entry.path !== file.path);
+  if (moved !== undefined) {
+    if (isTest(moved.path)) return null;
+    return { path: file.path, kind: 'renamed-test', detail: `test file renamed to ${moved.path}, which no test glob matches` };
+  }
+  return { path: file.path, kind: 'deleted-test', detail: 'test file deleted' };
+}
+
+function findSkipMarkers(summaries: FilePatchSummary[], isTest: (file: string) => boolean): TamperFinding[] {
+  const net = new Map<string, Map<string, number>>();
+  for (const entry of summaries) {
+    if (!isTest(entry.path)) continue;
+    const labels = net.get(entry.path) ?? new Map<string, number>();
+    for (const [label, count] of entry.markers) labels.set(label, (labels.get(label) ?? 0) + count);
+    net.set(entry.path, labels);
+  }
+  const findings: TamperFinding[] = [];
+  for (const [file, labels] of net) {
+    const added = [...labels].filter(([, count]) => count > 0).map(([label, count]) => (count === 1 ? label : `${label} ×${count}`));
+    if (added.length > 0) findings.push({ path: file, kind: 'skip-marker', detail: `added ${added.join(', ')} to a test file` });
+  }
+  return findings;
+}
+
+// Reported when the test files together lost assertions: one note per file that lost some.
+function findLostAssertions(summaries: FilePatchSummary[], isTest: (file: string) => boolean): GuardNote[] {
+  const perFile = new Map<string, { added: number; removed: number }>();
+  for (const entry of summaries) {
+    if (!isTest(entry.path)) continue;
+    const counts = perFile.get(entry.path) ?? { added: 0, removed: 0 };
+    counts.added += entry.assertionsAdded;
+    counts.removed += entry.assertionsRemoved;
+    perFile.set(entry.path, counts);
+  }
+  const total = [...perFile.values()].reduce((sum, counts) => sum + counts.removed - counts.added, 0);
+  if (total <= 0) return [];
+  return [...perFile]
+    .filter(([, counts]) => counts.removed > counts.added)
+    .map(([file, counts]) => ({
+      path: file,
+      kind: 'assertions-removed',
+      detail: `${counts.removed} assertions removed, ${counts.added} added (test files: ${total} fewer in all)`,
+    }));
+}

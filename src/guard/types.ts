@@ -1,0 +1,75 @@
+// The tamper guard's contract: what it reads from a turn and what it finds. A turn with a tamper finding
+// can never achieve its goal (DESIGN.md § Trust boundary); notes are reported but decide nothing.
+
+import type { ToolCall } from '../agents/types.js';
+import type { GuardSettings } from '../config/types.js';
+import type { TurnDelta } from '../workspace/types.js';
+
+/** Ways a turn can weaken its own grading. */
+export const TAMPER_KINDS = [
+  'protected-path', // a change to goald's own files or a `guard.protect` path
+  'config-edit', // the agent itself wrote goal.config.json (a structured adapter reported the write)
+  'deleted-test', // a test file deleted (or replaced by a symlink)
+  'renamed-test', // a test file moved to a path that is not a test file
+  'skip-marker', // a skip/only marker added to a test file
+  'check-script', // a package.json script that a check runs was changed
+] as const;
+export type TamperKind = (typeof TAMPER_KINDS)[number];
+
+/** Reported, never tamper on their own. */
+export const GUARD_NOTE_KINDS = [
+  'assertions-removed', // test files lost more assertions than they gained
+  'config-change', // goal.config.json changed, but nothing shows the agent wrote it
+] as const;
+export type GuardNoteKind = (typeof GUARD_NOTE_KINDS)[number];
+
+/** One finding: the path, the kind, and one line saying what was seen. */
+export interface TamperFinding {
+  path: string;
+  kind: TamperKind;
+  detail: string;
+}
+
+export interface GuardNote {
+  path: string;
+  kind: GuardNoteKind;
+  detail: string;
+}
+
+/** What the guard found in one turn. */
+export interface GuardReport {
+  tamper: TamperFinding[];
+  notes: GuardNote[];
+}
+
+/** What the guard looks at: the turn's delta and who wrote what, with the goal's settings. */
+export interface GuardInput {
+  delta: TurnDelta;
+  /** Tool calls a structured adapter parsed from the agent's stream (absent for plain commands). */
+  toolCalls: readonly ToolCall[];
+  /** Absolute workspace root (tool calls name files absolutely or relative to it). */
+  workspace: string;
+  /** The goal's check commands: the package.json scripts they run are guarded. */
+  checkCommands: readonly string[];
+  settings: GuardSettings;
+  /** goald's own paths inside the workspace (goaldPathsIn). */
+  goaldPaths: GoaldPaths;
+}
+
+/** goald's own files inside a workspace, as path patterns (breakers/noise.ts syntax). */
+export interface GoaldPaths {
+  protect: readonly string[];
+  /** Files under those that goald itself rewrites while goals run (state.json, logs): not tamper. */
+  ignore: readonly string[];
+}
+
+/** What the guard reads from the two trees; a Snapshotter's optional methods. */
+export interface GuardTreeReader {
+  pathPatch?(fromTree: string, toTree: string, paths: readonly string[], onChunk: (chunk: Buffer) => void, signal?: AbortSignal): Promise<void>;
+  readFiles?(files: readonly { tree: string; path: string }[], signal?: AbortSignal): Promise<(string | null)[]>;
+}
+
+/** The report of a clean turn (and of every turn with the guard off). */
+export function cleanReport(): GuardReport {
+  return { tamper: [], notes: [] };
+}
