@@ -20,6 +20,7 @@ export const BREAKER_NAMES = [
   'cost-budget',
   'wall-clock',
   'permission-denied',
+  'tamper',
 ] as const;
 export type BreakerName = (typeof BREAKER_NAMES)[number];
 

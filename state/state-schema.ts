@@ -4,11 +4,14 @@
 
 import { z } from 'zod';
 import { FAILURE_REASONS } from '../machines/goal.machine.js';
+import { TAMPER_KINDS } from '../src/guard/types.js';
 import { jsonSchema } from './json.js';
 import type { GoalRecord, GoalSummary, LoopRecord, StateFile } from './types.js';
 
 /** A goal's top-level status (machines/goal.machine.ts GoalStatus). */
 export const goalStatusSchema = z.enum(['active', 'paused', 'achieved', 'failed']);
+/** A tamper guard finding (src/guard/types.ts TamperFinding). */
+export const tamperFindingSchema = z.object({ path: z.string(), kind: z.enum(TAMPER_KINDS), detail: z.string() });
 /** Why a goal is paused (machines/goal.machine.ts PauseReason). */
 export const pauseReasonSchema = z.enum(['requested', 'blocked', 'usage-limited', 'drift']);
 
@@ -25,6 +28,7 @@ const summarySchema = z.looseObject({
   checksPassing: z.number(),
   checksFailing: z.number(),
   activeMs: z.number(),
+  tamper: z.looseObject({ turns: z.number(), last: z.array(tamperFindingSchema) }).optional(),
 });
 
 const heldConfigSchema = z.looseObject({

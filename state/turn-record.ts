@@ -6,7 +6,8 @@
 
 import { z } from 'zod';
 import { BREAKER_NAMES } from '../machines/goal.machine.js';
-import { goalStatusSchema } from './state-schema.js';
+import { GUARD_NOTE_KINDS } from '../src/guard/types.js';
+import { goalStatusSchema, tamperFindingSchema } from './state-schema.js';
 
 /** An agent turn's outcome (src/agents/types.ts TurnOutcome), or `interrupted` by a daemon that died. */
 export const turnOutcomeSchema = z.enum([
@@ -92,6 +93,7 @@ const breakerStateSchema = z.object({
   lastChecksSignature: z.string().nullable(),
   lastTurnTokenLimitHit: z.boolean(),
   recentTurns: z.array(turnUsageSchema).optional(),
+  tamperTurns: z.number().optional(),
 });
 
 const tripSchema = z.object({
@@ -109,6 +111,8 @@ const driftRecordSchema = z.object({
   consecutiveHigh: z.number(),
   pause: z.boolean(),
 });
+
+const guardNoteSchema = z.object({ path: z.string(), kind: z.enum(GUARD_NOTE_KINDS), detail: z.string() });
 
 /** One line of goals/<id>/turns.jsonl. Turn 0 is the pre-check (no agent). */
 export const turnRecordSchema = z.object({
@@ -136,6 +140,10 @@ export const turnRecordSchema = z.object({
   transcriptFile: z.string().nullable(),
   /** Drift measured from the turn's tool calls (structured adapters); null when there were none. */
   drift: driftRecordSchema.nullable().optional(),
+  /** The tamper guard's findings on this turn ([] when clean; absent in records older than the guard). */
+  tamper: z.array(tamperFindingSchema).optional(),
+  /** What the guard reported without counting it as tamper (lost assertions, a config change nobody claimed). */
+  guardNotes: z.array(guardNoteSchema).optional(),
 });
 
 /** One line of goals/<id>/turns.jsonl, as written and as read back. */

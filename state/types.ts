@@ -2,6 +2,7 @@
 // in each goal's append-only turns.jsonl. Nothing here may hold a secret.
 
 import type { GoalStatus, FailureReason, PauseReason } from '../machines/goal.machine.js';
+import type { TamperFinding } from '../src/guard/types.js';
 
 /** JSON value (what a persisted XState snapshot is). */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -20,6 +21,8 @@ export interface GoalSummary {
   checksPassing: number;
   checksFailing: number;
   activeMs: number;
+  /** Turns the tamper guard found tampering, and the findings of the latest one (absent before any). */
+  tamper?: { turns: number; last: TamperFinding[] };
 }
 
 /** The agent process group of the turn in flight, so a restarted daemon can kill leftovers. */

@@ -76,6 +76,7 @@ export function nextBreakerState(state: BreakerState, facts: TurnFacts, noisePat
     lastChecksSignature: facts.checksSignature,
     lastTurnTokenLimitHit: facts.turnTokenLimitHit,
     recentTurns: [...(state.recentTurns ?? []), usage].slice(-PROJECTION_TURNS),
+    tamperTurns: (state.tamperTurns ?? 0) + (facts.tampered === true ? 1 : 0),
   };
 }
 

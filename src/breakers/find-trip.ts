@@ -3,6 +3,7 @@
 // | breaker            | trips after a turn when                                  | refuses the next turn when      |
 // |--------------------|----------------------------------------------------------|---------------------------------|
 // | turn-token-limit   | the turn was killed for passing the per-turn limit       | -                               |
+// | tamper             | turns with tamper findings (in a row or not) >= limit    | -                               |
 // | token-budget       | tokens >= budget (reached)                               | tokens + projected > budget     |
 // | cost-budget        | USD > budget (passed); null = off                        | USD + projected > budget        |
 // | wall-clock         | active time > limit (passed); null = off                 | active time >= limit (none left)|
@@ -40,6 +41,18 @@ const AFTER_TURN_RULES: readonly [BreakerName, Rule][] = [
             `turn ${facts.turn} was killed at ${formatCount(facts.tokens)} tokens (per-turn limit ${formatCount(limits.turnTokenLimit)})`,
             facts.tokens,
             limits.turnTokenLimit,
+          )
+        : null,
+  ],
+  [
+    'tamper',
+    (state, limits) =>
+      isOn(limits.tamper) && (state.tamperTurns ?? 0) >= limits.tamper
+        ? trip(
+            'tamper',
+            `${pluralize(state.tamperTurns ?? 0, 'turn')} weakened the goal's own grading (limit ${limits.tamper}): protected paths, deleted or skipped tests, or a check's script`,
+            state.tamperTurns ?? 0,
+            limits.tamper,
           )
         : null,
   ],

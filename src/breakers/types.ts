@@ -29,6 +29,8 @@ export interface TurnFacts {
   permissionDenied?: boolean;
   /** Wall time spent active in this turn (paused time excluded). */
   activeMs: number;
+  /** The tamper guard found the turn weakening its own grading (src/guard/). */
+  tampered?: boolean;
 }
 
 /** Plain JSON; persisted in the machine context and in every turn record. */
@@ -51,6 +53,8 @@ export interface BreakerState {
   lastTurnTokenLimitHit: boolean;
   /** What the most recent turns cost, newest last (a few); the next turn's projection averages them. */
   recentTurns?: TurnUsage[];
+  /** Turns with tamper findings so far, in a row or not (absent in older records). */
+  tamperTurns?: number;
 }
 
 /** The resources one finished turn used. */

@@ -57,6 +57,9 @@ export function nearBreakerWarnings(state: BreakerState, limits: Limits): string
   const near = (value: number, limit: number): boolean =>
     limit > 0 && value >= 1 && value < limit && limit - value <= WARN_WITHIN;
 
+  if (near(state.tamperTurns ?? 0, limits.tamper)) {
+    warnings.push(`${pluralize(state.tamperTurns ?? 0, 'tamper turn')}; goald stops at ${limits.tamper}`);
+  }
   if (near(state.consecutiveAgentFailures, limits.agentFailures)) {
     warnings.push(
       `${pluralize(state.consecutiveAgentFailures, 'agent failure')} in a row; goald stops at ${limits.agentFailures}`,

@@ -2,6 +2,7 @@
 
 import type { FailureReason } from '../../machines/goal.machine.js';
 import { formatCount } from './format.js';
+import { describeTamper } from './render-progress.js';
 import { formatDuration } from '../config/duration.js';
 import { toTerminalText } from './terminal-text.js';
 
@@ -21,6 +22,8 @@ export interface FinalBoxInput {
   files: { path: string; added: number | null; deleted: number | null }[];
   /** Files changed beyond `files` (the summary's list is capped). */
   filesOmitted?: number;
+  /** Turns the tamper guard caught, and the latest one's findings (GoalSummary.tamper). */
+  tamper?: { turns: number; last: { path: string; kind: string }[] } | undefined;
 }
 
 function wrap(text: string, width: number): string[] {
@@ -65,6 +68,10 @@ export function renderFinalBox(raw: FinalBoxInput): string {
   if (input.status === 'failed' && (input.breaker || input.reasonMessage)) {
     const label = input.breaker ?? input.reason ?? 'failed';
     body.push(...wrap(`${label}: ${input.reasonMessage ?? ''}`, inner));
+  }
+  if (input.tamper !== undefined && input.tamper.turns > 0) {
+    const turns = `${input.tamper.turns} turn${input.tamper.turns === 1 ? '' : 's'}`;
+    body.push(...wrap(`tamper (${turns}; last): ${describeTamper(input.tamper.last)}`, inner));
   }
   if (input.checks.length > 0) {
     body.push(...wrap(input.checks.map((check) => `${check.passed ? '✓' : '✗'} ${check.name}`).join('   '), inner));

@@ -13,6 +13,11 @@ function checksText(checks: { name: string; passed: boolean }[]): string {
   return failing.length === 0 ? `checks ${passed}/${checks.length} ✓` : `checks ${passed}/${checks.length} (failing: ${failing.join(', ')})`;
 }
 
+/** The tamper guard's findings in one line: `deleted-test test/a.test.js; skip-marker test/b.test.js`. */
+export function describeTamper(findings: readonly { path: string; kind: string }[]): string {
+  return findings.map((finding) => `${finding.kind} ${finding.path}`).join('; ');
+}
+
 /** One human line per event (control characters escaped), or null for events that print nothing. */
 export function renderProgressLine(event: ProgressEvent): string | null {
   const line = progressLineOf(event);
@@ -40,6 +45,7 @@ function progressLineOf(event: ProgressEvent): string | null {
       if (event.agentError) parts.push(`agent: ${clip(event.agentError, 80)}`);
       if (event.verdict) parts.push(`${event.verdict.achieved ? 'met' : 'not yet'}: ${clip(event.verdict.reason, 100)}`);
       else if (event.evaluatorError) parts.push(`evaluator error: ${clip(event.evaluatorError, 80)}`);
+      if (event.tamper.length > 0) parts.push(`TAMPER: ${clip(describeTamper(event.tamper), 160)}`);
       return parts.join(' · ');
     }
     case 'goal.paused':

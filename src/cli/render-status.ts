@@ -4,6 +4,7 @@ import type { GoalRecord } from '../../state/types.js';
 import type { TurnRecord } from '../supervisor/types.js';
 import { clip } from '../cut-text.js';
 import { formatCount } from './format.js';
+import { describeTamper } from './render-progress.js';
 import { formatDuration } from '../config/duration.js';
 import { toTerminalText } from './terminal-text.js';
 import { renderHeldConfig } from './render-edits.js';
@@ -54,6 +55,10 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
   if (checks > 0) lines.push(`checks ${goal.summary.checksPassing}/${checks} passing`);
   if (goal.summary.lastVerdictReason) lines.push(`last verdict: ${clip(goal.summary.lastVerdictReason, 90)}`);
   if (goal.reasonMessage && goal.status === 'failed') lines.push(`why: ${clip(goal.reasonMessage, 90)}`);
+  const tamper = goal.summary.tamper;
+  if (tamper !== undefined && tamper.turns > 0) {
+    lines.push(`tamper: ${tamper.turns} turn${tamper.turns === 1 ? '' : 's'}; last: ${clip(describeTamper(tamper.last), 80)}`);
+  }
   const resumeAt = resumeAtOf(goal);
   if (resumeAt !== null) lines.push(`resumes by itself at ${new Date(resumeAt).toISOString()}`);
   if (goal.configError) lines.push(`config error (last good config in force): ${clip(goal.configError, 90)}`);
@@ -101,6 +106,8 @@ export function renderTurnRow(turn: TurnRecord): string {
   const breakerState = turn.trip
     ? `TRIPPED ${turn.trip.breaker}`
     : `stag ${b.consecutiveStagnantTurns} · agentF ${b.consecutiveAgentFailures} · evalF ${b.consecutiveEvaluatorFailures} · osc ${b.oscillations}`;
+  const tamper = turn.tamper ?? [];
+  const tamperText = tamper.length === 0 ? [] : [`TAMPER: ${clip(describeTamper(tamper), 100)}`];
   return [
     String(turn.turn).padStart(4),
     outcome.padEnd(11),
@@ -110,6 +117,7 @@ export function renderTurnRow(turn: TurnRecord): string {
     `checks ${checks}`.padEnd(12),
     verdict.padEnd(60),
     breakerState,
+    ...tamperText,
   ].join('  ');
 }
 

@@ -20,6 +20,7 @@ const CONDITION_SHARE = 0.25;
 const CHECK_LINES_SHARE = 0.12;
 const FILE_LIST_SHARE = 0.15;
 const PREVIOUS_VERDICT_SHARE = 0.08;
+const GUARD_SHARE = 0.08; // the tamper guard's findings and notes: a few lines in practice
 
 // Relative claims on the cuttable budget when everything is too long (unused claims flow to the others).
 // Failing check output is the strongest evidence, the final message says what the agent believes it did,
@@ -59,6 +60,7 @@ export function buildEvaluationMessages(
       input.previousVerdict === null
         ? ''
         : cutHead(renderPreviousVerdict(input.previousVerdict), Math.floor(max * PREVIOUS_VERDICT_SHARE)),
+    guard: renderGuardLines(input, Math.floor(max * GUARD_SHARE)),
   };
   const empty: CuttableParts = { checkOutputs: shownOutputs.map(() => ''), finalMessage: '', outputTail: '', patch: '' };
   const skeleton = renderUser(input, tag, fixed, shownOutputs, empty);
@@ -92,6 +94,8 @@ interface FixedParts {
   checkLines: string;
   fileList: string;
   previousVerdict: string;
+  /** The tamper guard's findings and notes ('' when there are none). */
+  guard: string;
 }
 
 interface CuttableParts {
@@ -112,6 +116,8 @@ function renderSystem(tag: string): string {
     '  satisfied by the evidence. For development goals, missing verification means not met: a claim of',
     '  "done" or "tests pass" without a passing check or output that shows it is not evidence.',
     '- Check results are ground truth: if any check failed, the goal is not met, whatever else the evidence says.',
+    "- goald's tamper guard is ground truth too: if it lists tamper findings (a deleted or skipped test, a",
+    "  check's script changed, a protected file edited), the goal is not met, and `remaining` names each revert.",
     '- Name what remains: list each unmet clause or missing piece of evidence in `remaining` (empty only when',
     '  achieved), and give the single most useful next action in `next_step`.',
     '- Say `blocked: true` only when the goal cannot progress without a human: missing credentials or access,',
@@ -154,6 +160,16 @@ function renderUser(
   parts.push('# Files changed this turn', renderFileSummary(input.files));
   if (input.files.length > 0) parts.push(untrusted(tag, 'files', fixed.fileList, ''));
   parts.push('');
+
+  if (fixed.guard !== '') {
+    const count = input.tamper?.length ?? 0;
+    parts.push(
+      "# Tamper guard (goald's own inspection of this turn's changes)",
+      count === 0 ? 'No tamper findings; notes only.' : `${count} tamper ${count === 1 ? 'finding' : 'findings'}: the goal cannot be met this turn.`,
+      untrusted(tag, 'tamper', fixed.guard, ''),
+      '',
+    );
+  }
 
   parts.push("# The agent's final message", untrusted(tag, 'final-message', cuttable.finalMessage, '(none)'), '');
   parts.push("# The agent's output (tail)", untrusted(tag, 'output-tail', cuttable.outputTail, '(none)'), '');
@@ -210,6 +226,16 @@ function renderFileList(files: FileChange[], maxChars: number): string {
   }).join('\n');
 }
 
+// One line per finding, then per note; paths and details quote what the agent wrote, so they are fenced.
+function renderGuardLines(input: EvaluationInput, maxChars: number): string {
+  const lines = [
+    ...(input.tamper ?? []).map((finding) => `- TAMPER ${finding.kind} ${printablePath(finding.path)}: ${clip(finding.detail, 200, '...')}`),
+    ...(input.guardNotes ?? []).map((note) => `- note ${note.kind} ${printablePath(note.path)}: ${clip(note.detail, 200, '...')}`),
+  ];
+  if (lines.length === 0) return '';
+  return fitLines(lines, maxChars, (first) => `- ... and ${lines.length - first} more`).join('\n');
+}
+
 function renderPreviousVerdict(verdict: Verdict): string {
   const lines = [
     `achieved: ${verdict.achieved}; blocked: ${verdict.blocked}`,
@@ -261,6 +287,7 @@ function pickFenceTag(input: EvaluationInput): string {
     input.agentOutputTail,
     ...input.checks.flatMap((check) => [check.name, check.command, check.outputTail]),
     ...input.files.map((file) => file.path),
+    ...[...(input.tamper ?? []), ...(input.guardNotes ?? [])].flatMap((finding) => [finding.path, finding.detail]),
     ...(input.previousVerdict === null
       ? []
       : [input.previousVerdict.reason, input.previousVerdict.nextStep ?? '', ...input.previousVerdict.remaining]),

@@ -1,5 +1,6 @@
 // The evaluator contract: a separate model judges whether the goal is met from bounded evidence.
 
+import type { GuardNote, TamperFinding } from '../guard/types.js';
 import type { CheckResult, FileChange } from '../workspace/types.js';
 
 export interface Verdict {
@@ -24,6 +25,10 @@ export interface EvaluationInput {
   agentFinalMessage: string;
   agentOutputTail: string;
   previousVerdict: Verdict | null;
+  /** The tamper guard's findings on this turn: the goal cannot be met with any (src/guard/). */
+  tamper?: readonly TamperFinding[];
+  /** What the guard reported without counting it as tamper (lost assertions). */
+  guardNotes?: readonly GuardNote[];
 }
 
 export interface EvaluatorUsage {

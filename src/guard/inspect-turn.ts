@@ -60,14 +60,15 @@ function findPathTamper(input: GuardInput, report: GuardReport): void {
   let configWriter: boolean | null = null;
   for (const file of input.delta.files) {
     if (file.path === WORKSPACE_CONFIG_FILE) {
-      configWriter ??= agentWroteConfig(input.toolCalls, input.workspace);
+      configWriter ??=
+        agentWroteConfig(input.toolCalls, input.workspace) || input.priorTamper.some((finding) => finding.kind === 'config-edit');
       if (configWriter) {
         report.tamper.push({ path: file.path, kind: 'config-edit', detail: `the agent ${verbOf(file)} the goal's config file itself` });
       } else {
         report.notes.push({
           path: file.path,
           kind: 'config-change',
-          detail: `${verbOf(file)} during the turn; nothing shows the agent wrote it, so it is not counted as tamper`,
+          detail: `${verbOf(file)} since the goal started; nothing shows the agent wrote it, so it is not counted as tamper`,
         });
       }
       continue;

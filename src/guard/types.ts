@@ -42,11 +42,14 @@ export interface GuardReport {
   notes: GuardNote[];
 }
 
-/** What the guard looks at: the turn's delta and who wrote what, with the goal's settings. */
+/** What the guard looks at: the changes since the goal started and who wrote what, with the goal's settings. */
 export interface GuardInput {
+  /** From the goal's starting tree to the tree after this turn: a weakening stands until it is reverted. */
   delta: TurnDelta;
-  /** Tool calls a structured adapter parsed from the agent's stream (absent for plain commands). */
+  /** Tool calls a structured adapter parsed from the agent's stream this turn (absent for plain commands). */
   toolCalls: readonly ToolCall[];
+  /** The previous turn's findings: a config edit once seen as the agent's stays tamper until reverted. */
+  priorTamper: readonly TamperFinding[];
   /** Absolute workspace root (tool calls name files absolutely or relative to it). */
   workspace: string;
   /** The goal's check commands: the package.json scripts they run are guarded. */

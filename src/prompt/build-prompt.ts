@@ -6,6 +6,8 @@ import type { CheckResult } from '../workspace/types.js';
 import type { Verdict } from '../evaluator/types.js';
 import { renderAncestry } from './ancestry.js';
 import { renderRecitation, type RecitationInput } from './recitation.js';
+import { renderTamperBlock } from './tamper-block.js';
+import type { GuardReport } from '../guard/types.js';
 import { cutTail } from '../cut-text.js';
 
 const FAILING_CHECK_TAIL_CHARS = 3_000; // per check: enough for a test runner's summary and first error
@@ -19,6 +21,8 @@ export interface PromptInput {
   checks: CheckResult[] | null;
   filesChanged: RecitationInput['filesChanged'];
   warnings: string[];
+  /** The tamper guard's report on the last turn: each finding is named with a request to revert it. */
+  guard?: GuardReport;
 }
 
 /** Builds the full prompt for one turn. */
@@ -50,6 +54,9 @@ export function buildTurnPrompt(input: PromptInput): string {
     });
     sections.push(`# Failing checks\n${blocks.join('\n\n')}`);
   }
+
+  const tamper = input.guard ? renderTamperBlock(input.guard) : null;
+  if (tamper) sections.push(tamper);
 
   const lastChecks = input.checks?.map((check) => ({ name: check.name, passed: check.passed })) ?? null;
   sections.push(

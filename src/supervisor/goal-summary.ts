@@ -2,6 +2,7 @@
 
 import type { GoalSummary } from '../../state/types.js';
 import type { Verdict } from '../evaluator/types.js';
+import type { TamperFinding } from '../guard/types.js';
 import type { CheckResult } from '../workspace/types.js';
 
 // state.json is read and rewritten whole on every goal write: a turn that touches 50 000 files must not
@@ -20,6 +21,8 @@ export interface SummaryUpdate {
   activeMs: number;
   /** Files changed since the goal started, when this turn recomputed them. */
   files?: GoalSummary['files'];
+  /** The tamper guard's findings on this turn, when it was inspected. */
+  tamper?: TamperFinding[];
 }
 
 /** The summary after one more turn. */
@@ -37,6 +40,7 @@ export function summarizeTurn(summary: GoalSummary, update: SummaryUpdate): Goal
     checksPassing: passing,
     checksFailing: update.checks.length - passing,
     activeMs: update.activeMs,
+    ...tamperSummary(summary, update.tamper),
   };
 }
 
@@ -46,4 +50,10 @@ function cappedFiles(files: GoalSummary['files'] | undefined, summary: GoalSumma
   if (files === undefined) return summary.filesOmitted === undefined ? { files: summary.files } : { files: summary.files, filesOmitted: summary.filesOmitted };
   const omitted = files.length - SUMMARY_FILES_MAX;
   return omitted > 0 ? { files: files.slice(0, SUMMARY_FILES_MAX), filesOmitted: omitted } : { files };
+}
+
+// Counted only for turns that tampered; a clean turn keeps what was there.
+function tamperSummary(summary: GoalSummary, tamper: TamperFinding[] | undefined): Pick<GoalSummary, 'tamper'> {
+  if (tamper === undefined || tamper.length === 0) return summary.tamper === undefined ? {} : { tamper: summary.tamper };
+  return { tamper: { turns: (summary.tamper?.turns ?? 0) + 1, last: tamper } };
 }

@@ -9,9 +9,10 @@ import { findExecutable } from '../agents/which.js';
 import { GoaldError } from '../errors.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { systemClock, type Clock } from '../clock.js';
-import { resolveGoalSettings, type ResolveSettingsInput, type StartFlags } from '../config/resolve-settings.js';
+import { resolveGoalSettings, resolveUserConfigPath, type ResolveSettingsInput, type StartFlags } from '../config/resolve-settings.js';
 import type { EvaluatorSpec, GoalSettings } from '../config/types.js';
 import { createNoneEvaluator } from '../evaluator/none-evaluator.js';
+import { goaldPathsIn } from '../guard/goald-paths.js';
 import type { Evaluator } from '../evaluator/types.js';
 import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/find-workspace.js';
@@ -137,6 +138,7 @@ export async function buildSupervisor(options: {
     observers: options.observers,
     owner: options.owner,
     ...(options.onTurnDelta ? { onTurnDelta: options.onTurnDelta } : {}),
+    goaldPaths: goaldPathsIn(prepared.workspace.root, { home: store.home, userConfig: resolveUserConfigPath(process.env) }),
   };
   return new GoalSupervisor(goal, prepared.settings, deps, options.restored);
 }

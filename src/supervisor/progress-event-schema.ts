@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { BREAKER_NAMES, FAILURE_REASONS } from '../../machines/goal.machine.js';
 import { pauseReasonSchema, turnOutcomeSchema } from '../../state/index.js';
+import { tamperFindingSchema } from '../../state/state-schema.js';
 
 const checkBriefSchema = z.object({ name: z.string(), passed: z.boolean() });
 
@@ -32,6 +33,8 @@ export const progressEventSchema = z.discriminatedUnion('type', [
     verdict: z.object({ achieved: z.boolean(), reason: z.string() }).nullable(),
     evaluatorError: z.string().nullable(),
     agentError: z.string().nullable(),
+    // Events written before the guard existed have none.
+    tamper: z.array(tamperFindingSchema).default([]),
   }),
   z.object({ type: z.literal('goal.paused'), id: z.string(), reason: pauseReasonSchema }),
   z.object({ type: z.literal('goal.resumed'), id: z.string() }),

@@ -25,10 +25,12 @@ import type { BreakerState } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
+import { inspectTurn } from '../guard/inspect-turn.js';
+import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
 import { DriftTracker } from '../prompt/drift-tracker.js';
 import { checksSignature } from '../workspace/checks.js';
-import type { CheckResult, CheckRunner, Snapshotter } from '../workspace/types.js';
+import type { CheckResult, CheckRunner, FileChange, Snapshotter } from '../workspace/types.js';
 import { GoalSession, type GoalOutcome } from './goal-session.js';
 import {
   agentRecordOf,
@@ -65,6 +67,8 @@ export interface SupervisorDeps {
    * and verdict; awaited, so the daemon knows of a goal.config.json edit in the delta before the turn ends.
    */
   onTurnDelta?: (turn: number, files: readonly string[]) => Promise<void>;
+  /** goald's own files inside the workspace, which the tamper guard protects (guard/goald-paths.ts). */
+  goaldPaths?: GoaldPaths;
 }
 
 /** Where a restarted goal picks up (from the store's record and the last turn record). */
@@ -88,9 +92,12 @@ interface TurnContext {
   files: TurnFiles;
 }
 
-/** What the workspace showed after the agent: the new tree, the turn's delta, and the checks. */
+/** What the workspace showed after the agent: the new tree, the turn's delta, the checks and the guard's report. */
 interface TurnObservation extends TurnEvidence {
   filesSoFar: GoalSummary['files'];
+  /** The goal's starting tree and every change since (what the tamper guard inspects). */
+  sinceStart: { initialTree: string | null; changes: FileChange[] };
+  guard: GuardReport;
 }
 
 type TurnRecordBase = Pick<TurnRecordFields, 'goalId' | 'turn' | 'startedAt' | 'finishedAt' | 'breakers' | 'status'>;
@@ -117,6 +124,8 @@ export class GoalSupervisor {
   private readonly trees: WorkspaceTrees;
   private lastVerdict: Verdict | null;
   private lastChecks: CheckResult[] | null;
+  /** The tamper guard's report on the last turn: the next prompt asks for each finding to be reverted. */
+  private lastGuard: GuardReport;
   /** Drift between turns, from the adapters' parsed tool calls (the in-turn hook keeps its own). */
   private readonly drift: DriftTracker;
   /** The write that recorded the agent's spawn; the turn waits for it before going on. */
@@ -140,6 +149,7 @@ export class GoalSupervisor {
     this.trees = new WorkspaceTrees(deps.snapshotter, { initialTree: restored?.initialTree ?? null, currentTree: last?.tree ?? null });
     this.lastVerdict = last?.evaluation.kind === 'verdict' ? last.evaluation.verdict : null;
     this.lastChecks = last?.checks ?? null;
+    this.lastGuard = { tamper: last?.tamper ?? [], notes: last?.guardNotes ?? [] };
     this.drift = new DriftTracker(settings.condition);
     this.reopenedAfterTurn = restored?.reopenedAfterTurn ?? null;
   }
@@ -294,9 +304,12 @@ export class GoalSupervisor {
     if (result.outcome === 'usage-limited') return this.pauseForUsageLimit(context, result);
     this.session.send({ type: 'turn.finished' });
 
-    const observation = await this.observeWorkspace();
-    if (observation === 'workspace-gone') return;
-    if (observation === 'interrupted') return this.recordCutShortTurn(context, result);
+    const observed = await this.observeWorkspace();
+    if (observed === 'workspace-gone') return;
+    if (observed === 'interrupted') return this.recordCutShortTurn(context, result);
+    const guard = await this.guardTurn(observed, result);
+    if (guard === null) return this.recordCutShortTurn(context, result);
+    const observation: TurnObservation = { ...observed, guard };
     this.session.send({ type: 'checks.finished' });
 
     const evaluation = await judgeTurn(this.judge(), turn, result, observation);
@@ -319,6 +332,7 @@ export class GoalSupervisor {
       lastVerdict: this.lastVerdict,
       checks: this.lastChecks,
       filesChanged: this.session.summary.files,
+      guard: this.lastGuard,
       warnings: [...nearBreakerWarnings(this.breakerState(), limits), ...(this.drift.warning ? [this.drift.warning] : [])],
     }));
     await writeFile(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
@@ -365,15 +379,44 @@ export class GoalSupervisor {
   }
 
   // Snapshot, the turn's delta, the files changed so far and the checks.
-  private async observeWorkspace(): Promise<TurnObservation | 'workspace-gone' | 'interrupted'> {
+  private async observeWorkspace(): Promise<Omit<TurnObservation, 'guard'> | 'workspace-gone' | 'interrupted'> {
     if (this.failIfWorkspaceGone()) return 'workspace-gone';
     const step = await this.trees.snapshotTurn();
     // The delta, the files changed since the start and the checks do not depend on one another: they run
     // at once (git reads only the snapshot's objects; the checks read the work tree).
-    const [delta, filesSoFar, checks] = await Promise.all([step.delta, step.filesSoFar, this.runChecks()]);
+    const [delta, filesSoFar, changes, checks] = await Promise.all([step.delta, step.filesSoFar, step.changesSoFar, this.runChecks()]);
     await this.deps.onTurnDelta?.(this.session.snapshot.context.turn, delta.files.map((file) => file.path));
     if (checks === null) return 'interrupted';
-    return { previousTree: step.previousTree, tree: step.tree, delta, filesSoFar, checks };
+    const sinceStart = { initialTree: step.initialTree, changes };
+    return { previousTree: step.previousTree, tree: step.tree, delta, filesSoFar, sinceStart, checks };
+  }
+
+  // The tamper guard (src/guard/) on everything changed since the goal started, so a weakening made in an
+  // earlier turn and never reverted still stands; null when the goal was stopped or detached meanwhile.
+  private async guardTurn(observed: Omit<TurnObservation, 'guard'>, result: TurnResult): Promise<GuardReport | null> {
+    const { settings } = this;
+    const { initialTree, changes } = observed.sinceStart;
+    if (!settings.guard.enabled) return cleanReport();
+    const fromTree = initialTree ?? observed.previousTree;
+    const files = initialTree === null ? observed.delta.files : changes;
+    try {
+      return await inspectTurn(
+        {
+          delta: { fromTree, toTree: observed.tree, files, patchId: null, empty: fromTree === observed.tree },
+          toolCalls: result.toolCalls ?? [],
+          priorTamper: this.lastGuard.tamper,
+          workspace: settings.workspace,
+          checkCommands: settings.checks.map((check) => check.run),
+          settings: settings.guard,
+          goaldPaths: this.deps.goaldPaths ?? { protect: [], ignore: [] },
+        },
+        this.deps.snapshotter,
+        this.session.abortSignal,
+      );
+    } catch (error) {
+      if (this.session.isInterrupted()) return null;
+      throw error;
+    }
   }
 
   // Achieved, tripped or on to the next turn: breakers, the machine's verdict, the record, the events.
@@ -385,15 +428,28 @@ export class GoalSupervisor {
   ): Promise<void> {
     const { limits } = this.settings;
     const { turn } = context;
-    const { checks, delta, tree } = observation;
-    const achieved = isGoalMet(checks, evaluation, this.deps.evaluator.provider);
+    const { checks, delta, tree, guard } = observation;
+    const achieved = isGoalMet(checks, evaluation, this.deps.evaluator.provider, guard.tamper);
     if (evaluation.kind === 'verdict') this.lastVerdict = evaluation.verdict;
     this.lastChecks = checks;
+    this.lastGuard = guard;
 
     const tokens = result.usage.totalTokens + evaluationTokens(evaluation);
     const costUsd = result.usage.costUsd ?? 0;
     const activeMs = this.session.activeClock.takeSinceBoundary();
-    const finished: FinishedTurn = { goalId: this.id, turn, maxTurns: limits.maxTurns, result, tree, delta, checks, evaluation, tokens, activeMs };
+    const finished: FinishedTurn = {
+      goalId: this.id,
+      turn,
+      maxTurns: limits.maxTurns,
+      result,
+      tree,
+      delta,
+      checks,
+      evaluation,
+      tokens,
+      activeMs,
+      tamper: guard.tamper,
+    };
     const facts = turnFacts(finished);
     const hookAskedPause = existsSync(path.join(context.goalDir, context.files.stateDir, DRIFT_PAUSE_FILE));
     const drift = this.drift.assess(result.toolCalls ?? [], hookAskedPause);
@@ -409,13 +465,13 @@ export class GoalSupervisor {
       trip: trip ? { reason: trip.breaker, message: trip.message } : null,
       nextTurnAt: this.session.now() + limits.cooldownMs,
     });
-    this.session.addToSummary({ turn, tokens, costUsd, checks, lastVerdict: this.lastVerdict, files: observation.filesSoFar });
+    this.session.addToSummary({ turn, tokens, costUsd, checks, lastVerdict: this.lastVerdict, files: observation.filesSoFar, tamper: guard.tamper });
 
     // Persist the turn record and the machine snapshot before anything else happens.
     const agent = agentRecordOf(result);
     const base = this.turnRecordBase(turn, context.startedAt);
     await this.recordTurn(
-      buildTurnRecord({ ...base, agent, tree, files: delta.files, patchId: delta.patchId, checks, evaluation, tokens, achieved, trip, drift }),
+      buildTurnRecord({ ...base, agent, tree, files: delta.files, patchId: delta.patchId, checks, evaluation, tokens, achieved, trip, drift, guard }),
     );
     if (drift?.pause && this.session.phase === 'coolingDown') {
       // Persistent high drift: a human should look before more turns are spent (stored just below).

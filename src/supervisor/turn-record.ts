@@ -5,6 +5,7 @@ import type { GoalStatus } from '../../machines/goal.machine.js';
 import type { TurnResult } from '../agents/types.js';
 import type { BreakerState, Trip } from '../breakers/types.js';
 import type { EvaluationResult } from '../evaluator/types.js';
+import type { GuardReport } from '../guard/types.js';
 import type { CheckResult, FileChange } from '../workspace/types.js';
 import type { TurnRecord } from './types.js';
 
@@ -72,6 +73,8 @@ export interface TurnRecordFields {
   achieved?: boolean;
   trip?: Trip | null;
   drift?: TurnRecord['drift'];
+  /** The tamper guard's report; a turn it did not inspect records none found. */
+  guard?: GuardReport;
 }
 
 /**
@@ -99,5 +102,7 @@ export function buildTurnRecord(fields: TurnRecordFields): TurnRecord {
     promptFile: files?.promptFile ?? null,
     transcriptFile: files?.transcriptFile ?? null,
     drift: fields.drift ?? null,
+    tamper: fields.guard?.tamper ?? [],
+    guardNotes: fields.guard?.notes ?? [],
   };
 }

@@ -3,6 +3,7 @@
 import type { TurnResult } from '../agents/types.js';
 import type { TurnFacts } from '../breakers/types.js';
 import type { EvaluationResult } from '../evaluator/types.js';
+import type { TamperFinding } from '../guard/types.js';
 import { checksSignature } from '../workspace/checks.js';
 import type { CheckResult, TurnDelta } from '../workspace/types.js';
 import type { CheckBrief, ProgressEvent } from './types.js';
@@ -21,6 +22,8 @@ export interface FinishedTurn {
   tokens: number;
   /** Active time the turn took (paused time excluded). */
   activeMs: number;
+  /** The tamper guard's findings ([] when clean or off). */
+  tamper: TamperFinding[];
 }
 
 /** Names and pass/fail of each check, as progress events carry them. */
@@ -45,6 +48,7 @@ export function turnFacts(turn: FinishedTurn): TurnFacts {
     turnTokenLimitHit: result.outcome === 'token-limit',
     permissionDenied: (result.permissionDenials ?? 0) > 0,
     activeMs: turn.activeMs,
+    tampered: turn.tamper.length > 0,
   };
 }
 
@@ -65,5 +69,6 @@ export function turnFinishedEvent(turn: FinishedTurn): Extract<ProgressEvent, { 
     verdict: evaluation.kind === 'verdict' ? { achieved: evaluation.verdict.achieved, reason: evaluation.verdict.reason } : null,
     evaluatorError: evaluation.kind === 'error' ? evaluation.message : null,
     agentError: result.error ?? null,
+    tamper: turn.tamper.map(({ path, kind, detail }) => ({ path, kind, detail })),
   };
 }

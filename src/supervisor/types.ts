@@ -4,6 +4,7 @@
 import type { BreakerName, FailureReason, PauseReason } from '../../machines/goal.machine.js';
 import type { GoalEdit } from '../../state/types.js';
 import type { TurnOutcome } from '../agents/types.js';
+import type { TamperFinding } from '../guard/types.js';
 
 /** Who changed a goal's contract (an entry of its edit history says the same). */
 export type GoalEditSource = GoalEdit['by'];
@@ -35,6 +36,8 @@ export type ProgressEvent =
       verdict: { achieved: boolean; reason: string } | null;
       evaluatorError: string | null;
       agentError: string | null;
+      /** The tamper guard's findings: always present, [] when the turn was clean (or the guard is off). */
+      tamper: TamperFinding[];
     }
   | { type: 'goal.paused'; id: string; reason: PauseReason }
   | { type: 'goal.resumed'; id: string }

@@ -2,7 +2,7 @@
 // and what changed since the start. Snapshots come from the Snapshotter (private index, never the user's).
 
 import type { GoalSummary } from '../../state/types.js';
-import type { Snapshotter, TurnDelta } from '../workspace/types.js';
+import type { FileChange, Snapshotter, TurnDelta } from '../workspace/types.js';
 
 /** The trees after a turn, and its delta and the files changed since the start (both still computing). */
 export interface TreeStep {
@@ -10,6 +10,10 @@ export interface TreeStep {
   tree: string;
   delta: Promise<TurnDelta>;
   filesSoFar: Promise<GoalSummary['files']>;
+  /** The tree the goal started from (null for a goal restored from before it was recorded). */
+  initialTree: string | null;
+  /** Every change since the goal started, with its status (the tamper guard reads them). */
+  changesSoFar: Promise<FileChange[]>;
 }
 
 export class WorkspaceTrees {
@@ -43,19 +47,18 @@ export class WorkspaceTrees {
     const previousTree = this.lastTree ?? tree;
     this.lastTree = tree;
     const delta = this.snapshotter.diff(previousTree, tree);
-    return { previousTree, tree, delta, filesSoFar: this.filesSinceStart(previousTree, tree, delta) };
+    const changesSoFar = this.changesSinceStart(previousTree, tree, delta);
+    // Kept from rejecting unobserved: filesSoFar (awaited by the caller) carries the same failure.
+    changesSoFar.catch(() => undefined);
+    const filesSoFar = changesSoFar.then((files) => files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted })));
+    return { previousTree, tree, delta, filesSoFar, initialTree: this.initialTree, changesSoFar };
   }
 
   // The turn's own delta when it started from the initial tree; else a diff against the start.
-  private async filesSinceStart(previousTree: string, tree: string, delta: Promise<TurnDelta>): Promise<GoalSummary['files']> {
+  private async changesSinceStart(previousTree: string, tree: string, delta: Promise<TurnDelta>): Promise<FileChange[]> {
     const { initialTree, snapshotter } = this;
     if (initialTree === null || initialTree === tree) return [];
-    const files =
-      initialTree === previousTree
-        ? (await delta).files
-        : snapshotter.files
-          ? await snapshotter.files(initialTree, tree)
-          : (await snapshotter.diff(initialTree, tree)).files;
-    return files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted }));
+    if (initialTree === previousTree) return (await delta).files;
+    return snapshotter.files ? snapshotter.files(initialTree, tree) : (await snapshotter.diff(initialTree, tree)).files;
   }
 }

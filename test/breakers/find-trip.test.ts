@@ -26,6 +26,18 @@ interface TripCase {
 
 const TRIP_CASES: [string, TripCase][] = [
   [
+    'tamper at the second tamper turn, in a row or not',
+    {
+      breaker: 'tamper',
+      limits: LIMITS,
+      turns: [{ tampered: true }, {}, {}, { tampered: true }],
+      tripsAt: 4,
+      value: 2,
+      limit: 2,
+      message: "2 turns weakened the goal's own grading (limit 2): protected paths, deleted or skipped tests, or a check's script",
+    },
+  ],
+  [
     'max-turns at 4 turns',
     {
       breaker: 'max-turns',
@@ -222,6 +234,7 @@ describe('findTrip', () => {
   it('follows the documented priority order', () => {
     expect(TRIP_PRIORITY).toEqual([
       'turn-token-limit',
+      'tamper',
       'token-budget',
       'cost-budget',
       'wall-clock',
@@ -248,6 +261,7 @@ describe('findTrip', () => {
     consecutiveStagnantTurns: 5,
     recentPatchIds: ['p', 'p', 'p'],
     oscillations: 3,
+    tamperTurns: 2,
   };
   const allOn = limitsWith({ costBudgetUsd: 1, wallClockMs: 1_000 });
   const off: Record<BreakerName, Partial<Limits>> = {
@@ -262,6 +276,7 @@ describe('findTrip', () => {
     stagnation: { stagnation: 0 },
     'max-turns': { maxTurns: 0 },
     'permission-denied': { permissionDenials: 0 },
+    tamper: { tamper: 0 },
   };
 
   it.each(TRIP_PRIORITY.map((breaker, index) => [breaker, index] as const))(

@@ -26,6 +26,8 @@ describe('nearBreakerWarnings', () => {
     ],
     ['stagnation at the limit says nothing (it trips)', withState({ consecutiveStagnantTurns: 5 }), LIMITS, []],
     ['stagnation off', withState({ consecutiveStagnantTurns: 4 }), limitsWith({ stagnation: 0 }), []],
+    ['one tamper turn of 2', afterTurns([{ tampered: true }, {}]), LIMITS, ['1 tamper turn; goald stops at 2']],
+    ['tamper off', withState({ tamperTurns: 1 }), limitsWith({ tamper: 0 }), []],
     [
       'one agent failure of 3',
       withState({ consecutiveAgentFailures: 1 }),

@@ -58,6 +58,7 @@ async function repoWithTests(files: Record<string, string> = {}): Promise<Turn> 
         {
           delta,
           toolCalls: [],
+          priorTamper: [],
           workspace: repo.dir,
           checkCommands: ['npm test'],
           settings: { ...DEFAULT_GUARD, testFiles: [...DEFAULT_GUARD.testFiles], ...guard },
@@ -211,6 +212,10 @@ describe('inspectTurn', () => {
     const toolCalls: ToolCall[] = [{ name: 'Edit', filePath: path.join(turn.repo.dir, 'goal.config.json') }];
     const seen = await turn.inspect(() => turn.repo.write('goal.config.json', '{"checks":[{"run":"exit 0"}]}\n'), { toolCalls });
     expect(seen.tamper).toEqual([{ path: 'goal.config.json', kind: 'config-edit', detail: "the agent modified the goal's config file itself" }]);
+
+    // Once seen as the agent's, the edit stays tamper in later turns until it is reverted.
+    const later = await turn.inspect(() => turn.repo.write('goal.config.json', '{"checks":[{"run":"exit 0"}]} \n'), { priorTamper: seen.tamper });
+    expect(later.tamper).toEqual([expect.objectContaining({ path: 'goal.config.json', kind: 'config-edit' })]);
   });
 
   it('reports lost assertions as a note, not as tamper', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { BreakerState, Trip } from '../../src/breakers/types.js';
 import type { TurnOutcome, Usage } from '../../src/agents/types.js';
 import type { EvaluationResult } from '../../src/evaluator/types.js';
+import type { GuardNote, TamperFinding } from '../../src/guard/types.js';
 import type { DriftResult } from '../../src/prompt/drift.js';
 import type { CheckResult, FileChange } from '../../src/workspace/types.js';
 import type { GoalStatus } from '../../machines/goal.machine.js';
@@ -25,6 +26,8 @@ describe('turn record schema', () => {
     type DriftRecord = NonNullable<TurnRecord['drift']>;
     expectTypeOf<Omit<DriftRecord, 'consecutiveHigh' | 'pause'>>().toEqualTypeOf<DriftResult>();
     expectTypeOf<Pick<DriftRecord, 'consecutiveHigh' | 'pause'>>().toEqualTypeOf<{ consecutiveHigh: number; pause: boolean }>();
+    expectTypeOf<NonNullable<TurnRecord['tamper']>[number]>().toEqualTypeOf<TamperFinding>();
+    expectTypeOf<NonNullable<TurnRecord['guardNotes']>[number]>().toEqualTypeOf<GuardNote>();
   });
 
   it('accepts a full record and a turn-0 pre-check record', () => {

@@ -36,6 +36,7 @@ const EVENTS: ProgressEvent[] = [
     verdict: { achieved: true, reason: 'tests pass' },
     evaluatorError: null,
     agentError: null,
+    tamper: [{ path: 'test/a.test.js', kind: 'skip-marker', detail: 'added .skip( to a test file' }],
   },
   { type: 'goal.paused', id: 'g1', reason: 'requested' },
   { type: 'goal.resumed', id: 'g1' },
@@ -53,6 +54,12 @@ describe('event log', () => {
     const observer = createEventLogObserver(goalDir);
     for (const event of EVENTS) observer.onEvent?.(event);
     expect(await readEventLog(goalDir)).toEqual(EVENTS);
+  });
+
+  it('reads a turn.finished written before the tamper guard as clean', async () => {
+    const old = { ...EVENTS[3], tamper: undefined };
+    await appendFile(path.join(goalDir, 'events.jsonl'), `${JSON.stringify(old)}\n`);
+    expect(await readEventLog(goalDir)).toEqual([{ ...EVENTS[3], tamper: [] }]);
   });
 
   it('reads a missing log as empty', async () => {

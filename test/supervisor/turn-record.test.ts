@@ -60,6 +60,8 @@ describe('turn records', () => {
       promptFile: 'turn-2.prompt.txt',
       transcriptFile: 'turn-2.log',
       drift: null,
+      tamper: [],
+      guardNotes: [],
     });
     expect(buildTurnRecord({ ...base, turn: 0, agent: null, evaluation })).toMatchObject({ promptFile: null, transcriptFile: null });
   });

@@ -45,6 +45,7 @@ export async function followGoalEvents(
         breaker: end.breaker,
         files: goal.summary.files,
         filesOmitted: goal.summary.filesOmitted ?? 0,
+        tamper: goal.summary.tamper,
       }),
     );
   }

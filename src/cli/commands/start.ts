@@ -77,6 +77,7 @@ async function renderOutcomeBox(store: Store, goalId: string, outcome: GoalOutco
     breaker: outcome.breaker,
     files: goal?.summary.files ?? [],
     filesOmitted: goal?.summary.filesOmitted ?? 0,
+    tamper: goal?.summary.tamper,
   });
 }
 
