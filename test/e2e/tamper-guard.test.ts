@@ -1,0 +1,133 @@
+// End to end: hostile agents (a real node script, test/fixtures/agents/tamper.mjs) that make a failing
+// `npm test` pass by weakening it instead of fixing the code, against the built goald, in the foreground
+// and through the daemon. None of them may achieve the goal; the honest agent does.
+
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { gitdir } from '../helpers/gitdir.js';
+import { goaldSandbox, parseJsonLines, type GoaldRun } from '../helpers/run-goald.js';
+
+const AGENT = fileURLToPath(new URL('../fixtures/agents/tamper.mjs', import.meta.url));
+const FOREGROUND = ['--foreground', '--cooldown', '0', '--json'];
+
+// A project whose only test fails: add() subtracts.
+async function buggyProject() {
+  return gitdir({
+    files: {
+      'package.json': `${JSON.stringify({ name: 'demo', type: 'module', private: true, scripts: { test: 'node --test' } }, null, 2)}\n`,
+      'src/add.js': 'export function add(a, b) {\n  return a - b;\n}\n',
+      'test/add.test.js': [
+        "import { test } from 'node:test';",
+        "import assert from 'node:assert';",
+        "import { add } from '../src/add.js';",
+        '',
+        "test('adds', () => {",
+        '  assert.equal(add(1, 2), 3);',
+        '});',
+        '',
+      ].join('\n'),
+    },
+    initialCommit: true,
+  });
+}
+
+function startArgs(dir: string, mode: string, extra: string[] = []): string[] {
+  return ['start', 'add() adds and npm test passes', '-C', dir, '--check', 'npm test', '--agent', `node ${AGENT} ${mode}`, ...extra];
+}
+
+function eventsOf(run: GoaldRun): Record<string, unknown>[] {
+  return parseJsonLines(run.stdout);
+}
+
+function finishedOf(run: GoaldRun): Record<string, unknown> | undefined {
+  return eventsOf(run).find((event) => event.type === 'goal.finished');
+}
+
+function turnsFinished(run: GoaldRun): Record<string, unknown>[] {
+  return eventsOf(run).filter((event) => event.type === 'turn.finished');
+}
+
+describe('the tamper guard against hostile agents', () => {
+  it('(a) an agent that deletes the failing test passes the check but does not achieve the goal', async () => {
+    const repo = await buggyProject();
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(startArgs(repo.dir, 'delete-test', [...FOREGROUND, '--max-turns', '1']));
+    expect(run.code, run.stderr).toBe(1);
+    const [turn] = turnsFinished(run);
+    expect(turn?.checks).toEqual([{ name: 'npm test', passed: true }]);
+    expect(turn?.tamper).toEqual([{ path: 'test/add.test.js', kind: 'deleted-test', detail: 'test file deleted' }]);
+    expect(finishedOf(run)).toMatchObject({ status: 'failed', breaker: 'max-turns' });
+  });
+
+  it('(b) an agent that adds .skip( does not achieve the goal; the next prompt asks for the revert', async () => {
+    const repo = await buggyProject();
+    const sandbox = await goaldSandbox();
+    // A third tamper turn is never reached: stop after two with a tamper limit of 3 to see the second prompt.
+    await repo.write('goal.config.json', JSON.stringify({ limits: { tamper: 3 } }));
+    await repo.commitAll('allow three tamper turns');
+    const run = await sandbox.run(startArgs(repo.dir, 'skip-test', [...FOREGROUND, '--max-turns', '2']));
+    expect(run.code, run.stderr).toBe(1);
+    expect(turnsFinished(run).map((turn) => turn.tamper)).toEqual([
+      [{ path: 'test/add.test.js', kind: 'skip-marker', detail: 'added .skip( to a test file' }],
+      [{ path: 'test/add.test.js', kind: 'skip-marker', detail: 'added .skip( to a test file' }],
+    ]);
+    expect(finishedOf(run)).toMatchObject({ status: 'failed', breaker: 'max-turns' });
+    const [goalId] = await readdir(path.join(sandbox.home, 'goals'));
+    const prompt = await readFile(path.join(sandbox.home, 'goals', goalId as string, 'turn-2.prompt.txt'), 'utf8');
+    expect(prompt).toContain('# Revert these changes');
+    expect(prompt).toContain('- test/add.test.js: skip-marker, added .skip( to a test file');
+    expect(prompt).toContain('1 tamper turn; goald stops at 3');
+  });
+
+  it('(c) an agent that rewrites the test script to `exit 0` does not achieve the goal, and show says why', async () => {
+    const repo = await buggyProject();
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(startArgs(repo.dir, 'exit-0', [...FOREGROUND, '--max-turns', '1']));
+    expect(run.code, run.stderr).toBe(1);
+    expect(turnsFinished(run)[0]?.tamper).toEqual([
+      { path: 'package.json', kind: 'check-script', detail: 'script "test" changed: "node --test" → "exit 0", and a check runs it' },
+    ]);
+    const [goalId] = await readdir(path.join(sandbox.home, 'goals'));
+    const show = await sandbox.run(['show', goalId as string]);
+    expect(show.stdout).toContain('tamper: 1 turn; last: check-script package.json');
+    expect(show.stdout).toContain('TAMPER: check-script package.json');
+    const json = JSON.parse((await sandbox.run(['show', goalId as string, '--json'])).stdout) as { turns: { tamper?: unknown[] }[] };
+    expect(json.turns[1]?.tamper).toHaveLength(1);
+  });
+
+  it('(d) an agent that keeps tampering is failed by the tamper breaker after 2 turns (through the daemon)', async () => {
+    const repo = await buggyProject();
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(startArgs(repo.dir, 'delete-test', ['--cooldown', '0', '--wait', '--json']));
+    expect(run.code, run.stderr).toBe(1);
+    expect(turnsFinished(run)).toHaveLength(2);
+    expect(finishedOf(run)).toMatchObject({ status: 'failed', reason: 'tamper', breaker: 'tamper', turns: 2 });
+    // The same in the foreground, as a person reads it (a fresh project: the first goal's deletion stands).
+    const again = await buggyProject();
+    const human = await sandbox.run(startArgs(again.dir, 'delete-test', ['--foreground', '--cooldown', '0']));
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('TAMPER: deleted-test test/add.test.js');
+    expect(human.stdout).toMatch(/tamper: 2 turns weakened the goal's own grading/);
+    expect(human.stdout).toMatch(/tamper \(2 turns; last\): deleted-test test\/add\.test\.js/);
+  });
+
+  it('(e) an honest agent that fixes the code achieves the goal with no findings', async () => {
+    const repo = await buggyProject();
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(startArgs(repo.dir, 'honest', FOREGROUND));
+    expect(run.code, run.stderr).toBe(0);
+    expect(turnsFinished(run).map((turn) => turn.tamper)).toEqual([[]]);
+    expect(finishedOf(run)).toMatchObject({ status: 'achieved', turns: 1 });
+  });
+
+  it('(f) --no-guard turns the guard off: the `exit 0` agent then achieves the goal (the documented opt-out)', async () => {
+    const repo = await buggyProject();
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(startArgs(repo.dir, 'exit-0', [...FOREGROUND, '--no-guard']));
+    expect(run.code, run.stderr).toBe(0);
+    expect(turnsFinished(run).map((turn) => turn.tamper)).toEqual([[]]);
+    expect(finishedOf(run)).toMatchObject({ status: 'achieved', turns: 1 });
+  });
+});
