@@ -90,7 +90,7 @@ export function renderFinalBox(raw: FinalBoxInput): string {
   return [top, ...rows, bottom].join('\n');
 }
 
-// The box's text fields with their control characters escaped (condition, reason, check names, file paths).
+// The box's text fields with their control characters escaped (condition, reason, check names, file and tamper paths).
 function escapedBoxInput(input: FinalBoxInput): FinalBoxInput {
   return {
     ...input,
@@ -98,5 +98,9 @@ function escapedBoxInput(input: FinalBoxInput): FinalBoxInput {
     reasonMessage: input.reasonMessage === null ? null : toTerminalText(input.reasonMessage),
     checks: input.checks.map((check) => ({ ...check, name: toTerminalText(check.name) })),
     files: input.files.map((file) => ({ ...file, path: toTerminalText(file.path) })),
+    tamper:
+      input.tamper === undefined
+        ? undefined
+        : { turns: input.tamper.turns, last: input.tamper.last.map((finding) => ({ ...finding, path: toTerminalText(finding.path) })) },
   };
 }

@@ -35,18 +35,20 @@ describe('the render boundary', () => {
     const event: ProgressEvent = {
       type: 'turn.finished', id: 'g1', turn: 1, maxTurns: 5, outcome: 'failed', durationMs: 10, tokens: 3, tokensEstimated: false,
       filesChanged: 1, checks: [], agentError: '\u001b[2Kcrashed', verdict: { achieved: false, reason: `\u001b]52;c;Y3VybA==\u0007 nope` },
-      evaluatorError: null,
+      evaluatorError: null, tamper: [{ path: `test/${OSC_TITLE}.test.js`, kind: 'deleted-test', detail: 'test file deleted' }],
     };
     const line = renderProgressLine(event);
     expect(line).not.toBeNull();
     expect(RAW_CONTROL.test(line ?? '')).toBe(false);
     expect(line).toContain('\\u001b[2Kcrashed');
+    expect(line).toContain('TAMPER: deleted-test test/\\u001b]0;pwned\\u0007evil.txt.test.js');
   });
 
   it('escapes file names, the condition and the reason in the final box, and keeps it aligned', () => {
     const box = renderFinalBox({
       status: 'failed', condition: 'tests\u001b[8m pass', turns: 1, tokens: 10, tokensEstimated: false, elapsedMs: 5, checks: [{ name: 'x\u0007', passed: false }],
       reason: 'max-turns', reasonMessage: 'gave up\u001b[1A', breaker: 'max-turns', files: [{ path: OSC_TITLE, added: 1, deleted: 0 }],
+      tamper: { turns: 1, last: [{ path: OSC_TITLE, kind: 'protected-path' }] },
     });
     expect(RAW_CONTROL.test(box)).toBe(false);
     expect(box).toContain('\\u001b]0;pwned\\u0007evil.txt (+1 -0)');
