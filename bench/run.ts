@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 import { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGET_MB } from './daemon.bench.js';
+import { benchGuard } from './guard.bench.js';
 import { benchSnapshot } from './snapshot.bench.js';
 import { FIRST_SPAWN_RATIO_TARGET, VERSION_RATIO_TARGET, benchStartup } from './startup.bench.js';
 import { LONG_TURNS, SHORT_TURNS, SUPERVISOR_RATIO_TARGET, benchSupervisor } from './supervisor.bench.js';
@@ -78,6 +79,22 @@ function benchesFor(argv: string[]): Bench[] {
           figure('snapshot', 'git status --porcelain', r.gitStatusMs, 'ms'),
           figure('snapshot', 'snapshot / git status', r.ratio, '×', SNAPSHOT_RATIO_TARGET),
         ];
+      },
+    },
+    {
+      name: 'guard',
+      run: async () => {
+        const rows: BenchRow[] = [];
+        for (const turns of ['source', 'tests'] as const) {
+          const r = await benchGuard({ runs, turns });
+          const kind = turns === 'source' ? 'source files only' : 'with a test file and package.json';
+          rows.push(
+            figure('guard', `turn without guard (snapshot + deltas), ${r.files} files, ${r.patchLines} lines, ${kind}`, r.withoutMs, 'ms', null, `median of ${r.runs}`),
+            figure('guard', `the same turns with the guard`, r.withMs, 'ms'),
+            figure('guard', `guard per turn, ${kind} (≤ 5 ms or ≤ 5 %)`, r.guardMs, 'ms', r.targetMs, `${Math.round(r.share * 1000) / 10} % of the turn`),
+          );
+        }
+        return rows;
       },
     },
     {

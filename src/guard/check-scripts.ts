@@ -8,7 +8,7 @@ import { clip } from '../cut-text.js';
 const manifestSchema = z.looseObject({ scripts: z.record(z.string(), z.unknown()).optional() });
 
 /** A manifest's scripts (string values only); null when the text is not a JSON object. */
-export function parseScripts(text: string): Map<string, string> | null {
+function parseScripts(text: string): Map<string, string> | null {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -75,7 +75,7 @@ function scriptOf(program: string, args: string[]): string | null {
 }
 
 /** Every script a set of entry scripts reaches in one manifest: pre/post hooks and the scripts they run. */
-export function reachableScripts(entries: readonly string[], scripts: ReadonlyMap<string, string>): Set<string> {
+function reachableScripts(entries: readonly string[], scripts: ReadonlyMap<string, string>): Set<string> {
   const reached = new Set<string>();
   const queue = [...entries];
   while (queue.length > 0) {

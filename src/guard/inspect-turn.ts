@@ -1,19 +1,29 @@
-// The tamper guard: from a turn's delta (already computed by the supervisor) and at most two git processes
-// (the patch of the test files involved; old and new package.json), the findings that make a turn unable
-// to achieve its goal. A turn that touches no test file, no package.json and no protected path costs no
-// git process at all.
+// The tamper guard: from the changes since the goal started (already listed by the supervisor) and at most
+// one git process (the patch of the test files and package.json files involved), the findings that make a
+// turn unable to achieve its goal. A turn that touched no test file and no package.json itself keeps the
+// last turn's test findings and costs no git process at all.
 
 import { matchesPathPattern } from '../breakers/noise.js';
 import type { FileChange } from '../workspace/types.js';
 import { changedCheckScripts, scriptsRunBy } from './check-scripts.js';
 import { agentWroteConfig, WORKSPACE_CONFIG_FILE } from './goald-paths.js';
 import { createPatchScanner, type FilePatchSummary } from './patch-scanner.js';
-import { cleanReport, type GuardInput, type GuardNote, type GuardReport, type GuardTreeReader, type TamperFinding } from './types.js';
+import {
+  cleanReport,
+  TEST_FINDING_KINDS,
+  type GuardInput,
+  type GuardNote,
+  type GuardReport,
+  type GuardTreeReader,
+  type TamperFinding,
+} from './types.js';
 
 // A deleted test *code* file is tamper; a deleted fixture or data file under test/ is not (deleting one
 // makes tests fail, not pass). Snapshots count: a deleted snapshot is rewritten to match by the next run.
 const TEST_CODE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kts?|scala|groovy|rb|php|cs|fs|swift|c|cc|cpp|cxx|ex|exs|erl|clj|lua|sh|bats|dart|zig|nim|jl|ml|hs|snap|feature)$/i;
 const PACKAGE_MANIFEST = /(?:^|\/)package\.json$/;
+// Context lines that make git print a file whole (package.json is read old and new from the patch).
+const WHOLE_FILE_CONTEXT = 1_000_000;
 
 /** The guard's findings on one turn; no findings when the guard is off or the turn changed nothing. */
 export async function inspectTurn(input: GuardInput, reader: GuardTreeReader, signal?: AbortSignal): Promise<GuardReport> {
@@ -23,6 +33,13 @@ export async function inspectTurn(input: GuardInput, reader: GuardTreeReader, si
   findPathTamper(input, report);
 
   const isTest = (file: string): boolean => matchesPathPattern(file, settings.testFiles);
+  const { turnFiles, prior } = input;
+  if (turnFiles !== undefined && prior !== undefined && !turnFiles.some((file) => isTest(file.path) || PACKAGE_MANIFEST.test(file.path) || file.status === 'A')) {
+    // Nothing this turn could change what the test files and manifests say since the start.
+    report.tamper.push(...prior.tamper.filter((finding) => TEST_FINDING_KINDS.includes(finding.kind)));
+    report.notes.push(...prior.notes.filter((note) => note.kind === 'assertions-removed'));
+    return report;
+  }
   const testFiles = delta.files.filter((file) => isTest(file.path));
   const deletedTests = settings.deletedTests
     ? testFiles.filter((file) => (file.status === 'D' || file.status === 'T') && TEST_CODE_FILE.test(file.path))
@@ -34,22 +51,24 @@ export async function inspectTurn(input: GuardInput, reader: GuardTreeReader, si
   const entries = settings.checkScripts ? [...new Set(input.checkCommands.flatMap(scriptsRunBy))] : [];
   const manifests = entries.length > 0 ? delta.files.filter((file) => PACKAGE_MANIFEST.test(file.path)) : [];
 
-  const [summaries, manifestTexts] = await Promise.all([
-    readTestPatch(input, reader, [...testFiles, ...moveCandidates].map((file) => file.path), isTest, signal),
-    readManifests(input, reader, manifests, signal),
-  ]);
+  const paths = [...testFiles, ...moveCandidates, ...manifests].map((file) => file.path);
+  const summaries = await readPatch(input, reader, [...new Set(paths)], { isTest, wholeFiles: manifests.length > 0 }, signal);
 
   for (const deleted of deletedTests) {
     const finding = describeDeletedTest(deleted, summaries, isTest);
     if (finding !== null) report.tamper.push(finding);
   }
   if (settings.skipMarkers) report.tamper.push(...findSkipMarkers(summaries, isTest));
-  manifests.forEach((manifest, i) => {
-    const [before, after] = manifestTexts[i] ?? [null, null];
+  for (const manifest of manifests) {
+    const parts = summaries.filter((entry) => entry.path === manifest.path);
+    // A type change is two entries (the old file removed, the new one added): old from the first, new from the last.
+    const before = parts[0]?.oldText ?? null;
+    const after = parts.at(-1)?.newText ?? null;
+    if (parts.length === 0) continue; // no patch was read (a reader without pathPatch)
     for (const change of changedCheckScripts(entries, before, after)) {
       report.tamper.push({ path: manifest.path, kind: 'check-script', detail: `${change}, and a check runs it` });
     }
-  });
+  }
   report.notes.push(...findLostAssertions(summaries, isTest));
   return report;
 }
@@ -61,7 +80,7 @@ function findPathTamper(input: GuardInput, report: GuardReport): void {
   for (const file of input.delta.files) {
     if (file.path === WORKSPACE_CONFIG_FILE) {
       configWriter ??=
-        agentWroteConfig(input.toolCalls, input.workspace) || input.priorTamper.some((finding) => finding.kind === 'config-edit');
+        agentWroteConfig(input.toolCalls, input.workspace) || (input.prior?.tamper ?? []).some((finding) => finding.kind === 'config-edit');
       if (configWriter) {
         report.tamper.push({ path: file.path, kind: 'config-edit', detail: `the agent ${verbOf(file)} the goal's config file itself` });
       } else {
@@ -85,36 +104,19 @@ function verbOf(file: FileChange): string {
   return { A: 'added', M: 'modified', D: 'deleted', T: 'replaced' }[file.status];
 }
 
-async function readTestPatch(
+// The patch of the test files (changed lines only) and manifests (whole, old and new) in one git process.
+async function readPatch(
   input: GuardInput,
   reader: GuardTreeReader,
   paths: string[],
-  isTest: (file: string) => boolean,
+  how: { isTest: (file: string) => boolean; wholeFiles: boolean },
   signal: AbortSignal | undefined,
 ): Promise<FilePatchSummary[]> {
   if (paths.length === 0 || reader.pathPatch === undefined) return [];
-  const scanner = createPatchScanner(isTest);
-  await reader.pathPatch(input.delta.fromTree, input.delta.toTree, paths, scanner.push, signal);
+  const scanner = createPatchScanner({ scanLines: how.isTest, keepText: (file) => PACKAGE_MANIFEST.test(file) });
+  const contextLines = how.wholeFiles ? WHOLE_FILE_CONTEXT : 0;
+  await reader.pathPatch(input.delta.fromTree, input.delta.toTree, paths, scanner.push, { contextLines, ...(signal ? { signal } : {}) });
   return scanner.finish();
-}
-
-// Old and new text of each changed manifest (null where it did not exist), in one read.
-async function readManifests(
-  input: GuardInput,
-  reader: GuardTreeReader,
-  manifests: FileChange[],
-  signal: AbortSignal | undefined,
-): Promise<[string | null, string | null][]> {
-  if (manifests.length === 0 || reader.readFiles === undefined) return [];
-  const { fromTree, toTree } = input.delta;
-  const texts = await reader.readFiles(
-    manifests.flatMap((file) => [
-      { tree: fromTree, path: file.path },
-      { tree: toTree, path: file.path },
-    ]),
-    signal,
-  );
-  return manifests.map((_, i) => [texts[2 * i] ?? null, texts[2 * i + 1] ?? null]);
 }
 
 // Deleted, replaced (a symlink now), or moved: moved to another test file is fine, anywhere else is not.

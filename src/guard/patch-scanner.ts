@@ -1,8 +1,9 @@
-// Reads a streamed `git diff-tree -p -U0 --full-index` patch into one summary per file entry, keeping counts
-// rather than lines, so a huge patch costs time but no memory.
+// Reads a streamed `git diff-tree -p --full-index` patch into one summary per file entry, keeping counts
+// rather than lines, so a huge patch costs time but no memory; only the few files asked for whole (with
+// whole-file context: package.json) are put back together, old and new, within a bound.
 
 import { StringDecoder } from 'node:string_decoder';
-import { createLineSplitter } from '../process/line-splitter.js';
+import { createLineSplitter, MAX_LINE_CHARS } from '../process/line-splitter.js';
 import { assertionsIn, skipMarkersIn } from './test-markers.js';
 
 /** One file entry of the patch (a type change is two entries for one path: the old file deleted, the new added). */
@@ -19,6 +20,12 @@ export interface FilePatchSummary {
   markers: Map<string, number>;
   assertionsAdded: number;
   assertionsRemoved: number;
+  /**
+   * For files kept whole (patched with whole-file context): the text before and after; null where the file
+   * did not exist, was too large, or had a line too long to keep.
+   */
+  oldText: string | null;
+  newText: string | null;
 }
 
 export interface PatchScanner {
@@ -28,20 +35,39 @@ export interface PatchScanner {
 
 const DIFF_HEADER = 'diff --git ';
 const ZERO_BLOB = /^0+$/;
+// A file kept whole larger than this is not a manifest anyone writes by hand: it is not put together.
+const MAX_KEPT_CHARS = 4 * 1024 * 1024;
+
+/** Which entries the scanner reads: changed lines scanned for markers, or whole texts kept. */
+export interface PatchScannerOptions {
+  scanLines: (path: string) => boolean;
+  keepText?: (path: string) => boolean;
+}
 
 /** A scanner that counts markers and assertions on the changed lines of the files `scanLines` accepts. */
-export function createPatchScanner(scanLines: (path: string) => boolean): PatchScanner {
+export function createPatchScanner(options: PatchScannerOptions): PatchScanner {
   const files: FilePatchSummary[] = [];
   let current: FilePatchSummary | null = null;
   let inHunk = false;
   let scanning = false;
+  let kept: { old: string[]; new: string[]; chars: number; lost: boolean } | null = null;
+
+  const closeEntry = (): void => {
+    if (current === null || kept === null) return;
+    const whole = !kept.lost && kept.chars <= MAX_KEPT_CHARS;
+    current.oldText = whole && !current.created ? kept.old.join('\n') : null;
+    current.newText = whole && !current.removed ? kept.new.join('\n') : null;
+    kept = null;
+  };
 
   const onLine = (line: string): void => {
     if (line.startsWith(DIFF_HEADER)) {
+      closeEntry();
       current = newEntry(pathOfHeader(line.slice(DIFF_HEADER.length)));
       files.push(current);
       inHunk = false;
-      scanning = scanLines(current.path);
+      scanning = options.scanLines(current.path);
+      if (options.keepText?.(current.path) === true) kept = { old: [], new: [], chars: 0, lost: false };
       return;
     }
     if (current === null) return;
@@ -52,6 +78,7 @@ export function createPatchScanner(scanLines: (path: string) => boolean): PatchS
       else if (line.startsWith('index ')) readBlobs(current, line);
       return;
     }
+    if (kept !== null) keepLine(kept, line);
     if (!scanning) return;
     const sign = line.charAt(0);
     if (sign !== '+' && sign !== '-') return; // `@@` of the next hunk, `\ No newline at end of file`
@@ -63,7 +90,11 @@ export function createPatchScanner(scanLines: (path: string) => boolean): PatchS
     else current.assertionsRemoved += assertions;
   };
 
-  const splitter = createLineSplitter(onLine);
+  // A line cut by the splitter (over its limit) cannot be put back together: the kept text is then lost.
+  const splitter = createLineSplitter((line) => {
+    if (kept !== null && line.length >= MAX_LINE_CHARS) kept.lost = true;
+    onLine(line);
+  });
   const decoder = new StringDecoder('utf8');
   return {
     push(chunk) {
@@ -72,13 +103,36 @@ export function createPatchScanner(scanLines: (path: string) => boolean): PatchS
     finish() {
       splitter.push(decoder.end());
       splitter.flush();
+      closeEntry();
       return files;
     },
   };
 }
 
 function newEntry(path: string): FilePatchSummary {
-  return { path, created: false, removed: false, oldBlob: null, newBlob: null, markers: new Map(), assertionsAdded: 0, assertionsRemoved: 0 };
+  return {
+    path,
+    created: false,
+    removed: false,
+    oldBlob: null,
+    newBlob: null,
+    markers: new Map(),
+    assertionsAdded: 0,
+    assertionsRemoved: 0,
+    oldText: null,
+    newText: null,
+  };
+}
+
+// A hunk line of a file kept whole: context goes to both sides, `-` to the old text, `+` to the new.
+function keepLine(kept: { old: string[]; new: string[]; chars: number }, line: string): void {
+  const sign = line.charAt(0);
+  if (sign !== ' ' && sign !== '-' && sign !== '+') return; // `@@` headers, `\ No newline at end of file`
+  const text = line.slice(1);
+  kept.chars += text.length + 1;
+  if (kept.chars > MAX_KEPT_CHARS) return;
+  if (sign !== '+') kept.old.push(text);
+  if (sign !== '-') kept.new.push(text);
 }
 
 // `index <old>..<new>[ <mode>]`
@@ -94,7 +148,7 @@ function readBlobs(entry: FilePatchSummary, line: string): void {
  * The path of `a/<path> b/<path>` (renames are off, so both sides name the same path), or of its C-quoted
  * form `"a/<path>" "b/<path>"` that git uses for paths with control characters, quotes or backslashes.
  */
-export function pathOfHeader(rest: string): string {
+function pathOfHeader(rest: string): string {
   if (rest.startsWith('"')) return unquoteC(rest).slice(2);
   // `a/` + path + ` b/` + path: the path is (length - 5) / 2 characters.
   return rest.slice(2, 2 + (rest.length - 5) / 2);

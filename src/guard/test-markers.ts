@@ -15,7 +15,7 @@ interface SkipMarker {
 // `.todo(` counts: jest, vitest and node:test report a todo as a test that was not run, and a goal turn that
 // turns a failing test into a todo has deleted it. Comments are not told apart from code: a marker written
 // in a comment of a test file is rare, and `guard.skipMarkers: false` turns the rule off.
-export const SKIP_MARKERS: readonly SkipMarker[] = [
+const SKIP_MARKERS: readonly SkipMarker[] = [
   // JavaScript / TypeScript: jest, vitest, mocha (`this.skip()`), jasmine, node:test (`t.skip()`), playwright.
   { label: '.skip(', pattern: new RegExp(`${JS_TEST_OWNER}(?:\\.\\w+)*\\.skip(?:If)?\\s*\\(`) },
   { label: '.only(', pattern: new RegExp(`${JS_TEST_OWNER}(?:\\.\\w+)*\\.only\\s*\\(`) },

@@ -3,7 +3,7 @@
 
 import type { ToolCall } from '../agents/types.js';
 import type { GuardSettings } from '../config/types.js';
-import type { TurnDelta } from '../workspace/types.js';
+import type { FileChange, Snapshotter, TurnDelta } from '../workspace/types.js';
 
 /** Ways a turn can weaken its own grading. */
 export const TAMPER_KINDS = [
@@ -15,6 +15,9 @@ export const TAMPER_KINDS = [
   'check-script', // a package.json script that a check runs was changed
 ] as const;
 export type TamperKind = (typeof TAMPER_KINDS)[number];
+
+/** The kinds read from test files and manifests (the rest come from the file list alone). */
+export const TEST_FINDING_KINDS: readonly TamperKind[] = ['deleted-test', 'renamed-test', 'skip-marker', 'check-script'];
 
 /** Reported, never tamper on their own. */
 export const GUARD_NOTE_KINDS = [
@@ -48,8 +51,13 @@ export interface GuardInput {
   delta: TurnDelta;
   /** Tool calls a structured adapter parsed from the agent's stream this turn (absent for plain commands). */
   toolCalls: readonly ToolCall[];
-  /** The previous turn's findings: a config edit once seen as the agent's stays tamper until reverted. */
-  priorTamper: readonly TamperFinding[];
+  /**
+   * The files this turn itself changed, and the previous turn's report: when this turn touched no test
+   * file, manifest or new file, the test findings cannot have changed and are kept without reading git.
+   * A config edit once seen as the agent's stays tamper until reverted.
+   */
+  turnFiles?: readonly FileChange[];
+  prior?: GuardReport;
   /** Absolute workspace root (tool calls name files absolutely or relative to it). */
   workspace: string;
   /** The goal's check commands: the package.json scripts they run are guarded. */
@@ -66,11 +74,8 @@ export interface GoaldPaths {
   ignore: readonly string[];
 }
 
-/** What the guard reads from the two trees; a Snapshotter's optional methods. */
-export interface GuardTreeReader {
-  pathPatch?(fromTree: string, toTree: string, paths: readonly string[], onChunk: (chunk: Buffer) => void, signal?: AbortSignal): Promise<void>;
-  readFiles?(files: readonly { tree: string; path: string }[], signal?: AbortSignal): Promise<(string | null)[]>;
-}
+/** What the guard reads from the two trees: a Snapshotter's optional pathPatch. */
+export type GuardTreeReader = Pick<Snapshotter, 'pathPatch'>;
 
 /** The report of a clean turn (and of every turn with the guard off). */
 export function cleanReport(): GuardReport {

@@ -404,7 +404,8 @@ export class GoalSupervisor {
         {
           delta: { fromTree, toTree: observed.tree, files, patchId: null, empty: fromTree === observed.tree },
           toolCalls: result.toolCalls ?? [],
-          priorTamper: this.lastGuard.tamper,
+          turnFiles: observed.delta.files,
+          prior: this.lastGuard,
           workspace: settings.workspace,
           checkCommands: settings.checks.map((check) => check.run),
           settings: settings.guard,

@@ -30,12 +30,17 @@ export interface Snapshotter {
   /** The unified patch between two trees, cut to at most maxChars. */
   patch(fromTree: string, toTree: string, maxChars: number, signal?: AbortSignal): Promise<string>;
   /**
-   * The `-U0 --full-index` patch of the named paths only (one git process), streamed to onChunk; nothing
-   * when `paths` is empty. For the tamper guard (src/guard/), which reads changed lines of a few files.
+   * The `--full-index` patch of the named paths only (one git process), streamed to onChunk; nothing when
+   * `paths` is empty. `contextLines` (default 0) around each change; a large value yields whole files. For
+   * the tamper guard (src/guard/), which reads the changed lines of a few files.
    */
-  pathPatch?(fromTree: string, toTree: string, paths: readonly string[], onChunk: (chunk: Buffer) => void, signal?: AbortSignal): Promise<void>;
-  /** Whole files of snapshot trees (one git process); null for a missing, non-blob or huge one. */
-  readFiles?(files: readonly { tree: string; path: string }[], signal?: AbortSignal): Promise<(string | null)[]>;
+  pathPatch?(
+    fromTree: string,
+    toTree: string,
+    paths: readonly string[],
+    onChunk: (chunk: Buffer) => void,
+    options?: { contextLines?: number; signal?: AbortSignal },
+  ): Promise<void>;
 }
 
 export interface CheckResult {

@@ -58,7 +58,6 @@ async function repoWithTests(files: Record<string, string> = {}): Promise<Turn> 
         {
           delta,
           toolCalls: [],
-          priorTamper: [],
           workspace: repo.dir,
           checkCommands: ['npm test'],
           settings: { ...DEFAULT_GUARD, testFiles: [...DEFAULT_GUARD.testFiles], ...guard },
@@ -214,7 +213,7 @@ describe('inspectTurn', () => {
     expect(seen.tamper).toEqual([{ path: 'goal.config.json', kind: 'config-edit', detail: "the agent modified the goal's config file itself" }]);
 
     // Once seen as the agent's, the edit stays tamper in later turns until it is reverted.
-    const later = await turn.inspect(() => turn.repo.write('goal.config.json', '{"checks":[{"run":"exit 0"}]} \n'), { priorTamper: seen.tamper });
+    const later = await turn.inspect(() => turn.repo.write('goal.config.json', '{"checks":[{"run":"exit 0"}]} \n'), { prior: seen });
     expect(later.tamper).toEqual([expect.objectContaining({ path: 'goal.config.json', kind: 'config-edit' })]);
   });
 
@@ -237,6 +236,34 @@ describe('inspectTurn', () => {
     const noScripts = await repoWithTests();
     const scripts = await noScripts.inspect(() => noScripts.repo.write('package.json', '{"scripts":{"test":"exit 0"}}'), { guard: { checkScripts: false } });
     expect(scripts.tamper).toEqual([]);
+  });
+
+  it("keeps the last turn's test findings without reading git when this turn touched no test file", () => {
+    const input: GuardInput = {
+      delta: {
+        fromTree: 'a',
+        toTree: 'b',
+        files: [
+          { path: 'src/add.js', status: 'M', added: 1, deleted: 1 },
+          { path: 'test/add.test.js', status: 'M', added: 1, deleted: 1 },
+        ],
+        patchId: null,
+        empty: false,
+      },
+      toolCalls: [],
+      workspace: '/w',
+      checkCommands: ['npm test'],
+      settings: { ...DEFAULT_GUARD, testFiles: [...DEFAULT_GUARD.testFiles] },
+      goaldPaths: { protect: [], ignore: [] },
+      prior: { tamper: [{ path: 'test/add.test.js', kind: 'skip-marker', detail: 'added .skip( to a test file' }], notes: [] },
+    };
+    // A reader that cannot read: only the kept findings can come back.
+    const kept = inspectTurn({ ...input, turnFiles: [{ path: 'src/add.js', status: 'M', added: 1, deleted: 1 }] }, {});
+    const reread = inspectTurn({ ...input, turnFiles: [{ path: 'test/add.test.js', status: 'M', added: 1, deleted: 1 }] }, {});
+    return Promise.all([
+      expect(kept).resolves.toEqual({ tamper: input.prior?.tamper, notes: [] }),
+      expect(reread).resolves.toEqual({ tamper: [], notes: [] }),
+    ]);
   });
 
   it('reads paths git has to quote', async () => {

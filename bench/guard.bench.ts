@@ -1,0 +1,182 @@
+// The tamper guard's per-turn cost (issue 9: "≤ 5 ms or ≤ 5 % per turn, whichever is larger"): a 5 000-file
+// repository, turns that alternate between two states each about 200 changed lines from the start, and for
+// each turn the observation the supervisor makes anyway (snapshot, the turn's delta, the changes since the
+// start) timed with and without inspectTurn, in the same run. Two kinds of turn: one that changes source
+// files only (the guard keeps the last turn's test findings: no git process), and one that also changes a
+// test file and package.json (one `git diff-tree` of those paths: the guard's worst ordinary case).
+// Run alone with `node dist/bench/guard.bench.js [--files N] [--runs N]`.
+
+import { mkdtemp, realpath, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import { DEFAULT_GUARD } from '../src/config/defaults.js';
+import { goaldPathsIn } from '../src/guard/goald-paths.js';
+import { inspectTurn } from '../src/guard/inspect-turn.js';
+import { cleanReport, type GuardReport } from '../src/guard/types.js';
+import { resolveWorkspace } from '../src/workspace/find-workspace.js';
+import { runGit } from '../src/workspace/git.js';
+import { createSnapshotter } from '../src/workspace/snapshot.js';
+import { median, numberFlag, round, runWhenMain } from './bench-runner.js';
+
+/** The larger of the two bounds applies (issue 9 § Benchmark). */
+export const GUARD_EXTRA_MS_TARGET = 5;
+export const GUARD_EXTRA_SHARE_TARGET = 0.05;
+
+export interface GuardBenchResult {
+  files: number;
+  runs: number;
+  /** What the turns change besides source files. */
+  turns: TurnKind;
+  /** Changed lines (added + deleted) between the start and each turn's tree. */
+  patchLines: number;
+  /** Median per-turn observation without the guard: snapshot(), the turn's diff(), the files since the start. */
+  withoutMs: number;
+  /** Median of the same turns with inspectTurn added. */
+  withMs: number;
+  /** Median of inspectTurn alone, measured in the same turns. */
+  guardMs: number;
+  /** guardMs / withoutMs. */
+  share: number;
+  /** The bound that applies: max(5 ms, 5 % of withoutMs). */
+  targetMs: number;
+  /** Findings on the last turn (the bench's turns are honest: must be 0). */
+  findings: number;
+}
+
+const FILES_PER_DIR = 100;
+/** `source`: source files only; `tests`: a test file and package.json too. */
+export type TurnKind = 'source' | 'tests';
+
+const SOURCE_FILES_CHANGED = 4;
+const LINES_PER_SOURCE_FILE = 20; // 4 files × 20 lines replaced = 160 changed lines (+80 -80)
+const TEST_LINES = 36; // `tests`: + 36 added to a test file, and package.json (scripts no check runs): 4 more
+const EXTRA_SOURCE_LINES = 40; // `source`: a fifth source file instead, so both kinds change about 200 lines
+
+/** Measures the guard's cost per turn against the snapshot and delta every turn already pays for. */
+export async function benchGuard(opts: { files?: number; runs?: number; turns?: TurnKind } = {}): Promise<GuardBenchResult> {
+  const files = opts.files ?? 5_000;
+  const runs = opts.runs ?? 15;
+  const turns = opts.turns ?? 'tests';
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'goald-guard-bench-')));
+  try {
+    const repo = path.join(root, 'repo');
+    await generateRepository(repo, files);
+    const ws = await resolveWorkspace(repo);
+    const snapshotter = await createSnapshotter({ ...ws, workspace: ws.root, stateDir: path.join(root, 'state') });
+    const initialTree = await snapshotter.snapshot();
+    const settings = { ...DEFAULT_GUARD, testFiles: [...DEFAULT_GUARD.testFiles] };
+    const goaldPaths = goaldPathsIn(repo, { home: path.join(root, 'home'), userConfig: path.join(root, 'config.json') });
+
+    const without: number[] = [];
+    const withGuard: number[] = [];
+    const guard: number[] = [];
+    let patchLines = 0;
+    let findings = 0;
+    // One warm-up turn, then `runs` measured ones; the tree flips between two states every turn.
+    let previousTree = initialTree;
+    let prior: GuardReport = cleanReport();
+    for (let i = 0; i <= runs; i++) {
+      await writeTurnState(repo, i % 2 === 0 ? 2 : 3, turns);
+      const started = performance.now();
+      const tree = await snapshotter.snapshot();
+      const [delta, sinceStart] = await Promise.all([snapshotter.diff(previousTree, tree), snapshotter.diff(initialTree, tree)]);
+      const observed = performance.now() - started;
+      const input = { delta: sinceStart, turnFiles: delta.files, prior, toolCalls: [], workspace: repo, checkCommands: ['npm test'], settings, goaldPaths };
+      const report = await inspectTurn(input, snapshotter);
+      const guarded = performance.now() - started - observed;
+      previousTree = tree;
+      prior = report;
+      if (i === 0) {
+        patchLines = sinceStart.files.reduce((sum, file) => sum + (file.added ?? 0) + (file.deleted ?? 0), 0);
+        continue;
+      }
+      findings = report.tamper.length;
+      without.push(observed);
+      guard.push(guarded);
+      withGuard.push(observed + guarded);
+    }
+    const withoutMs = median(without);
+    const guardMs = median(guard);
+    return {
+      files,
+      runs,
+      turns,
+      patchLines,
+      withoutMs: round(withoutMs),
+      withMs: round(median(withGuard)),
+      guardMs: round(guardMs),
+      share: round(guardMs / withoutMs),
+      targetMs: round(Math.max(GUARD_EXTRA_MS_TARGET, GUARD_EXTRA_SHARE_TARGET * withoutMs)),
+      findings,
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function sourceFile(i: number): string {
+  return `src/module${i}.js`;
+}
+
+// The project files at the start (factor 1) and in the states turns move between (factors 2 and 3).
+async function writeTurnState(repo: string, factor: number, turns: TurnKind): Promise<void> {
+  const changed = factor !== 1;
+  for (let i = 0; i < SOURCE_FILES_CHANGED; i++) {
+    const lines = Array.from({ length: LINES_PER_SOURCE_FILE }, (_, n) => `export const value${n} = ${n * factor};`);
+    await writeFile(path.join(repo, sourceFile(i)), `${lines.join('\n')}\n`);
+  }
+  const extra = Array.from({ length: turns === 'source' && changed ? EXTRA_SOURCE_LINES : 0 }, (_, n) => `export const extra${n} = ${n * factor};`);
+  await writeFile(path.join(repo, sourceFile(SOURCE_FILES_CHANGED)), `${extra.join('\n')}\n`);
+  if (turns === 'source' && changed) return;
+  const tests = Array.from({ length: changed ? TEST_LINES : 0 }, (_, n) => `test('case ${n}', () => { assert.equal(value${n}, ${n * factor}); });`);
+  await writeFile(path.join(repo, 'test/module.test.js'), ["import { test } from 'node:test';", "import assert from 'node:assert';", ...tests, ''].join('\n'));
+  const scripts: Record<string, string> = { test: 'node --test', lint: 'eslint .' };
+  if (changed) Object.assign(scripts, { build: `tsc -p . # ${factor}`, format: 'prettier -w .' });
+  await writeFile(path.join(repo, 'package.json'), `${JSON.stringify({ name: 'bench', private: true, scripts }, null, 2)}\n`);
+}
+
+/** `count` small committed files (fast-import: one pack), plus the project files a turn changes. */
+async function generateRepository(repo: string, count: number): Promise<void> {
+  await mkdir(path.join(repo, 'src'), { recursive: true });
+  await mkdir(path.join(repo, 'test'), { recursive: true });
+  await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
+  await runGit(['config', 'gc.auto', '0'], { cwd: repo });
+  const names = Array.from({ length: count }, (_, i) => `lib/d${Math.floor(i / FILES_PER_DIR)}/f${i}.txt`);
+  const stream: string[] = [];
+  names.forEach((_, i) => {
+    const data = `file ${i}\n`;
+    stream.push(`blob\nmark :${i + 1}\ndata ${Buffer.byteLength(data)}\n${data}\n`);
+  });
+  stream.push('commit refs/heads/main\ncommitter goald bench <bench@example.invalid> 0 +0000\ndata 6\nbench\n');
+  names.forEach((name, i) => stream.push(`M 100644 :${i + 1} ${name}\n`));
+  stream.push('\n');
+  await runGit(['fast-import', '--quiet'], { cwd: repo, input: stream.join('') });
+  // The work tree and index from HEAD, then the project files in their original state, committed.
+  await runGit(['checkout', '--quiet', '--force', 'main'], { cwd: repo });
+  await writeTurnState(repo, 1, 'tests');
+  await runGit(['add', '--all'], { cwd: repo });
+  await runGit(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '-m', 'project'], { cwd: repo });
+}
+
+/** Prints the figures when this file is run directly. */
+async function main(argv: string[]): Promise<void> {
+  process.stdout.write(`guard bench (node ${process.version})\n`);
+  for (const turns of ['source', 'tests'] as const) {
+    const r = await benchGuard({ files: numberFlag(argv, '--files'), runs: numberFlag(argv, '--runs'), turns });
+    const verdict = r.guardMs <= r.targetMs ? 'within' : 'ABOVE';
+    process.stdout.write(
+      [
+        `  turns changing ${turns === 'source' ? 'source files only' : 'a test file and package.json too'}`,
+        `    files            ${r.files}, ${r.patchLines} changed lines per turn, ${r.runs} runs`,
+        `    turn, no guard   ${r.withoutMs} ms (snapshot + deltas, median)`,
+        `    turn, guard      ${r.withMs} ms (median)`,
+        `    guard alone      ${r.guardMs} ms (median; ${Math.round(r.share * 1000) / 10} %), ${verdict} the ${r.targetMs} ms target`,
+        '',
+      ].join('\n'),
+    );
+  }
+}
+
+runWhenMain(import.meta.url, main);
