@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { applyEditFlags, requireSomeEdit } from '../../src/config/apply-edit.js';
-import { DEFAULT_LIMITS } from '../../src/config/defaults.js';
+import { DEFAULT_GUARD, DEFAULT_LIMITS } from '../../src/config/defaults.js';
 import type { GoalSettings, Limits } from '../../src/config/types.js';
 import { changedConfigPaths, configHash, diffSettings, isBudgetBreaker, isWorkspaceConfigPath, raisesLimit } from '../../src/supervisor/contract.js';
 
@@ -19,6 +19,7 @@ function settings(over: Partial<GoalSettings> = {}): GoalSettings {
     noisePaths: [],
     allowSameModel: false,
     recitation: { everyToolCalls: 10 },
+    guard: { ...DEFAULT_GUARD, protect: [], testFiles: [...DEFAULT_GUARD.testFiles] },
     ...over,
   };
 }
