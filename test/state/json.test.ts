@@ -20,3 +20,21 @@ describe('toJson', () => {
     expect(() => toJson(() => 1)).toThrow(TypeError);
   });
 });
+
+describe('jsonSchema', () => {
+  it('accepts every JSON value and rejects what JSON cannot hold', () => {
+    for (const value of [null, true, 0, -1.5, '', 'x', [], {}, [1, 'a', null, { b: [false] }], { a: { b: { c: [] } } }]) {
+      expect(jsonSchema.safeParse(value).success, JSON.stringify(value)).toBe(true);
+    }
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const value of [undefined, Number.NaN, Number.POSITIVE_INFINITY, () => 1, new Date(0), { nested: [undefined] }, { n: Number.NaN }, 1n, Symbol('s'), cyclic, new Map()]) {
+      expect(jsonSchema.safeParse(value).success, String(typeof value)).toBe(false);
+    }
+  });
+
+  it('says what was wrong', () => {
+    const result = jsonSchema.safeParse({ n: Number.NaN });
+    expect(result.error?.issues[0]?.message).toBe('expected a JSON value');
+  });
+});
