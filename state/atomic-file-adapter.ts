@@ -63,11 +63,21 @@ async function keepAsBackup(path: string, previous: string): Promise<void> {
   }
 }
 
+/** The state on disk and the exact text it was read from (null: no file yet). */
+export interface StateOnDisk {
+  state: StateFile | null;
+  text: string | null;
+}
+
 export class AtomicFileAdapter implements Adapter<StateFile> {
   readonly path: string;
   readonly #env: NodeJS.ProcessEnv;
-  /** The text the last read() found and validated; under the store lock it is still what is on disk. */
-  #lastRead: string | null = null;
+  /**
+   * What this adapter last found on disk or put there, already checked against the schema, and the state
+   * it parses to. Reading the same text again (no other process wrote meanwhile) skips the schema; callers
+   * get a copy, so this one is never mutated.
+   */
+  #known: { text: string; state: StateFile } | null = null;
 
   constructor(path: string, options: AtomicFileAdapterOptions = {}) {
     this.path = path;
@@ -76,17 +86,31 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
 
   /** The validated state, or null when the file does not exist yet; throws `state-corrupt` otherwise. */
   async read(): Promise<StateFile | null> {
+    return (await this.readWithText()).state;
+  }
+
+  /** The validated state and the text it came from (both null when there is no file). */
+  async readWithText(): Promise<StateOnDisk> {
     const text = await readTextIfExists(this.path);
-    this.#lastRead = null;
-    if (text === null) return null;
-    const parsed = parseStateText(text);
-    if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
-    this.#lastRead = text;
-    return parsed.state;
+    if (text === null) return { state: null, text: null };
+    if (this.#known?.text !== text) {
+      const parsed = parseStateText(text);
+      if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
+      this.#known = { text, state: parsed.state };
+    }
+    return { state: structuredClone(this.#known.state), text };
   }
 
   /** Replaces the file atomically (secrets redacted), keeping the previous good content as `.bak`. */
-  async write(state: StateFile): Promise<void> {
+  async write(data: StateFile): Promise<void> {
+    await this.replace(data, await readTextIfExists(this.path));
+  }
+
+  /**
+   * write() when the caller knows what is on disk: `previous` is the text readWithText() returned under
+   * the same lock (null: no file). `syncDirectory: false` skips flushing the rename (see StoreUpdateOptions).
+   */
+  async replace(state: StateFile, previous: string | null, options: { syncDirectory?: boolean } = {}): Promise<void> {
     // Redacted first; the secret guard below stays the last line of defence (a credential-named field).
     const data = redactJson(state, this.#env);
     const text = serializeState(data);
@@ -108,18 +132,17 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
         'this is a goald bug (secrets must never reach state files); the file was left unchanged',
       );
     }
-    const previous = await readTextIfExists(this.path);
     if (previous !== null) {
       if (previous === text) return;
-      // Already validated when read under this lock; anything else is checked before it becomes the .bak.
-      if (previous !== this.#lastRead) {
+      // Text this adapter read or wrote is valid; anything else is checked before it becomes the .bak.
+      if (previous !== this.#known?.text) {
         const current = parseStateText(previous);
         if (!current.ok) throw stateCorruptError(this.path, current.problem);
       }
       await keepAsBackup(this.path, previous);
     }
-    await writeFileDurable(this.path, text);
-    this.#lastRead = text;
+    await writeFileDurable(this.path, text, options);
+    this.#known = { text, state: check.state };
   }
 }
 

@@ -1,7 +1,6 @@
 // Writes that survive a crash or power loss: a unique temp file in the same directory, fsync, rename
 // over the target, fsync the directory (the rename itself lives in the directory's metadata).
 
-import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isErrnoCode } from '../src/errno.js';
@@ -9,9 +8,15 @@ import { isProcessAlive } from '../src/process/process-identity.js';
 
 const FILE_MODE = 0o600;
 
+let tempCount = 0;
+
 /** A temp path beside `path`, unique across processes and concurrent writers. */
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  // pid + a count: unique among live writers; the random part keeps a dead process's leftover (same pid,
+  // reused) from colliding. Not node:crypto: loading it costs the CLI's start more than it buys here.
+  tempCount += 1;
+  const unique = `${tempCount.toString(16)}${Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0')}`;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${unique}.tmp`);
 }
 
 /** Flushes a directory entry change (create, rename) to disk. */
@@ -27,8 +32,16 @@ async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
+export interface DurableWriteOptions {
+  /**
+   * false: the content is flushed before the rename (so the file is never torn or empty), but the rename
+   * itself is not, so a power loss may bring back the previous version. Default true.
+   */
+  syncDirectory?: boolean;
+}
+
 /** Atomically replaces `path` with `content` (mode 0600), durable once it resolves. */
-export async function writeFileDurable(path: string, content: string | Uint8Array): Promise<void> {
+export async function writeFileDurable(path: string, content: string | Uint8Array, options: DurableWriteOptions = {}): Promise<void> {
   const temp = tempPathFor(path);
   try {
     const handle = await open(temp, 'wx', FILE_MODE);
@@ -43,7 +56,7 @@ export async function writeFileDurable(path: string, content: string | Uint8Arra
     await unlink(temp).catch(() => undefined);
     throw error;
   }
-  await fsyncDirectory(dirname(path));
+  if (options.syncDirectory !== false) await fsyncDirectory(dirname(path));
 }
 
 /** Removes temp files of `path` left by writers that died mid-write; returns how many were removed. */

@@ -1,6 +1,5 @@
-// The Store: locked, atomic access to `<home>/state.json` through lowdb and AtomicFileAdapter.
+// The Store: locked, atomic access to `<home>/state.json` through AtomicFileAdapter (a lowdb adapter).
 
-import { Low } from 'lowdb';
 import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import { removeOrphanTempFiles } from './durable-file.js';
 import { isSafeId, stateFilePath } from './paths.js';
 import { withStateLock, type StateLockOptions } from './state-lock.js';
 import { createEmptyState } from './state-schema.js';
-import type { StateFile, Store } from './types.js';
+import type { StateFile, Store, StoreUpdateOptions } from './types.js';
 
 // The home holds the control socket and every goal's transcripts: owner only.
 const DIR_MODE = 0o700;
@@ -32,19 +31,14 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
   // Updates from this instance queue here first, so they do not spin against each other on the file lock.
   let queue: Promise<unknown> = Promise.resolve();
 
-  /** A fresh lowdb instance: Low keeps its data when the adapter returns null, so one is never reused. */
-  async function readFresh(): Promise<Low<StateFile>> {
-    const db = new Low<StateFile>(adapter, createEmptyState());
-    await db.read();
-    return db;
-  }
-
-  async function updateLocked<T>(mutate: (state: StateFile) => T): Promise<T> {
+  async function updateLocked<T>(mutate: (state: StateFile) => T, options: StoreUpdateOptions): Promise<T> {
     return withStateLock(
       home,
       async (isCompromised) => {
-        const db = await readFresh();
-        const result = mutate(db.data);
+        // Read under the lock: what another process wrote is seen, and nobody writes until we are done.
+        const onDisk = await adapter.readWithText();
+        const state = onDisk.state ?? createEmptyState();
+        const result = mutate(state);
         if (isCompromised()) {
           throw new GoaldError(
             'state-locked',
@@ -52,7 +46,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
             'retry; this happens when goald is stalled for more than 10 s',
           );
         }
-        await db.write();
+        await adapter.replace(state, onDisk.text, { syncDirectory: options.durable !== false });
         return result;
       },
       lockOptions,
@@ -61,9 +55,9 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
 
   return {
     home,
-    read: async () => (await readFresh()).data,
-    update: <T>(mutate: (state: StateFile) => T): Promise<T> => {
-      const run = queue.then(() => updateLocked(mutate));
+    read: async () => (await adapter.read()) ?? createEmptyState(),
+    update: <T>(mutate: (state: StateFile) => T, options: StoreUpdateOptions = {}): Promise<T> => {
+      const run = queue.then(() => updateLocked(mutate, options));
       queue = run.catch(() => undefined);
       return run;
     },

@@ -148,13 +148,22 @@ export interface StateFile {
   loops: LoopRecord[];
 }
 
+export interface StoreUpdateOptions {
+  /**
+   * false: for a write only a crash of this process (not of the machine) needs to see, such as the pid of
+   * an agent that a power loss kills too. The new file is still flushed before it replaces the old one
+   * (never torn), but the rename is not, so after a power loss the previous version may be back. Default true.
+   */
+  durable?: boolean;
+}
+
 /** Locked, atomic access to state.json. */
 export interface Store {
   readonly home: string;
   /** A fresh read of the whole file (no lock). */
   read(): Promise<StateFile>;
   /** Read-modify-write under the cross-process lock; re-reads first, fsyncs after. */
-  update<T>(mutate: (state: StateFile) => T): Promise<T>;
+  update<T>(mutate: (state: StateFile) => T, options?: StoreUpdateOptions): Promise<T>;
   /** The directory for one goal's own files (turns.jsonl, transcripts, snapshot index/objects). */
   goalDir(goalId: string): string;
 }

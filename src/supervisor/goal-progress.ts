@@ -2,7 +2,7 @@
 // machine snapshot, the summary and the agent in flight. Everything a restarted daemon resumes from.
 
 import { phaseOf, statusOf, type GoalFailure, type PauseReason } from '../../machines/goal.machine.js';
-import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
+import type { GoalRecord, GoalSummary, Json, Store, StoreUpdateOptions } from '../../state/types.js';
 
 /** One write's worth of a goal's progress. */
 export interface GoalProgress {
@@ -24,7 +24,12 @@ export interface GoalProgress {
 }
 
 /** Stores a goal's progress; a goal that is no longer in the store is left alone. */
-export async function recordGoalProgress(store: Store, goalId: string, progress: GoalProgress): Promise<void> {
+export async function recordGoalProgress(
+  store: Store,
+  goalId: string,
+  progress: GoalProgress,
+  options: StoreUpdateOptions = {},
+): Promise<void> {
   const status = statusOf(progress.value);
   const now = new Date(progress.now).toISOString();
   await store.update((state) => {
@@ -46,5 +51,5 @@ export async function recordGoalProgress(store: Store, goalId: string, progress:
       goal.runningAgent = null;
       goal.runningCheck = null;
     }
-  });
+  }, options);
 }

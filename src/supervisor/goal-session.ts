@@ -5,7 +5,7 @@
 import { createActor, type Actor, type SnapshotFrom } from 'xstate';
 import { BREAKER_NAMES, goalMachine, phaseOf, statusOf, type GoalFailure, type GoalStatus } from '../../machines/goal.machine.js';
 import { toJson } from '../../state/json.js';
-import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
+import type { GoalRecord, GoalSummary, Json, Store, StoreUpdateOptions } from '../../state/types.js';
 import type { AgentAdapter } from '../agents/types.js';
 import type { BreakerName } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
@@ -245,8 +245,11 @@ export class GoalSession {
 
   // ---- storing and ending ---------------------------------------------------------------------------
 
-  /** Writes the goal's record (status, phase, machine snapshot, summary, running agent) under the store lock. */
-  async persist(): Promise<void> {
+  /**
+   * Writes the goal's record (status, phase, machine snapshot, summary, running agent) under the store lock;
+   * `{ durable: false }` for a write only a crash of this process needs to see (StoreUpdateOptions).
+   */
+  async persist(options: StoreUpdateOptions = {}): Promise<void> {
     const snapshot = this.actor.getSnapshot();
     this.summaryNow = { ...this.summaryNow, activeMs: this.activeClock.activeMs() };
     await recordGoalProgress(this.options.store, this.id, {
@@ -260,7 +263,7 @@ export class GoalSession {
       runningCheck: this.runningCheck,
       startedAt: this.startedAt,
       now: this.now(),
-    });
+    }, options);
   }
 
   /**

@@ -364,7 +364,9 @@ export class GoalSupervisor {
         reciteEveryToolCalls: this.settings.recitation.everyToolCalls,
         onSpawn: (pid, token) => {
           this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn, token };
-          this.spawnRecorded = this.session.persist();
+          // Not flushed to the directory: only a crash of this process leaves the agent running, and the
+          // file is whole either way; after a power loss (agent gone too) the turn's start is simply redone.
+          this.spawnRecorded = this.session.persist({ durable: false });
           this.spawnRecorded.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled
         },
       },

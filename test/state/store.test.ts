@@ -165,6 +165,57 @@ describe('Store.update', () => {
   });
 });
 
+describe('Store caching of what it read and wrote', () => {
+  it('sees every write of another store (another process) and never hands out its cached state', async () => {
+    const mine = await openStore(home, { env: {} });
+    const theirs = await openStore(home, { env: {} });
+    await mine.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    const first = await mine.read();
+    first.goals.length = 0; // a caller's mutation must not reach the cache
+    expect((await mine.read()).goals.map((goal) => goal.id)).toEqual(['g1']);
+    await theirs.update((state) => {
+      state.goals.push(makeGoal('g2'));
+    });
+    expect((await mine.read()).goals.map((goal) => goal.id)).toEqual(['g1', 'g2']);
+    await mine.update((state) => {
+      state.goals.push(makeGoal('g3'));
+    });
+    expect((await theirs.read()).goals.map((goal) => goal.id)).toEqual(['g1', 'g2', 'g3']);
+  });
+
+  it('checks a file edited behind its back again, even right after writing it', async () => {
+    const store = await openStore(home, { env: {} });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    const path = join(home, 'state.json');
+    const broken = (await readFile(path, 'utf8')).replace('"status": "active"', '"status": "sleeping"');
+    await writeFile(path, broken);
+    expect((await rejectionOf(store.read())).code).toBe('state-corrupt');
+    expect((await rejectionOf(store.update(() => undefined))).code).toBe('state-corrupt');
+    expect(await readFile(path, 'utf8')).toBe(broken);
+  });
+
+  it('a non-durable update (durable: false) writes the same whole file and keeps the .bak', async () => {
+    const store = await openStore(home, { env: {} });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    const first = await readFile(join(home, 'state.json'), 'utf8');
+    await store.update(
+      (state) => {
+        state.goals.push(makeGoal('g2'));
+      },
+      { durable: false },
+    );
+    expect((await readdir(home)).sort()).toEqual(['state.json', 'state.json.bak']);
+    expect(await readFile(join(home, 'state.json.bak'), 'utf8')).toBe(first);
+    expect((await store.read()).goals.map((goal) => goal.id)).toEqual(['g1', 'g2']);
+  });
+});
+
 describe('corrupt state', () => {
   const cases: [string, string, RegExp][] = [
     ['truncated JSON', '{"version": 1, "goals": [', /\(invalid JSON: /],
