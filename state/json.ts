@@ -9,7 +9,7 @@ import type { Json } from './types.js';
 const MAX_DEPTH = 256;
 
 /** Whether `value` is a JSON value: null, a boolean, a finite number, a string, or arrays and plain objects of them. */
-export function isJsonValue(value: unknown, depth = 0): value is Json {
+function isJsonValue(value: unknown, depth = 0): value is Json {
   if (value === null) return true;
   switch (typeof value) {
     case 'boolean':
