@@ -1,10 +1,14 @@
 // The first CLI command that needs the daemon starts it, detached (PM2-style), with its log in
 // GOALD_HOME/daemon.log (written and rotated by the daemon, daemon-log.ts; stderr goes there too, for what
-// only a crash prints), and waits for /v1/ping.
+// only a crash prints), and waits for /v1/ping — or, when the daemon exits instead (a corrupt state file,
+// a home it refuses), says so at once with the last line it logged.
 
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { ensureTrustedDirectory, ensureTrustedHome } from '../../state/home-trust.js';
 import { resolveGoaldHome, resolveSocketPath } from '../../state/paths.js';
 import { goaldEntryPath } from '../cli/goald-entry.js';
+import { EXIT, GoaldError } from '../errors.js';
 import { createDaemonClient, isDaemonAlive, waitForDaemon, type DaemonClient } from './client.js';
 import { checkSocketPath } from './socket-path.js';
 
@@ -23,14 +27,14 @@ export function daemonSocketPath(env: NodeJS.ProcessEnv): string {
   return socketPath;
 }
 
-/** Starts the daemon detached in the background; resolves with its pid. */
-async function spawnDetachedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
+// How much of the end of daemon.log is read for the line a daemon that died at start left there.
+const LOG_TAIL_BYTES = 4 * 1024;
+
+/** Starts the daemon detached in the background, logging to `logFile`. */
+async function spawnDetachedDaemon(env: NodeJS.ProcessEnv, home: string, logFile: string): Promise<ChildProcess> {
   // Loaded here, not at the top: commands that only talk to a running daemon (`goald status`) skip them
   // (node:fs as an ES module also loads fs/promises and readline).
-  const [{ spawn }, { mkdirSync, openSync, closeSync }] = await Promise.all([import('node:child_process'), import('node:fs')]);
-  const home = resolveGoaldHome(env);
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  const logFile = path.join(home, 'daemon.log');
+  const [{ spawn }, { openSync, closeSync }] = await Promise.all([import('node:child_process'), import('node:fs')]);
   const logFd = openSync(logFile, 'a', 0o600);
   try {
     const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, goaldEntryPath(), 'daemon', '--foreground', '--log-file', logFile], {
@@ -40,7 +44,7 @@ async function spawnDetachedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
       cwd: home,
     });
     child.unref();
-    return child.pid ?? 0;
+    return child;
   } finally {
     closeSync(logFd);
   }
@@ -50,10 +54,63 @@ async function spawnDetachedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
 export async function ensureDaemon(env: NodeJS.ProcessEnv): Promise<DaemonClient> {
   const socketPath = daemonSocketPath(env);
   if (!(await isDaemonAlive(socketPath))) {
-    await spawnDetachedDaemon(env);
-    await waitForDaemon(socketPath, { timeoutMs: DAEMON_START_TIMEOUT_MS });
+    const home = resolveGoaldHome(env);
+    // Refused here, before anything is spawned, with the same line the daemon would log.
+    ensureTrustedHome(home);
+    ensureTrustedDirectory(path.dirname(socketPath), 'the socket directory');
+    const logFile = path.join(home, 'daemon.log');
+    const child = await spawnDetachedDaemon(env, home, logFile);
+    await waitForStart(child, socketPath, logFile);
   }
   return createDaemonClient(socketPath);
+}
+
+/** Waits for the spawned daemon to answer; if it exits first, throws with the last line it logged. */
+async function waitForStart(child: ChildProcess, socketPath: string, logFile: string): Promise<void> {
+  const deadline = Date.now() + DAEMON_START_TIMEOUT_MS;
+  const exited = new AbortController();
+  const onExit = (): void => exited.abort();
+  child.once('exit', onExit);
+  try {
+    await waitForDaemon(socketPath, { timeoutMs: DAEMON_START_TIMEOUT_MS, signal: exited.signal });
+    return;
+  } catch (error) {
+    if (!exited.signal.aborted) throw error;
+  } finally {
+    child.off('exit', onExit);
+  }
+  const lastLine = readLastLine(logFile);
+  // Another daemon started at the same moment won the lock: that one will answer.
+  if (lastLine.includes('already runs for')) {
+    await waitForDaemon(socketPath, { timeoutMs: Math.max(0, deadline - Date.now()) });
+    return;
+  }
+  const how = child.signalCode !== null ? `was killed by ${child.signalCode}` : `exited with code ${String(child.exitCode)}`;
+  throw new GoaldError(
+    child.exitCode === EXIT.usage ? 'config' : 'daemon-unreachable',
+    `the goald daemon exited at start (it ${how}): ${lastLine === '' ? 'it logged nothing' : lastLine}`,
+    `see ${logFile}`,
+  );
+}
+
+/** The last non-empty line of a log file ('' when it cannot be read). */
+function readLastLine(file: string): string {
+  const { openSync, readSync, fstatSync, closeSync } = process.getBuiltinModule('node:fs');
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, LOG_TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString('utf8').trimEnd().split('\n').at(-1)?.trim() ?? '';
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A client for the running daemon, or null when none answers (never starts one). */

@@ -4,6 +4,7 @@
 
 import type { IncomingMessage } from 'node:http';
 
+import { assertTrustedSocket } from '../../state/home-trust.js';
 import type { PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, LoopRecord, SettingChange } from '../../state/types.js';
 import { systemClock } from '../clock.js';
@@ -203,6 +204,8 @@ export async function isDaemonAlive(socketPath: string): Promise<boolean> {
 /** One JSON request/response; rejects with the daemon's GoaldError, or `daemon-unreachable`. */
 function sendRequest(socketPath: string, method: string, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
   checkSocketPath(socketPath);
+  // Nothing is sent to a socket another user owns or could have put there (a config GoaldError, exit 2).
+  assertTrustedSocket(socketPath);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload !== undefined && Buffer.byteLength(payload) > MAX_BODY_BYTES) {
     return Promise.reject(
@@ -272,6 +275,7 @@ function connectionError(error: unknown, socketPath: string): GoaldError {
 /** GETs an NDJSON stream, calling `onEvent` per line, until the daemon ends it or the signal aborts. */
 function streamNdjson(socketPath: string, path: string, options: StreamEventsOptions): Promise<StreamEnd> {
   checkSocketPath(socketPath);
+  assertTrustedSocket(socketPath);
   const { signal, onEvent } = options;
   if (signal?.aborted === true) return Promise.resolve({ ended: 'aborted', events: 0 });
   return new Promise((resolve, reject) => {

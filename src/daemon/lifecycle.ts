@@ -2,7 +2,8 @@
 // control socket, and shuts down cleanly on SIGTERM/SIGINT or `goald daemon stop` (agents stopped, state
 // flushed, socket removed). The only module that installs signal handlers.
 
-import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ensureTrustedDirectory, ensureTrustedHome } from '../../state/home-trust.js';
 import { openStore, resolveGoaldHome, resolveSocketPath } from '../../state/index.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { GOALD_VERSION } from '../version.js';
@@ -25,7 +26,10 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   const home = resolveGoaldHome(env);
   const socketPath = resolveSocketPath(env, home);
   checkSocketPath(socketPath);
-  await mkdir(home, { recursive: true, mode: 0o700 });
+  // Nothing another user can write is trusted: checked (a missing directory created 0700) before the lock,
+  // the state or the socket is touched; a refusal ends the start with exit 2.
+  ensureTrustedHome(home);
+  ensureTrustedDirectory(dirname(socketPath), 'the socket directory');
   const releaseLock = await acquireDaemonLock(home);
 
   let resolveStopped: () => void = () => undefined;
@@ -37,7 +41,17 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     shuttingDown ??= shutdown();
   };
 
-  const store = await openStore(home);
+  // A daemon that cannot read its state (corrupt state.json) must not serve: it exits non-zero, and an
+  // auto-starting CLI reports the line it logged.
+  const store = await openStore(home)
+    .then(async (opened) => {
+      await opened.read(); // reads and validates state.json now, not at the first request
+      return opened;
+    })
+    .catch(async (error: unknown) => {
+      await releaseLock();
+      throw error;
+    });
   const host = new DaemonGoalHost({ store, env, version: GOALD_VERSION, log, requestShutdown });
   let server: Awaited<ReturnType<typeof createControlServer>> | null = null;
 

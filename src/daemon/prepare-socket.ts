@@ -1,36 +1,27 @@
 // Gets the control socket's path ready before the server listens: a private parent directory, and no
 // stale socket file left by a daemon that died. A socket something still answers on is never taken over.
 
-import { chmod, lstat, mkdir, stat, unlink } from 'node:fs/promises';
+import { lstat, unlink } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 
+import { ensureTrustedDirectory } from '../../state/home-trust.js';
 import { GoaldError } from '../errors.js';
 
 // Long enough for a busy daemon to accept, short enough that a start is not held up by a hung one (which
 // counts as live anyway).
 const PROBE_TIMEOUT_MS = 1_000;
 
-const PRIVATE_DIR_MODE = 0o700;
-const STICKY_BIT = 0o1000;
-
 type ProbeResult = 'live' | 'stale' | { unreachable: string };
 
-/** Creates the socket's parent directory as 0700, or tightens an existing one that is ours to 0700. */
+/**
+ * Creates the socket's parent directory as 0700, or checks that an existing one is this user's and that
+ * group/others cannot write it (a sticky one such as /tmp is admitted). An existing directory is never
+ * chmodded: a refusal says what to run instead.
+ */
 export async function ensurePrivateSocketDir(socketPath: string): Promise<void> {
-  const dir = dirname(socketPath);
-  const created = await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const stats = await stat(dir);
-  if (!stats.isDirectory()) {
-    throw new GoaldError('config', `the socket's parent ${dir} is not a directory`, 'set GOALD_SOCKET to a path in a directory you own');
-  }
-  if ((stats.mode & 0o777) === PRIVATE_DIR_MODE) return;
-  // Tighten only a directory that is goald's to tighten: ours, and not a shared one (sticky, like /tmp)
-  // or the user's home, where a GOALD_SOCKET may legitimately sit; there the socket's own 0600 protects it.
-  const ours = stats.uid === process.getuid?.();
-  const shared = (stats.mode & STICKY_BIT) !== 0 || dir === homedir() || dir === '/';
-  if (created !== undefined || (ours && !shared)) await chmod(dir, PRIVATE_DIR_MODE);
+  ensureTrustedDirectory(dirname(socketPath), 'the socket directory');
+  return Promise.resolve();
 }
 
 /** Removes a stale socket file at `socketPath`; throws `conflict` when a daemon still answers there. */

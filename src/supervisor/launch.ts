@@ -3,6 +3,7 @@
 // checks. Shared by `start --foreground` and the daemon.
 
 import { createEmptySummary, openStore, newGoalId, resolveGoaldHome, toJson } from '../../state/index.js';
+import { ensureTrustedHome } from '../../state/home-trust.js';
 import type { GoalRecord, Store } from '../../state/types.js';
 import { createAgent } from '../agents/registry.js';
 import { findExecutable } from '../agents/which.js';
@@ -143,7 +144,9 @@ export async function buildSupervisor(options: {
   return new GoalSupervisor(goal, prepared.settings, deps, options.restored);
 }
 
-/** Opens the store of this user's GOALD_HOME. */
+/** Opens the store of this user's GOALD_HOME (refused, exit 2, when another user owns or can write it). */
 export async function openHomeStore(env: NodeJS.ProcessEnv): Promise<Store> {
-  return openStore(resolveGoaldHome(env));
+  const home = resolveGoaldHome(env);
+  ensureTrustedHome(home);
+  return openStore(home);
 }

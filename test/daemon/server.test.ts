@@ -45,14 +45,31 @@ describe('socket file and directory', () => {
     expect((await stat(path.dirname(daemon.socketPath))).mode & 0o777).toBe(0o700);
   });
 
-  test('an existing directory of ours is tightened to 0700', async () => {
+  // Issue 9: an existing directory is never chmodded (it may be shared on purpose); one that others can
+  // write is refused instead, with the chmod to run.
+  test('an existing directory of ours that only we can write is used as it is', async () => {
     const dir = await shortTempDir();
     const runDir = path.join(dir, 'run');
     await mkdir(runDir);
     await chmod(runDir, 0o755);
     const server = await createControlServer({ socketPath: path.join(runDir, 's.sock'), host: new FakeGoalHost() });
     onTestFinished(() => server.close());
-    expect((await stat(runDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(runDir)).mode & 0o777).toBe(0o755);
+    expect((await lstat(path.join(runDir, 's.sock'))).mode & 0o777).toBe(0o600);
+  });
+
+  test('an existing directory that group or others can write is refused and left as it is', async () => {
+    const dir = await shortTempDir();
+    const runDir = path.join(dir, 'run');
+    await mkdir(runDir);
+    await chmod(runDir, 0o775);
+    await expect(createControlServer({ socketPath: path.join(runDir, 's.sock'), host: new FakeGoalHost() })).rejects.toMatchObject({
+      code: 'config',
+      message: `the socket directory ${runDir} is writable by group or others (mode 0775); goald refuses to use it`,
+      hint: `make it private: chmod go-w ${runDir}`,
+    });
+    expect((await stat(runDir)).mode & 0o777).toBe(0o775);
+    await expect(lstat(path.join(runDir, 's.sock'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   test('a stale socket file is removed and replaced', async () => {
