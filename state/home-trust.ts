@@ -55,7 +55,13 @@ function assertOwned(path: string, stats: Stats, role: TrustedPathRole, options:
  * missing parents), an existing one is checked and never changed. Throws a `config` GoaldError naming it.
  */
 export function ensureTrustedDirectory(dir: string, role: 'GOALD_HOME' | 'the socket directory'): void {
-  fs().mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    fs().mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  } catch (error) {
+    // A parent is a file (ENOTDIR), unwritable (EACCES) or the disk is read-only: no daemon can live there.
+    const why = isErrnoCode(error, 'ENOTDIR') || isErrnoCode(error, 'EEXIST') ? 'a parent of it is not a directory' : error instanceof Error ? error.message : String(error);
+    throw new GoaldError('config', `${role} ${dir} cannot be created (${why})`, 'point GOALD_HOME (or GOALD_SOCKET) at a directory of your own');
+  }
   const stats = fs().statSync(dir);
   if (!stats.isDirectory()) {
     throw new GoaldError('config', `${role} ${dir} is not a directory`, 'point GOALD_HOME (or GOALD_SOCKET) at a directory of your own');
