@@ -59,14 +59,18 @@ export async function ensureDaemon(env: NodeJS.ProcessEnv): Promise<DaemonClient
     ensureTrustedHome(home);
     ensureTrustedDirectory(path.dirname(socketPath), 'the socket directory');
     const logFile = path.join(home, 'daemon.log');
+    const logOffset = fileSize(logFile);
     const child = await spawnDetachedDaemon(env, home, logFile);
-    await waitForStart(child, socketPath, logFile);
+    await waitForStart(child, socketPath, logFile, logOffset);
   }
   return createDaemonClient(socketPath);
 }
 
-/** Waits for the spawned daemon to answer; if it exits first, throws with the last line it logged. */
-async function waitForStart(child: ChildProcess, socketPath: string, logFile: string): Promise<void> {
+/**
+ * Waits for the spawned daemon to answer; if it exits first, throws with the line it logged. `logOffset`
+ * is where daemon.log ended before the spawn: only what was written since is read.
+ */
+async function waitForStart(child: ChildProcess, socketPath: string, logFile: string, logOffset: number): Promise<void> {
   const deadline = Date.now() + DAEMON_START_TIMEOUT_MS;
   const exited = new AbortController();
   const onExit = (): void => exited.abort();
@@ -79,12 +83,14 @@ async function waitForStart(child: ChildProcess, socketPath: string, logFile: st
   } finally {
     child.off('exit', onExit);
   }
-  const lastLine = readLastLine(logFile);
-  // Another daemon started at the same moment won the lock: that one will answer.
-  if (lastLine.includes('already runs for')) {
+  // The log is shared: a daemon that won the lock may already be logging requests after the line ours
+  // left, so the lines since the spawn are searched, not only the last one.
+  const outcome = readStartLog(readLinesSince(logFile, logOffset));
+  if (outcome.lostTheLock) {
     await waitForDaemon(socketPath, { timeoutMs: Math.max(0, deadline - Date.now()) });
     return;
   }
+  const lastLine = outcome.line;
   const how = child.signalCode !== null ? `was killed by ${child.signalCode}` : `exited with code ${String(child.exitCode)}`;
   throw new GoaldError(
     child.exitCode === EXIT.usage ? 'config' : 'daemon-unreachable',
@@ -93,21 +99,43 @@ async function waitForStart(child: ChildProcess, socketPath: string, logFile: st
   );
 }
 
-/** The last non-empty line of a log file ('' when it cannot be read). */
-function readLastLine(file: string): string {
+/**
+ * What the lines a daemon log gained since a spawn say about a daemon that exited at start: whether it
+ * lost the lock to one started at the same moment (which will answer), and the line that explains it.
+ */
+export function readStartLog(lines: readonly string[]): { lostTheLock: boolean; line: string } {
+  const lostTheLock = lines.some((line) => line.includes('already runs for'));
+  // A start error is printed as `goald: <message>`; the request lines of a daemon that did start are not.
+  const line = lines.findLast((candidate) => candidate.startsWith('goald:')) ?? lines.at(-1) ?? '';
+  return { lostTheLock, line };
+}
+
+/** The size of a file, 0 when it does not exist yet. */
+function fileSize(file: string): number {
+  const { statSync } = process.getBuiltinModule('node:fs');
+  return statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+}
+
+/** The non-empty lines written to a log file after `offset` (at most its last few KB; [] when unreadable). */
+function readLinesSince(file: string, offset: number): string[] {
   const { openSync, readSync, fstatSync, closeSync } = process.getBuiltinModule('node:fs');
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch {
-    return '';
+    return [];
   }
   try {
     const size = fstatSync(fd).size;
-    const length = Math.min(size, LOG_TAIL_BYTES);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    return buffer.toString('utf8').trimEnd().split('\n').at(-1)?.trim() ?? '';
+    // A rotation since the spawn shrinks the file: then all of it is new.
+    const start = Math.max(size < offset ? 0 : offset, size - LOG_TAIL_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    readSync(fd, buffer, 0, buffer.length, start);
+    return buffer
+      .toString('utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
   } finally {
     closeSync(fd);
   }
