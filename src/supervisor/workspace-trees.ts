@@ -20,6 +20,10 @@ export class WorkspaceTrees {
   private readonly snapshotter: Snapshotter;
   private initialTree: string | null;
   private lastTree: string | null;
+  /** The changes since the start as of the last turn's tree (a turn that changes nothing reuses them). */
+  private lastChangesSoFar: { tree: string; changes: Promise<FileChange[]> } | null = null;
+  /** The files changed since the start as of the last turn's tree (a turn that changes nothing reuses them). */
+  private lastFilesSoFar: { tree: string; files: Promise<GoalSummary['files']> } | null = null;
 
   /** `restored`: the trees of a goal a previous process ran (its pre-check's, and its last turn's). */
   constructor(snapshotter: Snapshotter, restored: { initialTree: string | null; currentTree: string | null }) {
@@ -46,12 +50,31 @@ export class WorkspaceTrees {
     const tree = await this.snapshotter.snapshot();
     const previousTree = this.lastTree ?? tree;
     this.lastTree = tree;
-    const delta = this.snapshotter.diff(previousTree, tree);
-    const changesSoFar = this.changesSinceStart(previousTree, tree, delta);
-    // Kept from rejecting unobserved: filesSoFar (awaited by the caller) carries the same failure.
-    changesSoFar.catch(() => undefined);
-    const filesSoFar = changesSoFar.then((files) => files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted })));
-    return { previousTree, tree, delta, filesSoFar, initialTree: this.initialTree, changesSoFar };
+    const { initialTree, snapshotter } = this;
+    const known = this.lastChangesSoFar;
+    let delta: Promise<TurnDelta>;
+    let changesSoFar: Promise<FileChange[]>;
+    if (previousTree === tree && known?.tree === tree) {
+      delta = snapshotter.diff(previousTree, tree);
+      changesSoFar = known.changes;
+    } else if (initialTree !== null && snapshotter.diffSince) {
+      // One git process for both (the snapshotter skips what equal trees make unnecessary).
+      const both = snapshotter.diffSince(previousTree, tree, initialTree);
+      delta = both.then((result) => result.delta);
+      changesSoFar = both.then((result) => result.filesSinceBase);
+    } else {
+      delta = snapshotter.diff(previousTree, tree);
+      changesSoFar = this.changesSinceStart(previousTree, tree, delta);
+    }
+    const remembered = { tree, changes: changesSoFar };
+    this.lastChangesSoFar = remembered;
+    // A failed diff is reported by whoever awaits the step (filesSoFar carries the same failure); it is
+    // not remembered for the next turn.
+    changesSoFar.catch(() => {
+      if (this.lastChangesSoFar === remembered) this.lastChangesSoFar = null;
+    });
+    const filesSoFar = changesSoFar.then(toSummaryFiles);
+    return { previousTree, tree, delta, filesSoFar, initialTree, changesSoFar };
   }
 
   // The turn's own delta when it started from the initial tree; else a diff against the start.
@@ -61,4 +84,8 @@ export class WorkspaceTrees {
     if (initialTree === previousTree) return (await delta).files;
     return snapshotter.files ? snapshotter.files(initialTree, tree) : (await snapshotter.diff(initialTree, tree)).files;
   }
+}
+
+function toSummaryFiles(files: FileChange[]): GoalSummary['files'] {
+  return files.map((file) => ({ path: file.path, added: file.added, deleted: file.deleted }));
 }

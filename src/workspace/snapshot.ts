@@ -5,7 +5,8 @@ import { chmod, copyFile, mkdir, rename, rm, stat, utimes } from 'node:fs/promis
 import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
-import { pipeGit, runGit } from './git.js';
+import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
+import { runGit } from './git.js';
 import { createTreeReader } from './tree-reader.js';
 import type { FileChange, Snapshotter, TurnDelta } from './types.js';
 
@@ -44,6 +45,9 @@ const SNAPSHOT_CONFIG = [
 
 // Flags that make diff output independent of the user's diff configuration and external tools.
 const PLAIN_DIFF_FLAGS = ['-r', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv'];
+
+// A turn's delta keeps its patch text up to this size (TurnDelta.patch); beyond it, the head only.
+const DELTA_PATCH_KEEP_BYTES = 1024 * 1024;
 
 /** Creates the snapshotter of one goal, seeding its private index from the user's on first use. */
 export async function createSnapshotter(options: SnapshotterOptions): Promise<Snapshotter> {
@@ -94,23 +98,25 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     },
 
     async diff(fromTree, toTree, signal): Promise<TurnDelta> {
-      if (fromTree === toTree) return { fromTree, toTree, files: [], patchId: null, empty: true };
-      const [files, patchId] = await Promise.all([
-        listFiles(fromTree, toTree, signal),
-        // --full-index: binary changes are identified by their full blob ids, whatever core.abbrev says.
-        pipeGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '-p', '--full-index', fromTree, toTree], ['patch-id', '--stable'], {
-          cwd,
-          env,
-          signal,
-        }),
-      ]);
-      return {
-        fromTree,
-        toTree,
-        files,
-        patchId: patchId.stdout.split(' ')[0]?.trim() || null,
-        empty: false,
-      };
+      if (fromTree === toTree) return emptyDelta(fromTree);
+      const [delta] = await diffPairs([{ from: fromTree, to: toTree, withPatch: true }], { cwd, env, signal });
+      return toTurnDelta(fromTree, toTree, delta);
+    },
+
+    async diffSince(fromTree, toTree, baseTree, signal) {
+      const turnChanged = fromTree !== toTree;
+      // From the base to the new tree: the turn's own diff when the turn started at the base.
+      const baseChanged = baseTree !== toTree && baseTree !== fromTree;
+      const pairs: Array<[string, string]> = [];
+      if (turnChanged) pairs.push([fromTree, toTree]);
+      if (baseChanged) pairs.push([baseTree, toTree]);
+      const requests = pairs.map(([from, to], index): PairRequest => ({ from, to, withPatch: turnChanged && index === 0 }));
+      const diffs = requests.length === 0 ? [] : await diffPairs(requests, { cwd, env, signal });
+      const delta = turnChanged ? toTurnDelta(fromTree, toTree, diffs[0]) : emptyDelta(fromTree);
+      let filesSinceBase: FileChange[] = [];
+      if (baseChanged) filesSinceBase = diffs[turnChanged ? 1 : 0]?.files ?? [];
+      else if (baseTree === fromTree) filesSinceBase = delta.files;
+      return { delta, filesSinceBase };
     },
 
     async patch(fromTree, toTree, maxChars, signal): Promise<string> {
@@ -125,6 +131,34 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
       return collector.finish();
     },
   };
+}
+
+/** One `git diff-tree --stdin` over the pairs: each pair's files, and its patch id and text where asked. */
+async function diffPairs(
+  pairs: PairRequest[],
+  options: { cwd: string; env: Record<string, string>; signal: AbortSignal | undefined },
+): Promise<PairDiff[]> {
+  const stream = new DiffTreeStream(pairs, { keepPatchBytes: DELTA_PATCH_KEEP_BYTES });
+  // --full-index: binary changes are identified by their full blob ids, whatever core.abbrev says.
+  await runGit(['diff-tree', '--stdin', ...PLAIN_DIFF_FLAGS, '--raw', '--numstat', '-p', '--full-index', '-z'], {
+    cwd: options.cwd,
+    env: options.env,
+    signal: options.signal,
+    input: stdinFor(pairs),
+    onStdout: stream.push,
+  });
+  return stream.finish();
+}
+
+function emptyDelta(tree: string): TurnDelta {
+  return { fromTree: tree, toTree: tree, files: [], patchId: null, empty: true };
+}
+
+function toTurnDelta(fromTree: string, toTree: string, diff: PairDiff | undefined): TurnDelta {
+  if (diff === undefined) throw new GoaldError('internal', `git diff-tree printed nothing for ${fromTree}..${toTree}`);
+  const delta: TurnDelta = { fromTree, toTree, files: diff.files, patchId: diff.patchId, empty: false };
+  if (diff.patch !== null) delta.patch = { text: diff.patch, cut: diff.patchCut };
+  return delta;
 }
 
 /** Copies the user's index once; later runs (a restarted daemon) keep the goal's own index. */

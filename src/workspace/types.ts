@@ -17,6 +17,11 @@ export interface TurnDelta {
   patchId: string | null;
   /** True when fromTree === toTree. */
   empty: boolean;
+  /**
+   * The patch itself (`diff-tree -p --full-index`), when the snapshotter read it anyway to compute the
+   * patch id: whole, or its first MiB of whole lines with `cut` set. Absent on an empty delta.
+   */
+  patch?: { text: string; cut: boolean };
 }
 
 /** Takes whole-tree snapshots without touching the user's index, HEAD, refs or object store. */
@@ -25,8 +30,18 @@ export interface Snapshotter {
   snapshot(signal?: AbortSignal): Promise<string>;
   /** Files, numstat and patch id between two snapshot trees. */
   diff(fromTree: string, toTree: string, signal?: AbortSignal): Promise<TurnDelta>;
-  /** Files and numstat only, without the patch id (one git process instead of three); diff() serves when absent. */
+  /** Files and numstat only, without the patch id; diff() serves when absent. */
   files?(fromTree: string, toTree: string, signal?: AbortSignal): Promise<FileChange[]>;
+  /**
+   * diff(fromTree, toTree) and the files changed from baseTree to toTree, from one git process; diff()
+   * and files() serve when absent.
+   */
+  diffSince?(
+    fromTree: string,
+    toTree: string,
+    baseTree: string,
+    signal?: AbortSignal,
+  ): Promise<{ delta: TurnDelta; filesSinceBase: FileChange[] }>;
   /** The unified patch between two trees, cut to at most maxChars. */
   patch(fromTree: string, toTree: string, maxChars: number, signal?: AbortSignal): Promise<string>;
   /**
