@@ -4,7 +4,7 @@
 // with its path and never overwritten; `restoreFromBackup` is the only way back, and only when asked.
 
 import type { Adapter } from 'lowdb';
-import { link, readFile, rename, unlink } from 'node:fs/promises';
+import { linkSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { isErrnoCode } from '../src/errno.js';
 import { GoaldError } from '../src/errors.js';
 import { tempPathFor, writeFileDurable } from './durable-file.js';
@@ -29,10 +29,10 @@ function stateCorruptError(path: string, problem: string): GoaldError {
   );
 }
 
-/** Reads a file's text, or null when it does not exist. */
-async function readTextIfExists(path: string): Promise<string | null> {
+/** Reads a file's text, or null when it does not exist (synchronously: state.json is a few KiB). */
+function readTextIfExists(path: string): string | null {
   try {
-    return await readFile(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     if (isErrnoCode(error, 'ENOENT')) return null;
     throw error;
@@ -55,10 +55,14 @@ export interface AtomicFileAdapterOptions {
 async function keepAsBackup(path: string, previous: string): Promise<void> {
   const temp = tempPathFor(backupPathFor(path));
   try {
-    await link(path, temp);
-    await rename(temp, backupPathFor(path));
+    linkSync(path, temp);
+    renameSync(temp, backupPathFor(path));
   } catch {
-    await unlink(temp).catch(() => undefined);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // not made
+    }
     await writeFileDurable(backupPathFor(path), previous);
   }
 }
@@ -85,13 +89,17 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
   }
 
   /** The validated state, or null when the file does not exist yet; throws `state-corrupt` otherwise. */
-  async read(): Promise<StateFile | null> {
-    return (await this.readWithText()).state;
+  read(): Promise<StateFile | null> {
+    try {
+      return Promise.resolve(this.readWithText().state);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /** The validated state and the text it came from (both null when there is no file). */
-  async readWithText(): Promise<StateOnDisk> {
-    const text = await readTextIfExists(this.path);
+  readWithText(): StateOnDisk {
+    const text = readTextIfExists(this.path);
     if (text === null) return { state: null, text: null };
     if (this.#known?.text !== text) {
       const parsed = parseStateText(text);
@@ -103,7 +111,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
 
   /** Replaces the file atomically (secrets redacted), keeping the previous good content as `.bak`. */
   async write(data: StateFile): Promise<void> {
-    await this.replace(data, await readTextIfExists(this.path));
+    await this.replace(data, readTextIfExists(this.path));
   }
 
   /**
@@ -162,7 +170,7 @@ export async function restoreFromBackup(home: string, lockOptions: StateLockOpti
   return withStateLock(
     home,
     async () => {
-      const backup = await readTextIfExists(backupPath);
+      const backup = readTextIfExists(backupPath);
       if (backup === null) {
         throw new GoaldError('not-found', `${backupPath} does not exist`, `inspect ${path} and repair it by hand`);
       }
@@ -174,7 +182,7 @@ export async function restoreFromBackup(home: string, lockOptions: StateLockOpti
           `inspect both files; moving ${path} aside makes goald start with an empty state`,
         );
       }
-      const current = await readTextIfExists(path);
+      const current = readTextIfExists(path);
       let replacedCopyPath: string | null = null;
       if (current !== null && current !== backup) {
         // Keep the evidence: the replaced file may hold goals the backup predates.

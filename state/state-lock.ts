@@ -35,41 +35,54 @@ export async function withStateLock<T>(
 ): Promise<T> {
   const lockPath = stateLockPath(home);
   let compromised = false;
-  let release: () => Promise<void>;
+  // The lock target is the home directory itself, which always exists (state.json may not yet).
+  const lockOptions = {
+    lockfilePath: lockPath,
+    stale: options.staleMs ?? LOCK_STALE_MS,
+    // The default throws from a timer and kills the process; record it and refuse to write instead.
+    onCompromised: () => {
+      compromised = true;
+    },
+  };
+  let release: () => Promise<void> | void;
   try {
-    // The lock target is the home directory itself, which always exists (state.json may not yet).
-    release = await lockfile.lock(home, {
-      lockfilePath: lockPath,
-      stale: options.staleMs ?? LOCK_STALE_MS,
-      retries: {
-        retries: options.retries ?? LOCK_RETRIES,
-        factor: 1.3,
-        minTimeout: 5,
-        maxTimeout: 100,
-        randomize: true,
-      },
-      // The default throws from a timer and kills the process; record it and refuse to write instead.
-      onCompromised: () => {
-        compromised = true;
-      },
-    });
-  } catch (error) {
-    if (isErrnoCode(error, 'ELOCKED')) {
-      throw new GoaldError(
-        'state-locked',
-        `${join(home, STATE_FILE_NAME)} is locked by another goald process`,
-        `retry in a moment; if no goald process is running, remove ${lockPath} (locks older than ${
-          (options.staleMs ?? LOCK_STALE_MS) / 1000
-        } s are taken over automatically)`,
-        { cause: error },
-      );
+    // Uncontended (the usual case): taken at once with synchronous calls, no trip through the thread pool.
+    release = lockfile.lockSync(home, lockOptions);
+  } catch (first) {
+    if (!isErrnoCode(first, 'ELOCKED')) throw first;
+    try {
+      release = await lockfile.lock(home, {
+        ...lockOptions,
+        retries: {
+          retries: options.retries ?? LOCK_RETRIES,
+          factor: 1.3,
+          minTimeout: 5,
+          maxTimeout: 100,
+          randomize: true,
+        },
+      });
+    } catch (error) {
+      if (isErrnoCode(error, 'ELOCKED')) {
+        throw new GoaldError(
+          'state-locked',
+          `${join(home, STATE_FILE_NAME)} is locked by another goald process`,
+          `retry in a moment; if no goald process is running, remove ${lockPath} (locks older than ${
+            (options.staleMs ?? LOCK_STALE_MS) / 1000
+          } s are taken over automatically)`,
+          { cause: error },
+        );
+      }
+      throw error;
     }
-    throw error;
   }
   try {
     return await task(() => compromised);
   } finally {
     // A compromised lock may already be gone or someone else's; releasing it would fail (ERELEASED).
-    await release().catch(() => undefined);
+    try {
+      await release();
+    } catch {
+      // already released or taken over
+    }
   }
 }

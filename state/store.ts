@@ -36,7 +36,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
       home,
       async (isCompromised) => {
         // Read under the lock: what another process wrote is seen, and nobody writes until we are done.
-        const onDisk = await adapter.readWithText();
+        const onDisk = adapter.readWithText();
         const state = onDisk.state ?? createEmptyState();
         const result = mutate(state);
         if (isCompromised()) {

@@ -4,10 +4,12 @@
 // skip such lines (and say so) instead of failing, so one bad line never hides the rest of a goal's
 // history, and the next append starts on a fresh line.
 
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrnoCode } from '../src/errno.js';
 import { redactJson } from '../src/secrets/redact.js';
+import { fsyncFd } from './durable-file.js';
 import { describeSchemaProblem } from './state-schema.js';
 import { turnRecordSchema, type TurnRecord } from './turn-record.js';
 
@@ -22,22 +24,23 @@ export function turnLogPath(goalDir: string): string {
 export async function appendTurnRecord(goalDir: string, record: TurnRecord): Promise<void> {
   const line = JSON.stringify(redactJson(record));
   if (line === undefined) throw new TypeError('appendTurnRecord: the record is not JSON-serializable');
-  await mkdir(goalDir, { recursive: true, mode: 0o700 });
-  const handle = await open(turnLogPath(goalDir), 'a+', 0o600);
+  // Synchronous steps, asynchronous fsync: see durable-file.ts.
+  mkdirSync(goalDir, { recursive: true, mode: 0o700 });
+  const fd = openSync(turnLogPath(goalDir), 'a+', 0o600);
   try {
     // After a torn append the file does not end in a newline; start on a fresh line so the new record
     // is not glued onto the broken one.
-    const { size } = await handle.stat();
+    const { size } = fstatSync(fd);
     let prefix = '';
     if (size > 0) {
       const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
+      readSync(fd, last, 0, 1, size - 1);
       if (last[0] !== 0x0a) prefix = '\n';
     }
-    await handle.write(`${prefix}${line}\n`);
-    await handle.sync();
+    writeFileSync(fd, `${prefix}${line}\n`);
+    await fsyncFd(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
