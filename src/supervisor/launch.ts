@@ -18,6 +18,7 @@ import type { Evaluator } from '../evaluator/types.js';
 import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/find-workspace.js';
 import { createSnapshotter } from '../workspace/snapshot.js';
+import type { Snapshotter } from '../workspace/types.js';
 import { GoalSupervisor, type RestoredGoal, type SupervisorDeps } from './supervisor.js';
 import type { SupervisorObserver } from './types.js';
 
@@ -39,8 +40,10 @@ export async function prepareGoal(request: {
   trustedEnv?: NodeJS.ProcessEnv;
   ancestry?: GoalSettings['ancestry'];
   loopConfig?: ResolveSettingsInput['loopConfig'];
+  /** resolveWorkspace(dir) already under way (the CLI starts it while goald loads). */
+  workspace?: Promise<ResolvedWorkspace>;
 }): Promise<PreparedGoal> {
-  const workspace = await resolveWorkspace(request.dir);
+  const workspace = await (request.workspace ?? resolveWorkspace(request.dir));
   const { settings, warnings } = await resolveGoalSettings({
     condition: request.condition,
     workspace: workspace.root,
@@ -117,14 +120,11 @@ export async function buildSupervisor(options: {
   clock?: Clock;
   restored?: RestoredGoal;
   onTurnDelta?: SupervisorDeps['onTurnDelta'];
+  /** The goal's snapshotter when the caller made it already (createGoalSnapshotter). */
+  snapshotter?: Snapshotter;
 }): Promise<GoalSupervisor> {
   const { store, goal, prepared } = options;
-  const snapshotter = await createSnapshotter({
-    workspace: prepared.workspace.root,
-    gitDir: prepared.workspace.gitDir,
-    objectsDir: prepared.workspace.objectsDir,
-    stateDir: store.goalDir(goal.id),
-  });
+  const snapshotter = options.snapshotter ?? (await createGoalSnapshotter(store, goal, prepared.workspace));
   const deps: SupervisorDeps = {
     store,
     clock: options.clock ?? systemClock,
@@ -142,6 +142,16 @@ export async function buildSupervisor(options: {
     goaldPaths: goaldPathsIn(prepared.workspace.root, { home: store.home, userConfig: resolveUserConfigPath(process.env) }),
   };
   return new GoalSupervisor(goal, prepared.settings, deps, options.restored);
+}
+
+/** The snapshotter of a goal: its private index and objects in the goal's directory. */
+export function createGoalSnapshotter(store: Store, goal: Pick<GoalRecord, 'id'>, workspace: ResolvedWorkspace): Promise<Snapshotter> {
+  return createSnapshotter({
+    workspace: workspace.root,
+    gitDir: workspace.gitDir,
+    objectsDir: workspace.objectsDir,
+    stateDir: store.goalDir(goal.id),
+  });
 }
 
 /** Opens the store of this user's GOALD_HOME (refused, exit 2, when another user owns or can write it). */

@@ -1,6 +1,6 @@
 // Finds the git work tree a goal is bound to, and where its git metadata lives (worktrees included).
 
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
@@ -22,10 +22,8 @@ export interface ResolvedWorkspace {
 /** Resolves the git work tree containing `dir`; refuses missing, non-git and bare directories. */
 export async function resolveWorkspace(dir: string, signal?: AbortSignal): Promise<ResolvedWorkspace> {
   const absolute = path.resolve(dir);
-  const isDirectory = await stat(absolute).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
+  // Synchronous, so git starts within this call: the CLI runs the lookup while it loads the rest of goald.
+  const isDirectory = statSync(absolute, { throwIfNoEntry: false })?.isDirectory() ?? false;
   if (!isDirectory) throw notAGitRepo(dir);
 
   const found = await runGit(

@@ -133,6 +133,23 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   };
 }
 
+/**
+ * The snapshotter with its next snapshot() already under way (`taken`): a caller that starts the first
+ * snapshot early, while other work goes on, hands it over this way.
+ */
+export function withSnapshotUnderWay(snapshotter: Snapshotter, taken: Promise<string>): Snapshotter {
+  let pending: Promise<string> | null = taken;
+  return {
+    ...snapshotter,
+    snapshot(signal) {
+      if (pending === null) return snapshotter.snapshot(signal);
+      const first = pending;
+      pending = null;
+      return first;
+    },
+  };
+}
+
 /** One `git diff-tree --stdin` over the pairs: each pair's files, and its patch id and text where asked. */
 async function diffPairs(
   pairs: PairRequest[],

@@ -11,7 +11,7 @@ import { resolveWorkspace } from '../../workspace/find-workspace.js';
 import type { CliIO } from '../io.js';
 import { clip } from '../../cut-text.js';
 import { forwardedEnv } from './start-daemon.js';
-import { parseStartOptions, toStartFlags } from './start.js';
+import { parseStartOptions, toStartFlags } from './start-request.js';
 
 function describeNext(loop: LoopRecord): string {
   return loop.nextRunAt ? new Date(loop.nextRunAt).toISOString().replace('.000Z', 'Z') : '-';

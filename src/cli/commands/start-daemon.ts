@@ -8,7 +8,7 @@ import { EXIT, GoaldError } from '../../errors.js';
 import { prepareGoal } from '../../supervisor/launch.js';
 import type { CliIO } from '../io.js';
 import { followGoalEvents } from './follow.js';
-import { toStartFlags, type StartOptions } from './start.js';
+import { toStartFlags, type StartOptions } from './start-request.js';
 
 /** The non-secret environment the daemon needs for config precedence. */
 export function forwardedEnv(env: NodeJS.ProcessEnv): Record<string, string> {

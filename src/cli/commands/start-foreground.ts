@@ -1,0 +1,127 @@
+// `goald start --foreground`: run the goal in this process and print its progress and final box, or JSON
+// events with --json. The pre-check's snapshot starts while the goal is being registered.
+
+import { rm } from 'node:fs/promises';
+import { isProcessAlive, readTurnRecords } from '../../../state/index.js';
+import type { GoalRecord, Store } from '../../../state/types.js';
+import { EXIT, GoaldError } from '../../errors.js';
+import { buildSupervisor, createGoalSnapshotter, newGoalRecord, openHomeStore, prepareGoal } from '../../supervisor/launch.js';
+import { createEventLogObserver } from '../../supervisor/event-log.js';
+import type { GoalOutcome } from '../../supervisor/supervisor.js';
+import type { ProgressEvent } from '../../supervisor/types.js';
+import type { ResolvedWorkspace } from '../../workspace/find-workspace.js';
+import { withSnapshotUnderWay } from '../../workspace/snapshot.js';
+import type { CliIO } from '../io.js';
+import { renderFinalBox } from '../render-final-box.js';
+import { renderProgressLine } from '../render-progress.js';
+import { toStartFlags, type StartOptions } from './start-request.js';
+
+// One active goal per workspace: registering refuses while a live process runs another goal there.
+async function registerGoal(store: Store, goal: GoalRecord): Promise<void> {
+  await store.update((state) => {
+    const busy = state.goals.find(
+      (other) =>
+        other.workspace === goal.workspace &&
+        (other.status === 'active' || other.status === 'paused') &&
+        other.owner !== null &&
+        isProcessAlive(other.owner.pid),
+    );
+    if (busy) {
+      throw new GoaldError(
+        'conflict',
+        `goal ${busy.id} is already ${busy.status} in ${goal.workspace}`,
+        `wait for it, or stop it with: goald stop ${busy.id}`,
+      );
+    }
+    state.goals.push(goal);
+  });
+}
+
+/** Builds the final box from the goal's stored record and its last turn. */
+async function renderOutcomeBox(store: Store, goalId: string, outcome: GoalOutcome): Promise<string> {
+  const state = await store.read();
+  const goal = state.goals.find((candidate) => candidate.id === goalId);
+  const turns = await readTurnRecords(store.goalDir(goalId));
+  const lastWithChecks = [...turns].reverse().find((turn) => turn.checks.length > 0);
+  const estimated = turns.some((turn) => turn.agent?.usage.estimated === true);
+  return renderFinalBox({
+    status: outcome.status,
+    condition: goal?.condition ?? '',
+    turns: outcome.turns,
+    tokens: outcome.tokens,
+    tokensEstimated: estimated,
+    elapsedMs: outcome.elapsedMs,
+    checks: (lastWithChecks?.checks ?? []).map((check) => ({ name: check.name, passed: check.passed })),
+    reason: outcome.failure?.reason ?? null,
+    reasonMessage: goal?.reasonMessage ?? outcome.failure?.message ?? null,
+    breaker: outcome.breaker,
+    files: goal?.summary.files ?? [],
+    filesOmitted: goal?.summary.filesOmitted ?? 0,
+    tamper: goal?.summary.tamper,
+  });
+}
+
+/** Runs the goal here; `early` is the workspace lookup start.ts began for `early.dir`. Resolves with the exit code. */
+export async function runInForeground(
+  condition: string | undefined,
+  options: StartOptions,
+  io: CliIO,
+  early?: { dir: string; resolved: Promise<ResolvedWorkspace> },
+): Promise<number> {
+  const dir = options.dir ?? io.cwd;
+  // Everything is validated before anything is written.
+  const prepared = await prepareGoal({
+    condition,
+    dir,
+    flags: toStartFlags(options),
+    env: io.env,
+    workspace: early?.dir === dir ? early.resolved : undefined,
+  });
+  for (const warning of prepared.warnings) io.err(`goald: warning: ${warning}`);
+  const store = await openHomeStore(io.env);
+  const goal = newGoalRecord(prepared.settings, { kind: 'foreground', pid: process.pid });
+  // The pre-check's snapshot (git, into the goal's own index) runs while the goal is registered.
+  const snapshotter = await createGoalSnapshotter(store, goal, prepared.workspace);
+  const firstSnapshot = snapshotter.snapshot();
+  firstSnapshot.catch(() => undefined); // the pre-check awaits it
+  try {
+    await registerGoal(store, goal);
+  } catch (error) {
+    // Not registered (another goal runs in this workspace): leave no directory behind for it.
+    await firstSnapshot.catch(() => undefined);
+    await rm(store.goalDir(goal.id), { recursive: true, force: true });
+    throw error;
+  }
+
+  const print = (event: ProgressEvent): void => {
+    if (options.json) {
+      io.out(JSON.stringify(event));
+      return;
+    }
+    const line = renderProgressLine(event);
+    if (line !== null) io.out(line);
+  };
+  const supervisor = await buildSupervisor({
+    store,
+    goal,
+    prepared,
+    observers: [createEventLogObserver(store.goalDir(goal.id)), { onEvent: print }],
+    owner: 'foreground',
+    snapshotter: withSnapshotUnderWay(snapshotter, firstSnapshot),
+  });
+
+  // Ctrl-C / SIGTERM stop the goal cleanly: the agent's group is killed and the goal recorded as stopped.
+  const onSignal = (signal: NodeJS.Signals): void => supervisor.stop(`interrupted by ${signal}`);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const outcome = await supervisor.run();
+    if (outcome === null) throw new GoaldError('internal', 'the goal was detached from this process unexpectedly');
+    if (outcome.unstored !== undefined) io.err(`goald: warning: the goal's end could not be stored (${outcome.unstored}); until space is freed, goald status shows its last stored state`);
+    if (!options.json) io.out(await renderOutcomeBox(store, goal.id, outcome));
+    return outcome.status === 'achieved' ? EXIT.ok : EXIT.goalFailed;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
