@@ -101,6 +101,15 @@ export class GoalSession {
     return this.summaryNow;
   }
 
+  /**
+   * True for a goal just registered (active, preparing, no machine snapshot yet) and not yet written by
+   * this session: its stored record already says what a write now would, up to `updatedAt`.
+   */
+  isStoredAsRegistered(): boolean {
+    const { goal, machine } = this.options;
+    return machine === null && goal.machine === null && goal.status === 'active' && goal.phase === 'preparing' && this.phase === 'preparing';
+  }
+
   /** True once the machine reached a final state. */
   isDone(): boolean {
     return this.actor.getSnapshot().status === 'done';

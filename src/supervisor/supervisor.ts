@@ -202,7 +202,8 @@ export class GoalSupervisor {
       const { condition, workspace, limits } = this.settings;
       session.emit({ type: 'goal.started', id: this.id, condition, workspace, maxTurns: limits.maxTurns });
     }
-    await session.persist();
+    // A goal just registered needs no write before its pre-check (whose record is the first one).
+    if (!session.isStoredAsRegistered()) await session.persist();
     while (!session.isDone()) {
       if (session.isDetached()) {
         await session.release();
