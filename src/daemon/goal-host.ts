@@ -146,6 +146,7 @@ export class DaemonGoalHost implements GoalHost {
   async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
     if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
     const prepared = await this.prepare(request);
+    await this.config.refuseWhileHeld(prepared.workspace.root);
     const admitted = await this.queue.admit(prepared, request, { queue: request.queue, loopId: null });
     if (admitted.goal === null) throw new GoaldError('internal', 'the goal was neither started nor queued');
     return { goal: admitted.goal, queued: admitted.queued, warnings: prepared.warnings };

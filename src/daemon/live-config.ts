@@ -149,12 +149,26 @@ export class LiveConfig {
   }
 
   /**
-   * Refuses (a `conflict` naming the fix) while the workspace's file holds an edit nobody approved: a loop
-   * run started now would run with it (the daemon starts loop runs; the owner starts goals).
+   * Refuses (a `conflict` naming the fix) while the workspace's file holds an edit nobody approved: a goal
+   * or loop run started now would run with it, so an agent's edit would become the next goal's contract.
+   * A file already back to the config in force is not held, whether or not the watcher has seen it yet.
    */
-  async refuseWhileHeld(workspace: string): Promise<void> {
-    const held = this.workspaces.get(workspace)?.held ?? (await this.storedHeld(workspace));
-    if (held !== null) throw heldError(workspace, await this.heldGoalOf(workspace));
+  refuseWhileHeld(workspace: string): Promise<void> {
+    return this.work.run(workspace, async () => {
+      const state = await this.stateOf(workspace);
+      if (state.held === null) return;
+      const { loadConfigFile } = await loadGoalRuntime();
+      const current = await loadConfigFile(path.join(workspace, CONFIG_FILE_NAME)).then(
+        (loaded) => configHash(loaded.config),
+        () => undefined,
+      );
+      if (current === state.hash) {
+        this.options.log(`${path.join(workspace, CONFIG_FILE_NAME)}: back to the configuration in force; the held edit is dropped`);
+        await this.release(workspace);
+        return;
+      }
+      throw heldError(workspace, await this.heldGoalOf(workspace));
+    });
   }
 
   /** Stores the part of a new goal's contract its settings lack: the config file it started with and its loops. */

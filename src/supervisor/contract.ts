@@ -46,10 +46,14 @@ export function isWorkspaceConfigPath(file: string): boolean {
   return file === CONFIG_FILE_NAME || file === `./${CONFIG_FILE_NAME}`;
 }
 
-/** The settings a goal's contract consists of (its condition, workspace, ancestry and agent never change). */
+/**
+ * The settings a goal's contract consists of (its condition, workspace, ancestry and agent never change).
+ * The guard is part of it: an edit that turns it off or narrows its test globs is recorded and announced
+ * like one that raises a limit.
+ */
 function contractView(settings: GoalSettings): Json {
-  const { checks, evaluator, limits, noisePaths, allowSameModel, recitation } = settings;
-  return toJson({ checks, evaluator, limits, noisePaths, allowSameModel, recitation });
+  const { checks, evaluator, limits, noisePaths, allowSameModel, recitation, guard } = settings;
+  return toJson({ checks, evaluator, limits, noisePaths, allowSameModel, recitation, guard });
 }
 
 /** What changes between two settings of one goal: one entry per changed leaf (`limits.maxTurns`; arrays whole). */

@@ -104,6 +104,16 @@ describe('a hostile agent that rewrites goal.config.json', () => {
     const turns = await readTurns(sandbox, id);
     expect(turns.slice(1).every((turn) => turn.checks.every((check) => !check.passed))).toBe(true);
     expect(await promptOf(sandbox, id, 2)).toContain('(turn 2 of 2)');
+
+    // The next goal in the workspace would be sealed with the agent's contract: refused while it is held.
+    const next = await sandbox.run(['start', 'the real check passes', '-C', workspace.dir, '--agent', 'true']);
+    expectOneLineError(next, new RegExp(`goal\\.config\\.json has an edit made during a turn that is held, not applied.*goald edit ${id} --apply-config, or revert the file`));
+    expect(readGoals(sandbox)).toHaveLength(1);
+    // Reverted by the owner: a goal starts at once (whether or not the watcher has seen the revert yet).
+    await writeFile(path.join(workspace.dir, CONFIG), JSON.stringify({ checks: [{ name: 'real', run: 'exit 1' }], limits: { maxTurns: 2, cooldown: '0' } }));
+    const second = await submitGoal(sandbox, ['the real check passes', '-C', workspace.dir, '--agent', 'true']);
+    expect(readGoal(sandbox, id).heldConfig).toBeNull();
+    expect((await waitForFinished(sandbox, second.id)).settings).toMatchObject({ limits: { maxTurns: 2 } });
   });
 });
 

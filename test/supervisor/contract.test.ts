@@ -55,6 +55,15 @@ describe('contract rules', () => {
     ]);
   });
 
+  it('counts the tamper guard as part of the contract: turning it off is a recorded change', () => {
+    const before = settings();
+    const after = settings({ guard: { ...before.guard, enabled: false, testFiles: ['spec/**'] } });
+    expect(diffSettings(before, after)).toEqual([
+      { setting: 'guard.enabled', from: true, to: false },
+      { setting: 'guard.testFiles', from: before.guard.testFiles, to: ['spec/**'] },
+    ]);
+  });
+
   it.each([
     ['max-turns', { maxTurns: 3 }, { maxTurns: 4 }, true],
     ['max-turns', { maxTurns: 3 }, { maxTurns: 3 }, false],
