@@ -59,6 +59,8 @@ export interface ResolvedSettings {
   warnings: string[];
   /** Where values came from, highest precedence first (`flags: --max-turns`, a file path, `defaults`). */
   sources: string[];
+  /** The workspace's goal.config.json as read (null: none); a goal's contract is sealed against it. */
+  workspaceConfig: ConfigFile | null;
 }
 
 type AgentLayer = Partial<Omit<AgentSpec, 'model'>> & { model?: string };
@@ -135,7 +137,7 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
   requireVerification(settings);
 
   const sources = layers.filter((layer) => layer.source !== '').map((layer) => layer.source);
-  return { settings, warnings, sources: [...sources, 'defaults'] };
+  return { settings, warnings, sources: [...sources, 'defaults'], workspaceConfig: workspaceFile.config };
 }
 
 /** The first value a layer defines, highest precedence first. */

@@ -23,7 +23,7 @@ import { CONFIG_FILE_NAME } from '../config/load-config.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { GoalSettings } from '../config/types.js';
 import { GoaldError } from '../errors.js';
-import { changedConfigPaths, configHash, diffSettings, isWorkspaceConfigPath } from '../supervisor/contract.js';
+import { changedConfigPaths, configHash, diffSettings, heldEditError, isWorkspaceConfigPath } from '../supervisor/contract.js';
 import type { GoalSupervisor } from '../supervisor/supervisor.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 import { loadGoalRuntime } from './load-goal-runtime.js';
@@ -120,7 +120,7 @@ export class LiveConfig {
   resync(workspace: string): Promise<void> {
     return this.work.run(workspace, async () => {
       const state = await this.stateOf(workspace);
-      if (state.held !== null) throw heldError(workspace, await this.heldGoalOf(workspace));
+      if (state.held !== null) throw heldEditError(workspace, await this.heldGoalOf(workspace));
       const { loadConfigFile } = await loadGoalRuntime();
       const { config } = await loadConfigFile(path.join(workspace, CONFIG_FILE_NAME));
       await (await this.options.loops()).syncConfigLoops(workspace, config);
@@ -167,7 +167,7 @@ export class LiveConfig {
         await this.release(workspace);
         return;
       }
-      throw heldError(workspace, await this.heldGoalOf(workspace));
+      throw heldEditError(workspace, await this.heldGoalOf(workspace));
     });
   }
 
@@ -379,13 +379,4 @@ export class LiveConfig {
     // What a goal is, and where it came from, never changes mid-run.
     return { ...settings, condition: stored.settings.condition, ancestry: stored.settings.ancestry, agent: stored.settings.agent };
   }
-}
-
-/** The one-line refusal for an action that would put a held edit in force behind the owner's back. */
-function heldError(workspace: string, goalId: string | null): GoaldError {
-  return new GoaldError(
-    'conflict',
-    `${path.join(workspace, CONFIG_FILE_NAME)} has an edit made during a turn that is held, not applied`,
-    `apply it with goald edit ${goalId ?? '<goal>'} --apply-config, or revert the file`,
-  );
 }

@@ -4,12 +4,14 @@
 // fingerprint, what an edit changes, and which failed goals an edit may reopen.
 
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import type { BreakerName } from '../../machines/goal.machine.js';
 import { toJson } from '../../state/json.js';
-import type { Json, SettingChange } from '../../state/types.js';
+import type { GoalRecord, HeldConfig, Json, SettingChange } from '../../state/types.js';
 import { CONFIG_FILE_NAME } from '../config/load-config.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { GoalSettings, Limits } from '../config/types.js';
+import { GoaldError } from '../errors.js';
 
 /** The breakers whose failure `goald edit --resume` may undo by raising the limit, with that limit and flag. */
 export const BUDGET_BREAKERS = {
@@ -44,6 +46,26 @@ export function configHash(config: ConfigFile | null): string | null {
 /** Whether a path of a turn's delta (relative to the workspace) is the workspace's goal.config.json. */
 export function isWorkspaceConfigPath(file: string): boolean {
   return file === CONFIG_FILE_NAME || file === `./${CONFIG_FILE_NAME}`;
+}
+
+/**
+ * The unapproved edit of a workspace's goal.config.json stored on its newest goal that holds one, unless
+ * the file (`currentHash`) is back to the config in force; null when nothing is held.
+ */
+export function heldEditOf(goals: readonly GoalRecord[], workspace: string, currentHash: string | null): { held: HeldConfig; goalId: string } | null {
+  const holding = goals.filter((goal) => goal.workspace === workspace && goal.heldConfig).sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
+  const held = holding?.heldConfig;
+  if (holding === undefined || !held || held.inForceHash === currentHash) return null;
+  return { held, goalId: holding.id };
+}
+
+/** The one-line refusal for an action that would put a held edit in force behind the owner's back. */
+export function heldEditError(workspace: string, goalId: string | null): GoaldError {
+  return new GoaldError(
+    'conflict',
+    `${path.join(workspace, CONFIG_FILE_NAME)} has an edit made during a turn that is held, not applied`,
+    `apply it with goald edit ${goalId ?? '<goal>'} --apply-config, or revert the file`,
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ import { GoaldError } from '../errors.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import { resolveGoalSettings, resolveUserConfigPath, type ResolveSettingsInput, type StartFlags } from '../config/resolve-settings.js';
+import type { ConfigFile } from '../config/schema.js';
 import type { EvaluatorSpec, GoalSettings } from '../config/types.js';
 import { createNoneEvaluator } from '../evaluator/none-evaluator.js';
 import { goaldPathsIn } from '../guard/goald-paths.js';
@@ -28,6 +29,8 @@ export interface PreparedGoal {
   agent: AgentAdapter;
   evaluator: Evaluator;
   warnings: string[];
+  /** The workspace's goal.config.json the settings were read from (null: none; absent: rebuilt from a record). */
+  workspaceConfig?: ConfigFile | null;
 }
 
 /** Validates a start request end to end (workspace, config, agent, evaluator key, models); writes nothing. */
@@ -44,7 +47,7 @@ export async function prepareGoal(request: {
   workspace?: Promise<ResolvedWorkspace>;
 }): Promise<PreparedGoal> {
   const workspace = await (request.workspace ?? resolveWorkspace(request.dir));
-  const { settings, warnings } = await resolveGoalSettings({
+  const { settings, warnings, workspaceConfig } = await resolveGoalSettings({
     condition: request.condition,
     workspace: workspace.root,
     flags: request.flags,
@@ -67,7 +70,7 @@ export async function prepareGoal(request: {
     evaluator = createEvaluator(settings.evaluator, request.env);
     assertDifferentModels(agent.model ?? settings.agent.model, evaluator.model, settings.allowSameModel);
   }
-  return { settings, workspace, agent, evaluator, warnings };
+  return { settings, workspace, agent, evaluator, warnings, workspaceConfig };
 }
 
 /** A new goal record for these settings (not yet stored). */

@@ -108,6 +108,8 @@ describe('a hostile agent that rewrites goal.config.json', () => {
     // The next goal in the workspace would be sealed with the agent's contract: refused while it is held.
     const next = await sandbox.run(['start', 'the real check passes', '-C', workspace.dir, '--agent', 'true']);
     expectOneLineError(next, new RegExp(`goal\\.config\\.json has an edit made during a turn that is held, not applied.*goald edit ${id} --apply-config, or revert the file`));
+    const foreground = await sandbox.run(['start', 'the real check passes', '-C', workspace.dir, '--agent', 'true', '--foreground']);
+    expectOneLineError(foreground, new RegExp(`held, not applied.*goald edit ${id} --apply-config`));
     expect(readGoals(sandbox)).toHaveLength(1);
     // Reverted by the owner: a goal starts at once (whether or not the watcher has seen the revert yet).
     await writeFile(path.join(workspace.dir, CONFIG), JSON.stringify({ checks: [{ name: 'real', run: 'exit 1' }], limits: { maxTurns: 2, cooldown: '0' } }));
@@ -139,8 +141,8 @@ describe('a hostile agent that injects a loop into goal.config.json', () => {
 
     // A restarted daemon keeps holding it (the held state is stored on the goal).
     expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
-    const again = await submitGoal(sandbox, ['the check passes', '-C', workspace.dir, '--agent', 'true']);
-    await waitForFinished(sandbox, again.id);
+    // A goal started now would run with the injected file: refused (the new daemon reads the held state).
+    expectOneLineError(await sandbox.run(['start', 'the check passes', '-C', workspace.dir, '--agent', 'true']), /held, not applied.*--apply-config/);
     await expectToHold('no injected loop or run after the restart', 3_500, () => !existsSync(marker));
     expect((await listLoops(sandbox)).loops).toEqual([]);
     expect(await daemonLog(sandbox)).toMatch(/an edit is still held \(.*loops.*\); its loops stay as they were/);

@@ -4,7 +4,9 @@
 import { rm } from 'node:fs/promises';
 import { isProcessAlive, readTurnRecords } from '../../../state/index.js';
 import type { GoalRecord, Store } from '../../../state/types.js';
+import type { ConfigFile } from '../../config/schema.js';
 import { EXIT, GoaldError } from '../../errors.js';
+import { configHash, heldEditError, heldEditOf } from '../../supervisor/contract.js';
 import { buildSupervisor, createGoalSnapshotter, newGoalRecord, openHomeStore, prepareGoal } from '../../supervisor/launch.js';
 import { createEventLogObserver } from '../../supervisor/event-log.js';
 import type { GoalOutcome } from '../../supervisor/supervisor.js';
@@ -16,9 +18,15 @@ import { renderFinalBox } from '../render-final-box.js';
 import { renderProgressLine } from '../render-progress.js';
 import { toStartFlags, type StartOptions } from './start-request.js';
 
-// One active goal per workspace: registering refuses while a live process runs another goal there.
-async function registerGoal(store: Store, goal: GoalRecord): Promise<void> {
+// One active goal per workspace: registering refuses while a live process runs another goal there, and
+// while the workspace's goal.config.json holds an edit made during a turn that nobody approved (the daemon
+// refuses the same; a goal started now would be sealed with the agent's edit).
+async function registerGoal(store: Store, goal: GoalRecord, workspaceConfig: ConfigFile | null): Promise<void> {
   await store.update((state) => {
+    if (state.goals.some((other) => other.workspace === goal.workspace && other.heldConfig)) {
+      const held = heldEditOf(state.goals, goal.workspace, configHash(workspaceConfig));
+      if (held !== null) throw heldEditError(goal.workspace, held.goalId);
+    }
     const busy = state.goals.find(
       (other) =>
         other.workspace === goal.workspace &&
@@ -85,7 +93,7 @@ export async function runInForeground(
   const firstSnapshot = snapshotter.snapshot();
   firstSnapshot.catch(() => undefined); // the pre-check awaits it
   try {
-    await registerGoal(store, goal);
+    await registerGoal(store, goal, prepared.workspaceConfig ?? null);
   } catch (error) {
     // Not registered (another goal runs in this workspace): leave no directory behind for it.
     await firstSnapshot.catch(() => undefined);
