@@ -49,6 +49,17 @@ export const DEFAULT_AGENT_EXECUTABLES: Readonly<Record<Exclude<AdapterName, 'co
   codex: 'codex',
   gemini: 'gemini',
   aider: 'aider',
+  // The builtin agent is goald itself (`goald agent`); agent.command is not used.
+  builtin: '',
+});
+
+/** The builtin agent's own limits (adapter `builtin`, src/agents/builtin/). */
+export const DEFAULT_BUILTIN_AGENT = Object.freeze({
+  // The issue's hard cap: a ReAct loop that has not finished in 30 model calls is going in circles.
+  maxIterations: 30,
+  verificationRetries: 5,
+  // Fits the 32k context of the local models the builtin agent is meant for (qwen2.5-coder, llama 3).
+  maxContextTokens: 32_000,
 });
 
 /** In-turn recitation for agents with hooks: a reflection every N tool calls. */

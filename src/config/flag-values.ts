@@ -6,7 +6,7 @@ import { GoaldError } from '../errors.js';
 import { parseDuration, parseNonNegativeNumber } from './duration.js';
 import type { AdapterName, EvaluatorProvider, EvaluatorSpec } from './types.js';
 
-export const ADAPTER_NAMES: readonly AdapterName[] = ['command', 'claude-code', 'codex', 'gemini', 'aider'];
+export const ADAPTER_NAMES: readonly AdapterName[] = ['command', 'claude-code', 'codex', 'gemini', 'aider', 'builtin'];
 
 // Check names are labels in one-line progress output; a long command is cut to this many characters.
 const CHECK_NAME_MAX = 40;

@@ -221,6 +221,10 @@ function agentFromConfig(agent: ConfigAgent, from: BaseURLSource): AgentLayer {
   if (agent.session !== undefined) layer.session = agent.session;
   if (agent.model !== undefined && agent.model.trim() !== '') layer.model = agent.model;
   if (agent.prices !== undefined) layer.prices = { ...agent.prices };
+  if (agent.maxIterations !== undefined) layer.maxIterations = agent.maxIterations;
+  if (agent.verificationRetries !== undefined) layer.verificationRetries = agent.verificationRetries;
+  if (agent.maxContextTokens !== undefined) layer.maxContextTokens = agent.maxContextTokens;
+  if (agent.commands !== undefined) layer.commands = { allow: [...(agent.commands.allow ?? [])], deny: [...(agent.commands.deny ?? [])] };
   return layer;
 }
 
@@ -311,9 +315,24 @@ function mergeAgent(layers: readonly Layer[]): AgentSpec {
     session: pick(agreeing, (layer) => layer.agent?.session) ?? 'fresh',
     model: pick(agreeing, (layer) => layer.agent?.model) ?? null,
     prices: { ...(pick(agreeing, (layer) => layer.agent?.prices) ?? {}) },
+    ...builtinAgentFields(agreeing),
     // Whatever the adapter: these are the user's decision about credentials, not the adapter's settings.
     ...(passEnv === undefined ? {} : { passEnv: [...passEnv] }),
   };
+}
+
+/** The builtin agent's fields, from the highest agreeing layer that sets each; absent when none does. */
+function builtinAgentFields(layers: readonly Layer[]): Pick<AgentSpec, 'maxIterations' | 'verificationRetries' | 'maxContextTokens' | 'commands'> {
+  const fields: Pick<AgentSpec, 'maxIterations' | 'verificationRetries' | 'maxContextTokens' | 'commands'> = {};
+  const maxIterations = pick(layers, (layer) => layer.agent?.maxIterations);
+  if (maxIterations !== undefined) fields.maxIterations = maxIterations;
+  const verificationRetries = pick(layers, (layer) => layer.agent?.verificationRetries);
+  if (verificationRetries !== undefined) fields.verificationRetries = verificationRetries;
+  const maxContextTokens = pick(layers, (layer) => layer.agent?.maxContextTokens);
+  if (maxContextTokens !== undefined) fields.maxContextTokens = maxContextTokens;
+  const commands = pick(layers, (layer) => layer.agent?.commands);
+  if (commands !== undefined) fields.commands = { allow: [...commands.allow], deny: [...commands.deny] };
+  return fields;
 }
 
 /** Like mergeAgent: the provider decides which layers' model and baseURL apply; the rest merge freely. */

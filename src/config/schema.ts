@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import {
+  DEFAULT_BUILTIN_AGENT,
   DEFAULT_CHECK_TIMEOUT_MS,
   DEFAULT_EVALUATOR,
   DEFAULT_LIMITS,
@@ -13,7 +14,7 @@ import {
 import { guardSchema } from './guard-schema.js';
 import { DURATION_PATTERN, toDurationText } from './duration.js';
 
-const ADAPTER_NAMES = ['command', 'claude-code', 'codex', 'gemini', 'aider'] as const;
+const ADAPTER_NAMES = ['command', 'claude-code', 'codex', 'gemini', 'aider', 'builtin'] as const;
 const PROVIDERS = ['openai', 'anthropic', 'none'] as const;
 
 const DURATION = { error: 'expected a duration such as "90s" or "30m" (ms, s, m, h or d), or whole milliseconds' };
@@ -62,7 +63,7 @@ const agentSchema = z
       .enum(ADAPTER_NAMES)
       .meta({
         description:
-          'How goald runs and reads the agent. `command`: any shell command (prompt on stdin, in $GOALD_PROMPT_FILE, $GOALD_PROMPT and `{prompt}`); the others parse that CLI\'s own event stream. Default: command.',
+          'How goald runs and reads the agent. `command`: any shell command (prompt on stdin, in $GOALD_PROMPT_FILE, $GOALD_PROMPT and `{prompt}`); the others parse that CLI\'s own event stream; `builtin` is goald\'s own ReAct agent on an OpenAI-compatible or Anthropic model (agent.model `openai:<model>` or `anthropic:<model>`). Default: command.',
       })
       .optional(),
     command: text(
@@ -98,6 +99,27 @@ const agentSchema = z
         description:
           "Variables (names or * globs) the agent and the checks keep although they are a model vendor's credentials (OPENAI_*, ANTHROPIC_*, GEMINI_*, GOOGLE_*), which goald otherwise removes unless the adapter uses that vendor. Read from the user's config file only.",
       })
+      .optional(),
+    maxIterations: positiveInt(
+      `The builtin agent: model calls per loop; reaching it ends the turn ("max iterations"). Default: ${DEFAULT_BUILTIN_AGENT.maxIterations}.`,
+    ).optional(),
+    verificationRetries: z
+      .number()
+      .int()
+      .nonnegative()
+      .meta({
+        description: `The builtin agent: when the goal's checks fail at the end of its loop, it re-enters the loop with their output this many times. Default: ${DEFAULT_BUILTIN_AGENT.verificationRetries}.`,
+      })
+      .optional(),
+    maxContextTokens: positiveInt(
+      `The builtin agent: old tool results are elided (marked as such) before the conversation passes this many tokens. Default: ${DEFAULT_BUILTIN_AGENT.maxContextTokens}.`,
+    ).optional(),
+    commands: z
+      .strictObject({
+        allow: z.array(z.string()).meta({ description: 'When non-empty, run_command runs only command lines matching one of these `*` globs.' }).optional(),
+        deny: z.array(z.string()).meta({ description: 'run_command refuses command lines matching any of these `*` globs (deny wins).' }).optional(),
+      })
+      .meta({ description: "The builtin agent's run_command policy." })
       .optional(),
   })
   .meta({ id: 'Agent', description: 'The coding agent goald runs each turn.' });

@@ -12,7 +12,7 @@ const goalSettingsSchema = z.object({
   workspace: z.string().min(1),
   checks: z.array(z.object({ name: z.string(), run: z.string(), timeoutMs: nonNegative })),
   agent: z.object({
-    adapter: z.enum(['command', 'claude-code', 'codex', 'gemini', 'aider']),
+    adapter: z.enum(['command', 'claude-code', 'codex', 'gemini', 'aider', 'builtin']),
     command: z.string(),
     args: z.array(z.string()),
     session: z.enum(['fresh', 'resume']),
@@ -24,6 +24,10 @@ const goalSettingsSchema = z.object({
       )
       .default({}),
     passEnv: z.array(z.string()).optional(),
+    maxIterations: z.number().int().positive().optional(),
+    verificationRetries: z.number().int().nonnegative().optional(),
+    maxContextTokens: z.number().int().positive().optional(),
+    commands: z.object({ allow: z.array(z.string()), deny: z.array(z.string()) }).optional(),
   }),
   evaluator: z.object({
     provider: z.enum(['openai', 'anthropic', 'none']),

@@ -20,7 +20,7 @@ import type { AdapterName, CheckSpec, GuardSettings, Limits } from './types.js';
 
 /** The part of a settings layer that start options (and their GOALD_* variables) fill. */
 export interface OptionLayer {
-  agent?: { adapter?: AdapterName; command?: string };
+  agent?: { adapter?: AdapterName; command?: string; model?: string };
   checks?: CheckSpec[];
   evaluator?: EvaluatorChoice;
   limits?: Partial<Limits>;
@@ -151,6 +151,21 @@ export const START_OPTIONS = [
     description: 'structured agent adapter',
     apply: (layer, text, what) => {
       (layer.agent ??= {}).adapter = parseAdapter(text, what);
+    },
+  },
+  {
+    kind: 'value',
+    key: 'model',
+    flag: '--model',
+    placeholder: '<model>',
+    setting: 'agent.model',
+    env: 'GOALD_MODEL',
+    description: "the agent's model; for --adapter builtin openai:<model> (any Chat Completions server) or anthropic:<model>",
+    apply: (layer, text, what) => {
+      if (text.trim() === '') {
+        throw new GoaldError('usage', `${what}: the model is empty`, 'pass a model, e.g. --model openai:qwen2.5-coder');
+      }
+      (layer.agent ??= {}).model = text.trim();
     },
   },
   {

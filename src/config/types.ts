@@ -10,7 +10,7 @@ export interface CheckSpec {
   timeoutMs: number;
 }
 
-export type AdapterName = 'command' | 'claude-code' | 'codex' | 'gemini' | 'aider';
+export type AdapterName = 'command' | 'claude-code' | 'codex' | 'gemini' | 'aider' | 'builtin';
 
 export interface AgentSpec {
   adapter: AdapterName;
@@ -29,6 +29,14 @@ export interface AgentSpec {
    * credentials (src/secrets/child-env.ts). Read from the user's config file only.
    */
   passEnv?: string[];
+  /** The builtin agent (adapter `builtin`): model calls per loop before the turn ends (default 30). */
+  maxIterations?: number;
+  /** The builtin agent: times the loop is re-entered after the goal's checks failed at its end (default 5). */
+  verificationRetries?: number;
+  /** The builtin agent: old tool results are elided before the conversation passes this (default 32 000). */
+  maxContextTokens?: number;
+  /** The builtin agent's run_command: `*` globs over the command line; deny wins, a non-empty allow must match. */
+  commands?: { allow: string[]; deny: string[] };
 }
 
 /** USD per million tokens. */

@@ -48,6 +48,11 @@ export function vendorsOfAgent(spec: Pick<AgentSpec, 'adapter' | 'command' | 'mo
       const vendor = model === null ? undefined : VENDOR_OF_MODEL.find(({ pattern }) => pattern.test(model))?.vendor;
       return vendor === undefined ? [...ALL_VENDORS] : [vendor];
     }
+    case 'builtin': {
+      // goald's own agent talks to the provider its model names (`openai:<model>`, `anthropic:<model>`).
+      const provider = spec.model?.split(':')[0]?.trim().toLowerCase();
+      return provider === 'openai' || provider === 'anthropic' ? [provider] : [];
+    }
     case 'command': {
       const name = readCommandName(spec.command)?.split('/').at(-1);
       if (name === 'aider') return [...ALL_VENDORS];

@@ -22,6 +22,7 @@ type SettingOption = (typeof SETTING_OPTIONS)[number];
 const START_OPTION_SAMPLES: Record<keyof StartFlags, StartOptionSample> = {
   agent: { value: geminiFixture, expected: geminiFixture },
   adapter: { value: 'gemini', expected: 'gemini' },
+  model: { value: 'gemini-2.5-pro', expected: 'gemini-2.5-pro' },
   check: {
     value: ['true', 'test -d .git'],
     expected: [
