@@ -25,6 +25,8 @@ export interface SdkErrorContext {
   /** Named in messages by host only, so credentials or paths in it never reach a log. */
   baseURL: string;
   now: number;
+  /** Who calls the API, named in messages (default `evaluator`; the builtin agent says `model`). */
+  caller?: string;
 }
 
 const MAX_DETAIL_CHARS = 300;
@@ -38,7 +40,7 @@ function isRetryableStatus(status: number): boolean {
 // Describes one failed try; `timedOut` is true when our own per-try timer aborted it.
 export function describeSdkError(error: unknown, timedOut: boolean, context: SdkErrorContext): AttemptFailure {
   const { classes, timeoutMs, now } = context;
-  const where = describeEndpoint(context.baseURL);
+  const where = describeEndpoint(context.baseURL, context.caller ?? 'evaluator');
   if (timedOut || error instanceof classes.APIConnectionTimeoutError) {
     return { retryable: true, retryAfterMs: null, message: `${where} did not answer within ${timeoutMs} ms` };
   }
@@ -56,15 +58,15 @@ export function describeSdkError(error: unknown, timedOut: boolean, context: Sdk
     };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { retryable: false, retryAfterMs: null, message: `the evaluator request failed: ${cut(message)}` };
+  return { retryable: false, retryAfterMs: null, message: `the ${context.caller ?? 'evaluator'} request failed: ${cut(message)}` };
 }
 
 // "the evaluator API at host:port", or without the host when the URL does not parse.
-function describeEndpoint(baseURL: string): string {
+function describeEndpoint(baseURL: string, caller: string): string {
   try {
-    return `the evaluator API at ${new URL(baseURL).host}`;
+    return `the ${caller} API at ${new URL(baseURL).host}`;
   } catch {
-    return 'the evaluator API';
+    return `the ${caller} API`;
   }
 }
 

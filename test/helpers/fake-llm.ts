@@ -1,6 +1,8 @@
-// A scripted OpenAI- and Anthropic-compatible HTTP server on 127.0.0.1:0 for evaluator, supervisor and e2e
-// tests. Each provider has a FIFO queue of replies and a default; every request is recorded so tests can
-// assert on what was sent as well as on what came back.
+// A scripted OpenAI- and Anthropic-compatible HTTP server on 127.0.0.1:0 for evaluator, supervisor, agent
+// and e2e tests. Each provider has a FIFO queue of replies and a default; every request is recorded so tests
+// can assert on what was sent as well as on what came back. A request with `stream: true` is answered as
+// the real APIs stream (Chat Completions chunks with `[DONE]`, Anthropic Messages events), tool calls
+// included, so the builtin agent's SDK code paths run unchanged against it.
 
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -22,13 +24,36 @@ export interface RecordedRequest {
 export interface FakeUsage {
   inputTokens: number;
   outputTokens: number;
+  /** OpenAI `prompt_tokens_details.cached_tokens` (inside inputTokens); Anthropic `cache_read_input_tokens` (apart). */
+  cachedInputTokens?: number;
+  /** Anthropic `cache_creation_input_tokens`. */
+  cacheCreationInputTokens?: number;
 }
+
+/** One tool call of a scripted model turn; `arguments` is sent as JSON, or verbatim when a string. */
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** A scripted model turn for the builtin agent: text, tool calls, or both. */
+export interface FakeTurn {
+  text?: string;
+  toolCalls?: FakeToolCall[];
+  usage?: FakeUsage;
+}
+
+/** Decides a reply from the request's body (the conversation so far), for scripts that react to it. */
+export type FakeResponder = (body: Record<string, unknown>) => FakeTurn;
 
 type Reply =
   | { kind: 'verdict'; verdict: unknown; usage: FakeUsage | undefined }
   | { kind: 'text'; text: string; usage: FakeUsage | undefined }
   | { kind: 'fail'; status: number; body: unknown; headers: Record<string, string> }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  | { kind: 'turn'; turn: FakeTurn }
+  | { kind: 'respond'; respond: FakeResponder };
 
 /** Scripts one provider's route. Methods return the script so calls chain. */
 class ProviderScript {
@@ -53,6 +78,24 @@ class ProviderScript {
   /** Queue an HTTP error; the body defaults to the provider's error shape. */
   fail(status: number, body?: unknown, headers?: Record<string, string>): this {
     this.state.queue.push({ kind: 'fail', status, body, headers: headers ?? {} });
+    return this;
+  }
+
+  /** Queue a model turn with tool calls (and optional text): streamed when the request asks to stream. */
+  replyToolCalls(toolCalls: FakeToolCall[], options: { text?: string; usage?: FakeUsage } = {}): this {
+    this.state.queue.push({ kind: 'turn', turn: { ...options, toolCalls } });
+    return this;
+  }
+
+  /** Queue a reply decided when its request arrives, from the request's body. */
+  respond(respond: FakeResponder): this {
+    this.state.queue.push({ kind: 'respond', respond });
+    return this;
+  }
+
+  /** The model turn served whenever the queue is empty (e.g. a model that never stops calling tools). */
+  setDefaultTurn(turn: FakeTurn | FakeResponder): this {
+    this.state.fallback = typeof turn === 'function' ? { kind: 'respond', respond: turn } : { kind: 'turn', turn };
     return this;
   }
 
@@ -194,14 +237,16 @@ export async function startFakeLlm(): Promise<FakeLlm> {
         sendJson(res, 400, JSON_SCHEMA_REJECTION);
         return;
       }
-      answerOpenAI(res, body as Record<string, unknown>, nextReply(openaiState));
+      answerOpenAI(res, body as Record<string, unknown>, nextReply(openaiState, body));
       return;
     }
-    answerAnthropic(res, body as Record<string, unknown>, nextReply(anthropicState));
+    answerAnthropic(res, body as Record<string, unknown>, nextReply(anthropicState, body));
   }
 
-  function nextReply(state: ProviderState): Reply | null {
-    return state.queue.shift() ?? state.fallback;
+  function nextReply(state: ProviderState, body: unknown): Reply | null {
+    const reply = state.queue.shift() ?? state.fallback;
+    if (reply?.kind !== 'respond') return reply;
+    return { kind: 'turn', turn: reply.respond(typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}) };
   }
 
   function answerOpenAI(res: ServerResponse, body: Record<string, unknown>, reply: Reply | null): void {
@@ -216,9 +261,16 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       sendJson(res, reply.status, reply.body ?? openaiErrorBody(reply.status), reply.headers);
       return;
     }
+    counter += 1;
+    const model = typeof body.model === 'string' ? body.model : 'fake-model';
+    if (reply.kind === 'turn' || reply.kind === 'respond' || body.stream === true) {
+      const turn = reply.kind === 'turn' ? reply.turn : reply.kind === 'text' ? { text: reply.text, usage: reply.usage } : { text: JSON.stringify(reply.kind === 'verdict' ? reply.verdict : null) };
+      if (body.stream === true) streamOpenAI(res, body, turn, `chatcmpl-fake-${counter}`, model);
+      else sendOpenAITurn(res, turn, `chatcmpl-fake-${counter}`, model);
+      return;
+    }
     const content = reply.kind === 'verdict' ? JSON.stringify(reply.verdict) : reply.text;
     const usage = reply.usage ?? DEFAULT_USAGE;
-    counter += 1;
     sendJson(res, 200, {
       id: `chatcmpl-fake-${counter}`,
       object: 'chat.completion',
@@ -246,6 +298,19 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     if (reply.kind === 'hang') return;
     if (reply.kind === 'fail') {
       sendJson(res, reply.status, reply.body ?? anthropicErrorBody(reply.status), reply.headers);
+      return;
+    }
+    if (reply.kind === 'turn' || reply.kind === 'respond' || body.stream === true) {
+      counter += 1;
+      const model = typeof body.model === 'string' ? body.model : 'fake-model';
+      const turn: FakeTurn =
+        reply.kind === 'turn'
+          ? reply.turn
+          : reply.kind === 'text'
+            ? { text: reply.text, usage: reply.usage }
+            : { toolCalls: [{ name: 'report_verdict', arguments: reply.kind === 'verdict' ? reply.verdict : null }] };
+      if (body.stream === true) streamAnthropic(res, turn, `msg_fake_${counter}`, model, counter);
+      else sendAnthropicTurn(res, turn, `msg_fake_${counter}`, model, counter);
       return;
     }
     const usage = reply.usage ?? DEFAULT_USAGE;
@@ -346,4 +411,137 @@ function anthropicErrorBody(status: number): unknown {
   const type =
     status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
   return { type: 'error', error: { type, message: `fake-llm scripted ${status}` } };
+}
+
+// ---- model turns (the builtin agent) -----------------------------------------------------------------
+
+function openaiUsage(usage: FakeUsage): Record<string, unknown> {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    ...(usage.cachedInputTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: usage.cachedInputTokens } }),
+  };
+}
+
+function openaiToolCalls(turn: FakeTurn, counter: string): Array<Record<string, unknown>> {
+  return (turn.toolCalls ?? []).map((call, index) => ({
+    id: call.id ?? `call_${counter}_${index}`,
+    type: 'function',
+    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+  }));
+}
+
+function sendOpenAITurn(res: ServerResponse, turn: FakeTurn, id: string, model: string): void {
+  const toolCalls = openaiToolCalls(turn, id);
+  sendJson(res, 200, {
+    id,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: turn.text ?? null, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        logprobs: null,
+        finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+      },
+    ],
+    usage: openaiUsage(turn.usage ?? DEFAULT_USAGE),
+  });
+}
+
+// Chat Completions streaming: text in two deltas, each tool call's arguments in two pieces, the usage
+// chunk last when `stream_options.include_usage` asks for it, then `data: [DONE]`.
+function streamOpenAI(res: ServerResponse, body: Record<string, unknown>, turn: FakeTurn, id: string, model: string): void {
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): string =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
+  const delta = (value: Record<string, unknown>, finish: string | null = null): unknown => ({ index: 0, delta: value, logprobs: null, finish_reason: finish });
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(chunk([delta({ role: 'assistant', content: '' })]));
+  const text = turn.text ?? '';
+  if (text !== '') {
+    const half = Math.ceil(text.length / 2);
+    res.write(chunk([delta({ content: text.slice(0, half) })]));
+    if (text.length > half) res.write(chunk([delta({ content: text.slice(half) })]));
+  }
+  const toolCalls = openaiToolCalls(turn, id);
+  toolCalls.forEach((call, index) => {
+    const fn = call.function as { name: string; arguments: string };
+    const half = Math.ceil(fn.arguments.length / 2);
+    res.write(chunk([delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: fn.name, arguments: fn.arguments.slice(0, half) } }] })]));
+    res.write(chunk([delta({ tool_calls: [{ index, function: { arguments: fn.arguments.slice(half) } }] })]));
+  });
+  res.write(chunk([delta({}, toolCalls.length > 0 ? 'tool_calls' : 'stop')]));
+  const options = body.stream_options;
+  if (typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true) {
+    res.write(chunk([], { usage: openaiUsage(turn.usage ?? DEFAULT_USAGE) }));
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+function anthropicContent(turn: FakeTurn, counter: number): Array<Record<string, unknown>> {
+  const content: Array<Record<string, unknown>> = [];
+  if (turn.text !== undefined && turn.text !== '') content.push({ type: 'text', text: turn.text });
+  (turn.toolCalls ?? []).forEach((call, index) => {
+    content.push({ type: 'tool_use', id: call.id ?? `toolu_fake_${counter}_${index}`, name: call.name, input: call.arguments });
+  });
+  return content;
+}
+
+function anthropicUsage(usage: FakeUsage): Record<string, unknown> {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cachedInputTokens ?? 0,
+    cache_creation_input_tokens: usage.cacheCreationInputTokens ?? 0,
+  };
+}
+
+function sendAnthropicTurn(res: ServerResponse, turn: FakeTurn, id: string, model: string, counter: number): void {
+  const content = anthropicContent(turn, counter);
+  sendJson(res, 200, {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: anthropicUsage(turn.usage ?? DEFAULT_USAGE),
+  });
+}
+
+// Anthropic Messages streaming: message_start (input usage), one content block per text or tool_use (text
+// and input JSON in two deltas each), message_delta (stop reason, output usage), message_stop.
+function streamAnthropic(res: ServerResponse, turn: FakeTurn, id: string, model: string, counter: number): void {
+  const usage = turn.usage ?? DEFAULT_USAGE;
+  const event = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(
+    event('message_start', {
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...anthropicUsage(usage), output_tokens: 1 } },
+    }),
+  );
+  const content = anthropicContent(turn, counter);
+  content.forEach((block, index) => {
+    if (block.type === 'text') {
+      const text = String(block.text);
+      const half = Math.ceil(text.length / 2);
+      res.write(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+      res.write(event('content_block_delta', { index, delta: { type: 'text_delta', text: text.slice(0, half) } }));
+      res.write(event('content_block_delta', { index, delta: { type: 'text_delta', text: text.slice(half) } }));
+    } else {
+      const json = typeof block.input === 'string' ? block.input : JSON.stringify(block.input);
+      const half = Math.ceil(json.length / 2);
+      res.write(event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }));
+      res.write(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } }));
+      res.write(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: json.slice(half) } }));
+    }
+    res.write(event('content_block_stop', { index }));
+  });
+  const stopReason = content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
+  res.write(event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.outputTokens } }));
+  res.end(event('message_stop', {}));
 }
