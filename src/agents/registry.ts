@@ -1,10 +1,11 @@
-// The agent adapters by name: the generic `command` adapter and the structured ones (claude-code, codex,
-// gemini, aider); `AgentName` follows from the keys.
+// The agent adapters by name: the generic `command` adapter, the structured ones (claude-code, codex,
+// gemini, aider) and goald's own agent (builtin); `AgentName` follows from the keys.
 
 import type { AdapterName, AgentSpec } from '../config/types.js';
 import { GoaldError } from '../errors.js';
 import { buildAgentEnv } from '../secrets/child-env.js';
 import { createAiderAgent } from './aider-agent.js';
+import { createBuiltinAgent } from './builtin/builtin-agent.js';
 import { createClaudeCodeAgent, findGoaldHookCommand } from './claude-code-agent.js';
 import { createCodexAgent } from './codex-agent.js';
 import { createCommandAgent } from './command-agent.js';
@@ -50,6 +51,7 @@ export const agentFactories = {
       session: spec.session,
       env,
     }),
+  builtin: (spec, env) => createBuiltinAgent({ spec, env }),
 } satisfies Partial<Record<AdapterName, CreateAgent>>;
 
 export type AgentName = keyof typeof agentFactories;

@@ -48,6 +48,8 @@ export interface TurnInput {
   stateDir?: string;
   /** In-turn recitation cadence for adapters with hooks (tool calls between reflections). */
   reciteEveryToolCalls?: number;
+  /** The goal's checks as they stand this turn, for adapters that verify their own work (builtin). */
+  checks?: ReadonlyArray<{ name: string; run: string; timeoutMs: number }>;
   /** Called once the child is running, with its pid (= its process group id) and its GOALD_TURN_TOKEN. */
   onSpawn?: (pid: number, token: string) => void;
 }

@@ -11,6 +11,11 @@ async function run(argv: readonly string[]): Promise<number> {
     const { main } = await import('../hook/hook-main.js');
     return main(argv.slice(3));
   }
+  // The builtin agent's own process (adapter `builtin`), started by goald for each turn; not for users.
+  if (argv[2] === 'agent') {
+    const { main } = await import('../agents/builtin/agent-main.js');
+    return main(argv.slice(3));
+  }
   const { runFastCommand } = await import('./fast-command.js');
   const code = await runFastCommand(argv.slice(2));
   if (code !== null) return code;

@@ -363,6 +363,7 @@ export class GoalSupervisor {
         turnTokenLimit: limits.turnTokenLimit,
         stateDir: path.join(goalDir, files.stateDir),
         reciteEveryToolCalls: this.settings.recitation.everyToolCalls,
+        checks: this.settings.checks,
         onSpawn: (pid, token) => {
           this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn, token };
           // Not flushed to the directory: only a crash of this process leaves the agent running, and the

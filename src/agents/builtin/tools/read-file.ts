@@ -20,25 +20,25 @@ export const readFileTool = defineTool({
   async run(args, context) {
     const target = await confinePath(context.workspace, args.path);
     if (!target.ok) return toolError('read_file', target.error);
-    const report = { filePath: target.relative };
     let info;
     try {
       info = await stat(target.absolute);
     } catch {
-      return toolError('read_file', `${target.relative} does not exist; list_files shows what does`, report);
+      return toolError('read_file', `${target.relative} does not exist; list_files shows what does`);
     }
-    if (info.isDirectory()) return toolError('read_file', `${target.relative} is a directory; use list_files`, report);
+    if (info.isDirectory()) return toolError('read_file', `${target.relative} is a directory; use list_files`);
     if (info.size > MAX_FILE_BYTES) {
-      return toolError('read_file', `${target.relative} is ${info.size} bytes, over the ${MAX_FILE_BYTES}-byte limit; use search_code`, report);
+      return toolError('read_file', `${target.relative} is ${info.size} bytes, over the ${MAX_FILE_BYTES}-byte limit; use search_code`);
     }
     const buffer = await readFile(target.absolute);
-    if (buffer.subarray(0, 8192).includes(0)) return toolError('read_file', `${target.relative} is a binary file`, report);
+    if (buffer.subarray(0, 8192).includes(0)) return toolError('read_file', `${target.relative} is a binary file`);
     const lines = buffer.toString('utf8').split('\n');
     const total = lines.length;
     const start = Math.min(args.startLine ?? 1, total);
     const end = Math.min(args.endLine ?? start + DEFAULT_MAX_LINES - 1, total);
-    if (end < start) return toolError('read_file', `endLine ${end} is before startLine ${start}`, report);
+    if (end < start) return toolError('read_file', `endLine ${end} is before startLine ${start}`);
     const header = start === 1 && end === total ? `${target.relative} (${total} lines)` : `${target.relative} (lines ${start}-${end} of ${total})`;
-    return { ok: true, content: `${header}\n${lines.slice(start - 1, end).join('\n')}`, report: { name: 'read_file', ...report } };
+    // Drift counts `filePath` as a file written: a read reports none.
+    return { ok: true, content: `${header}\n${lines.slice(start - 1, end).join('\n')}`, report: { name: 'read_file' } };
   },
 });
