@@ -3,9 +3,9 @@
 import { GoaldError } from '../errors.js';
 import type { AgentSpec, EvaluatorSpec, GoalSettings } from './types.js';
 
-/** The command adapter has no default command: something must say what to run. */
+/** The command adapter has no default command: something must say what to run (the builtin agent is goald). */
 export function requireAgentCommand(agent: AgentSpec): void {
-  if (agent.command.trim() === '') {
+  if (agent.command.trim() === '' && agent.adapter !== 'builtin') {
     throw new GoaldError(
       'config',
       'no agent configured',
