@@ -85,6 +85,7 @@ async function expectRefused(args: string[], env: NodeJS.ProcessEnv = {}): Promi
 const BAD_VALUES: Record<string, [string, RegExp]> = {
   '--agent': ['  ', /--agent: the command is empty — pass a shell command/],
   '--adapter': ['cursor', /'--adapter <name>' argument 'cursor' is invalid\. Allowed choices are command, claude-code/],
+  '--model': ['  ', /--model: the model is empty — pass a model, e\.g\. --model openai:qwen2\.5-coder/],
   '--check': [' ', /--check: the command is empty — pass a shell command/],
   '--evaluator': ['gpt-4', /--evaluator: "gpt-4" is not an evaluator — use openai:<model>, anthropic:<model> or none/],
   '--max-turns': ['0', /--max-turns: "0" is not a positive whole number — use a whole number greater than 0/],

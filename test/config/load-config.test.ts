@@ -101,7 +101,7 @@ describe('schema errors', () => {
     ['negative duration', { limits: { cooldown: -1 } }, 'limits.cooldown: expected a duration such as "90s" or "30m" (ms, s, m, h or d), or whole milliseconds'],
     ['zero turns', { limits: { maxTurns: 0 } }, 'limits.maxTurns: expected a whole number of 1 or more'],
     ['missing check command', { checks: [{ name: 'tests' }] }, 'checks.0.run: is required'],
-    ['bad adapter', { agent: { adapter: 'cursor' } }, 'agent.adapter: Invalid option: expected one of "command"|"claude-code"|"codex"|"gemini"|"aider"'],
+    ['bad adapter', { agent: { adapter: 'cursor' } }, 'agent.adapter: Invalid option: expected one of "command"|"claude-code"|"codex"|"gemini"|"aider"|"builtin"'],
     ['bad URL', { evaluator: { baseURL: 'localhost' } }, 'evaluator.baseURL: expected a URL such as http://127.0.0.1:8080/v1'],
     ['not an object', ['x'], '(root): expected a JSON object ({ ... })'],
     ['several problems', { goal: 1, mission: 2 }, 'goal: expected a string (and 1 more)'],

@@ -336,7 +336,7 @@ describe('bad flags and variables', () => {
     ['--evaluator provider', { flags: { evaluator: 'gemini:pro' } }, 'usage', '--evaluator: "gemini:pro" is not an evaluator', 'use openai:<model>, anthropic:<model> or none'],
     ['--evaluator without model', { flags: { evaluator: 'openai' } }, 'usage', '--evaluator: "openai" needs a model', 'use openai:<model>, e.g. openai:gpt-4.1-mini'],
     ['--evaluator empty model', { flags: { evaluator: 'anthropic:' } }, 'usage', '--evaluator: "anthropic" needs a model', 'use anthropic:<model>, e.g. anthropic:claude-sonnet-4-5'],
-    ['--adapter', { flags: { adapter: 'cursor' } }, 'usage', '--adapter: "cursor" is not an adapter', 'use one of command, claude-code, codex, gemini, aider'],
+    ['--adapter', { flags: { adapter: 'cursor' } }, 'usage', '--adapter: "cursor" is not an adapter', 'use one of command, claude-code, codex, gemini, aider, builtin'],
     ['--agent empty', { flags: { agent: '  ' } }, 'usage', '--agent: the command is empty', 'pass a shell command: --agent "my-agent {prompt}"'],
     ['--check empty', { flags: { check: ['npm test', ''] } }, 'usage', '--check: the command is empty', 'pass a shell command: --check "npm test"'],
     ['GOALD_MAX_TURNS', { env: { GOALD_MAX_TURNS: '0' } }, 'config', 'GOALD_MAX_TURNS: "0" is not a positive whole number', 'use a whole number greater than 0, e.g. 20'],

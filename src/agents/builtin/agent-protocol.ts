@@ -26,7 +26,7 @@ const toolEvent = z.object({
 });
 
 /** Why the agent's turn ended. */
-export const END_REASONS = [
+const END_REASONS = [
   'done', // the model answered with text alone and the checks passed (or there are none)
   'max-iterations', // agent.maxIterations model calls
   'checks-failing', // verification retries used up with checks still failing
@@ -50,7 +50,7 @@ const endEvent = z.object({
 const agentEvent = z.discriminatedUnion('type', [usageEvent, toolEvent, endEvent]);
 
 export type AgentEvent = z.infer<typeof agentEvent>;
-export type AgentUsageEvent = z.infer<typeof usageEvent>;
+
 export type AgentEndEvent = z.infer<typeof endEvent>;
 export type EndReason = AgentEndEvent['reason'];
 

@@ -5,7 +5,7 @@
 import { estimateMessageTokens, type Message } from './conversation.js';
 
 /** The text a tool result is replaced with. */
-export function elisionMarker(name: string, chars: number): string {
+function elisionMarker(name: string, chars: number): string {
   return `[elided: this ${name} result (${chars} characters) was removed to keep the conversation within agent.maxContextTokens; call the tool again if you still need it]`;
 }
 

@@ -13,7 +13,7 @@ export interface ModelSpec {
 }
 
 /** The environment variables each provider reads, as the evaluator reads them. */
-export const PROVIDER_VARIABLES: Readonly<Record<ProviderName, { key: string; baseURL: string; defaultBaseURL: string }>> = {
+const PROVIDER_VARIABLES: Readonly<Record<ProviderName, { key: string; baseURL: string; defaultBaseURL: string }>> = {
   openai: { key: 'OPENAI_API_KEY', baseURL: 'OPENAI_BASE_URL', defaultBaseURL: 'https://api.openai.com/v1' },
   anthropic: { key: 'ANTHROPIC_API_KEY', baseURL: 'ANTHROPIC_BASE_URL', defaultBaseURL: 'https://api.anthropic.com' },
 };

@@ -6,7 +6,7 @@
 import { cutHead } from '../../cut-text.js';
 
 /** The task layer's budget in characters (~6k tokens): the prompt is bounded upstream too. */
-export const MAX_TASK_CHARS = 24_000;
+const MAX_TASK_CHARS = 24_000;
 
 /** The turn prompt, its middle sections cut with a marker when the whole is over `maxChars`. */
 export function buildTaskLayer(prompt: string, maxChars = MAX_TASK_CHARS): string {

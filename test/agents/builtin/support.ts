@@ -30,12 +30,12 @@ export interface TurnOptions {
 }
 
 /** The builtin agent's spec for the fake server's provider. */
-export function builtinSpec(provider: 'openai' | 'anthropic' = 'openai', extra: Partial<AgentSpec> = {}): AgentSpec {
+function builtinSpec(provider: 'openai' | 'anthropic' = 'openai', extra: Partial<AgentSpec> = {}): AgentSpec {
   return { adapter: 'builtin', command: '', args: [], session: 'fresh', model: `${provider}:fake-coder`, prices: {}, ...extra };
 }
 
 /** The environment that points the agent at the fake server. */
-export function fakeEnv(llm: FakeLlm): NodeJS.ProcessEnv {
+function fakeEnv(llm: FakeLlm): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(env)) if (name.startsWith('GOALD_') || name.startsWith('OPENAI_') || name.startsWith('ANTHROPIC_')) delete env[name];
   return { ...env, OPENAI_API_KEY: 'sk-fake-openai-key', OPENAI_BASE_URL: llm.openaiBaseURL, ANTHROPIC_API_KEY: 'sk-ant-fake-key', ANTHROPIC_BASE_URL: llm.anthropicBaseURL };

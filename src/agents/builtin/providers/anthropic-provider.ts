@@ -58,7 +58,7 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
  * The neutral conversation as Messages: tool results become tool_result blocks of a user message, and
  * consecutive user-side entries share one message (the API wants user and assistant to alternate).
  */
-export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
+function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
   const out: MessageParam[] = [];
   const pushUser = (block: ContentBlockParam): void => {
     const last = out.at(-1);

@@ -9,7 +9,7 @@ import { apiErrorDetail, describeSdkError } from '../../../evaluator/describe-sd
 import type { ModelProvider, ModelReply, ModelRequest } from './provider.js';
 
 /** Retries after the first try (the issue's "retries exhausted after 5"). */
-export const MODEL_RETRIES = 5;
+const MODEL_RETRIES = 5;
 // A slow local model streaming a long reply takes minutes; a try that takes longer is hung.
 const TRY_TIMEOUT_MS = 10 * 60_000;
 // What quota and usage-limit answers say (OpenAI's insufficient_quota, Anthropic's credit balance, proxies).

@@ -101,7 +101,7 @@ async function readStream(chunks: AsyncIterable<ChatCompletionChunk>, request: M
 }
 
 /** The neutral conversation as Chat Completions messages. */
-export function toOpenAIMessages(system: string, messages: readonly Message[]): ChatCompletionMessageParam[] {
+function toOpenAIMessages(system: string, messages: readonly Message[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
   for (const message of messages) {
     if (message.role === 'user') out.push({ role: 'user', content: message.text });

@@ -39,7 +39,7 @@ export interface Tool {
 }
 
 /** Every result is cut to this many characters (both ends kept): one tool call must not flood the context. */
-export const MAX_TOOL_RESULT_CHARS = 24_000;
+const MAX_TOOL_RESULT_CHARS = 24_000;
 
 /** Defines a tool from its zod schema and its typed run function. */
 export function defineTool<Schema extends z.ZodObject>(spec: {
