@@ -1,7 +1,7 @@
 // The defaults of every setting (DESIGN.md § Breakers, § Evaluator), in one place so the docs, the JSON
 // Schema descriptions and the resolver agree.
 
-import type { AdapterName, EvaluatorSpec, GuardSettings, Limits } from './types.js';
+import type { AdapterName, EvaluatorSpec, GuardSettings, Limits, SandboxSettings } from './types.js';
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxTurns: 20,
@@ -138,4 +138,15 @@ export const DEFAULT_GUARD: Readonly<GuardSettings> = Object.freeze({
   deletedTests: true,
   skipMarkers: true,
   checkScripts: true,
+});
+
+// `auto`: on wherever bubblewrap works, so the boundary costs nothing to turn on; the network stays on
+// because agents call their model APIs.
+export const DEFAULT_SANDBOX: Readonly<SandboxSettings> = Object.freeze({
+  mode: 'auto',
+  network: true,
+  writable: [],
+  readable: [],
+  hidden: [],
+  bwrap: null,
 });

@@ -21,6 +21,7 @@ import {
 import { parseDuration } from './duration.js';
 import { checkNameFor } from './flag-values.js';
 import { CONFIG_FILE_NAME, loadConfigFile } from './load-config.js';
+import { mergeSandbox, sandboxLayerFromConfig, sandboxLayerFromEnv, type SandboxLayer } from './sandbox-settings.js';
 import { requireAgentCommand, requireEvaluatorModel, requireVerification } from './settings-rules.js';
 import type { ConfigAgent, ConfigCheck, ConfigEvaluator, ConfigFile, ConfigLimits } from './schema.js';
 import { applyStartEnv, applyStartFlags, type OptionLayer, type StartFlags } from './start-options.js';
@@ -77,6 +78,8 @@ interface Layer extends OptionLayer {
   evaluator?: EvaluatorLayer;
   noisePaths?: string[];
   recitationEvery?: number;
+  /** A file's or GOALD_SANDBOX's sandbox settings (the flag's are OptionLayer's `sandbox`). */
+  sandboxLayer?: SandboxLayer;
 }
 
 /** The user's config file: `$XDG_CONFIG_HOME/goald/config.json`, else `~/.config/goald/config.json`. */
@@ -126,6 +129,10 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
     recitation: { everyToolCalls: pick(layers, (layer) => layer.recitationEvery) ?? DEFAULT_RECITATION_EVERY_TOOL_CALLS },
     allowSameModel: pick(layers, (layer) => layer.allowSameModel) ?? false,
     guard: mergeGuard(layers),
+    sandbox: mergeSandbox(
+      layers.map((layer) => (layer.sandbox === undefined ? layer.sandboxLayer : { ...layer.sandbox, owner: true })),
+      warnings,
+    ),
   };
   const mission = pick(layers, (layer) => layer.mission);
   const project = pick(layers, (layer) => layer.project);
@@ -172,6 +179,11 @@ function layerFromFlags(flags: StartFlags): Layer {
 function layerFromEnv(env: NodeJS.ProcessEnv): Layer {
   const layer: Layer = { source: '' };
   const used = asConfigError(() => applyStartEnv(env, layer));
+  const sandbox = sandboxLayerFromEnv(env);
+  if (sandbox !== undefined) {
+    layer.sandboxLayer = sandbox;
+    used.push('GOALD_SANDBOX');
+  }
   if (used.length > 0) layer.source = `environment: ${used.join(', ')}`;
   return layer;
 }
@@ -197,6 +209,7 @@ function layerFromConfig(config: ConfigFile, path: string, from: BaseURLSource, 
   if (config.noisePaths !== undefined) layer.noisePaths = [...config.noisePaths];
   if (config.recitation?.everyToolCalls !== undefined) layer.recitationEvery = config.recitation.everyToolCalls;
   if (config.guard !== undefined) layer.guard = guardFromConfig(config.guard);
+  if (config.sandbox !== undefined) layer.sandboxLayer = sandboxLayerFromConfig(config.sandbox, path, from === 'user-config', warnings);
   return layer;
 }
 

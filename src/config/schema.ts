@@ -12,6 +12,7 @@ import {
   DEFAULT_RECITATION_EVERY_TOOL_CALLS,
 } from './defaults.js';
 import { guardSchema } from './guard-schema.js';
+import { sandboxSchema } from './sandbox-schema.js';
 import { DURATION_PATTERN, toDurationText } from './duration.js';
 
 const ADAPTER_NAMES = ['command', 'claude-code', 'codex', 'gemini', 'aider', 'builtin'] as const;
@@ -281,6 +282,7 @@ export const configFileSchema = z
       .optional(),
     loops: z.array(loopSchema).meta({ description: 'Schedules, read by the daemon.' }).optional(),
     guard: guardSchema.optional(),
+    sandbox: sandboxSchema.optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'expected a JSON object ({ ... })' : undefined) },
   )

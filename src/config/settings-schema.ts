@@ -77,6 +77,17 @@ const goalSettingsSchema = z.object({
       checkScripts: z.boolean(),
     })
     .default(() => ({ ...DEFAULT_GUARD, protect: [...DEFAULT_GUARD.protect], testFiles: [...DEFAULT_GUARD.testFiles] })),
+  // Absent in settings stored before the sandbox existed: those goals run with the defaults (auto).
+  sandbox: z
+    .object({
+      mode: z.enum(['auto', 'required', 'off']),
+      network: z.boolean(),
+      writable: z.array(z.string()),
+      readable: z.array(z.string()),
+      hidden: z.array(z.string()),
+      bwrap: z.string().nullable(),
+    })
+    .optional(),
 }) satisfies z.ZodType<GoalSettings>;
 
 /** Parses stored settings; the error message says which field is off. */

@@ -16,7 +16,7 @@ import {
   parseWallClock,
   type EvaluatorChoice,
 } from './flag-values.js';
-import type { AdapterName, CheckSpec, GuardSettings, Limits } from './types.js';
+import type { AdapterName, CheckSpec, GuardSettings, Limits, SandboxMode } from './types.js';
 
 /** The part of a settings layer that start options (and their GOALD_* variables) fill. */
 export interface OptionLayer {
@@ -26,6 +26,7 @@ export interface OptionLayer {
   limits?: Partial<Limits>;
   allowSameModel?: boolean;
   guard?: Partial<GuardSettings>;
+  sandbox?: { mode?: SandboxMode };
 }
 
 interface OptionBase<Key extends string> {
@@ -278,6 +279,18 @@ export const START_OPTIONS = [
     description: 'turn the tamper guard off for this goal (deleted or skipped tests, changed check scripts and protected paths are then not tamper)',
     apply: (layer) => {
       (layer.guard ??= {}).enabled = false;
+    },
+  },
+  {
+    kind: 'switch',
+    // commander reads `--no-sandbox` as `sandbox`, true unless the flag is given.
+    key: 'sandbox',
+    flag: '--no-sandbox',
+    negated: true,
+    setting: 'sandbox.mode',
+    description: "run this goal's agent turns and checks without the bubblewrap sandbox (sandbox: \"off\")",
+    apply: (layer) => {
+      layer.sandbox = { mode: 'off' };
     },
   },
   {

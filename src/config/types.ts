@@ -124,6 +124,23 @@ export interface Ancestry {
   loop?: string;
 }
 
+/** The kernel boundary around agent turns and checks (src/sandbox/): `auto` uses bubblewrap when it works. */
+export type SandboxMode = 'auto' | 'required' | 'off';
+
+export interface SandboxSettings {
+  mode: SandboxMode;
+  /** Off: the turn gets its own empty network namespace (loopback only). */
+  network: boolean;
+  /** Extra paths the turn may write (user config only; inside the home or the workspace, never GOALD_HOME). */
+  writable: string[];
+  /** Paths the turn may read although hidden by default, or outside its view (user config only). */
+  readable: string[];
+  /** Extra paths hidden from the turn. */
+  hidden: string[];
+  /** The bwrap executable (user config only); null: `bwrap` on PATH. */
+  bwrap: string | null;
+}
+
 export interface GoalSettings {
   condition: string;
   /** Absolute path of the git work tree's top level. */
@@ -140,4 +157,6 @@ export interface GoalSettings {
   recitation: { everyToolCalls: number };
   /** The tamper guard. */
   guard: GuardSettings;
+  /** The sandbox, sealed at start; absent in settings stored before it existed (then the defaults). */
+  sandbox?: SandboxSettings;
 }

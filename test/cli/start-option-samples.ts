@@ -41,6 +41,8 @@ const START_OPTION_SAMPLES: Record<keyof StartFlags, StartOptionSample> = {
   allowSameModel: { value: true, expected: true },
   // `--no-guard`: given as the flag alone; commander (and a socket request) deliver it as `guard: false`.
   guard: { value: true, expected: false },
+  // `--no-sandbox`: delivered as `sandbox: false`, like `--no-guard`.
+  sandbox: { value: true, expected: 'off' },
 };
 
 /** The sample of `option`. */

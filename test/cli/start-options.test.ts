@@ -55,7 +55,8 @@ describe('every start option reaches the setting it names', () => {
 
   it('without the options, no setting has its sample value (so the test above can fail)', async () => {
     const sandbox = await goaldSandbox();
-    const run = await sandbox.run(['start', 'defaults', '--foreground', '-C', await repo(), '--json', '--agent', 'true', '--check', 'true']);
+    // The test helper turns the sandbox off for every goal (GOALD_SANDBOX=off); here the default must show.
+    const run = await sandbox.run(['start', 'defaults', '--foreground', '-C', await repo(), '--json', '--agent', 'true', '--check', 'true'], { env: { GOALD_SANDBOX: '' } });
     expect(run.code).toBe(0);
     const settings = await settingsOf(sandbox, run);
     for (const option of SETTING_OPTIONS) {

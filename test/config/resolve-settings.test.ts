@@ -262,6 +262,7 @@ describe('defaults', () => {
       allowSameModel: false,
       recitation: { everyToolCalls: 10 },
       guard: { ...DEFAULT_GUARD, protect: [], testFiles: [...DEFAULT_TEST_FILES] },
+      sandbox: { mode: 'auto', network: true, writable: [], readable: [], hidden: [], bwrap: null },
     } satisfies GoalSettings);
   });
 
