@@ -144,6 +144,8 @@ export const turnRecordSchema = z.object({
   tamper: z.array(tamperFindingSchema).optional(),
   /** What the guard reported without counting it as tamper (lost assertions, a config change nobody claimed). */
   guardNotes: z.array(guardNoteSchema).optional(),
+  /** How the turn's agent and checks ran: `bwrap` (sandboxed), `off` (by setting), `unavailable` (auto, no working bwrap). Absent in older records. */
+  sandbox: z.enum(['bwrap', 'off', 'unavailable']).optional(),
 });
 
 /** One line of goals/<id>/turns.jsonl, as written and as read back. */

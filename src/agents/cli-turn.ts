@@ -109,13 +109,14 @@ export function readTimeZone(env: NodeJS.ProcessEnv): string | undefined {
   return zone === undefined || zone === '' ? undefined : zone;
 }
 
-/** The spawn options that come from the turn itself: workspace, transcript, timeout, abort, onSpawn. */
+/** The spawn options that come from the turn itself: workspace, transcript, timeout, abort, onSpawn, sandbox. */
 export function turnSpawnOptions(
   input: TurnInput,
   signal: AbortSignal,
   killGraceMs: number | undefined,
-): Pick<SpawnAgentOptions, 'cwd' | 'transcriptPath' | 'timeoutMs' | 'killGraceMs' | 'signal' | 'onSpawn'> {
+): Pick<SpawnAgentOptions, 'cwd' | 'transcriptPath' | 'timeoutMs' | 'killGraceMs' | 'signal' | 'onSpawn' | 'sandbox'> {
   return {
+    sandbox: input.sandbox ?? null,
     cwd: input.workspace,
     transcriptPath: input.transcriptPath,
     timeoutMs: input.timeoutMs,

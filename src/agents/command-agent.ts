@@ -82,6 +82,7 @@ export function createCommandAgent(options: CommandAgentOptions): AgentAdapter {
         killGraceMs: options.killGraceMs,
         signal,
         onSpawn: input.onSpawn,
+        sandbox: input.sandbox ?? null,
         onOutput(text) {
           meter.addOutput(text);
           checkTokenLimit();

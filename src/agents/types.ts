@@ -1,6 +1,8 @@
 // The agent contract. An adapter runs one turn of a coding agent as a child process in its own process
 // group and reports what happened as a value: agent failure is a TurnResult, never a thrown error.
 
+import type { SandboxWrap } from '../sandbox/types.js';
+
 export type TurnOutcome =
   | 'completed' // exited 0
   | 'failed' // exited non-zero or by a signal it did not get from us
@@ -52,6 +54,8 @@ export interface TurnInput {
   checks?: ReadonlyArray<{ name: string; run: string; timeoutMs: number }>;
   /** Called once the child is running, with its pid (= its process group id) and its GOALD_TURN_TOKEN. */
   onSpawn?: (pid: number, token: string) => void;
+  /** The sandbox the agent's process runs in (src/sandbox/); null or absent: unsandboxed. */
+  sandbox?: SandboxWrap | null;
 }
 
 export interface TurnResult {

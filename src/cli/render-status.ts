@@ -117,6 +117,7 @@ export function renderTurnRow(turn: TurnRecord): string {
     `checks ${checks}`.padEnd(12),
     verdict.padEnd(60),
     breakerState,
+    ...(turn.sandbox === undefined ? [] : [`sandbox ${turn.sandbox}`]),
     ...tamperText,
   ].join('  ');
 }

@@ -3,10 +3,13 @@
 // whole group — SIGTERM, then SIGKILL after a grace period. Agents start their processes only through it.
 
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { delimiter, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import type { SandboxWrap } from '../sandbox/types.js';
 import { createBoundedTail } from './bounded-tail.js';
 import { killMarkedProcesses, markEnvironment, newProcessToken } from './escaped-processes.js';
 import { createLineSplitter, type LineSplitter } from './line-splitter.js';
@@ -54,6 +57,8 @@ export interface SpawnAgentOptions {
   onLine?(line: string, stream: OutputStream): void;
   /** The longest line onLine receives whole (default MAX_LINE_CHARS); JSON event streams need more. */
   maxLineChars?: number;
+  /** Run inside this sandbox (src/sandbox/); null or absent: as is. */
+  sandbox?: SandboxWrap | null;
 }
 
 export interface ProcessResult {
@@ -100,6 +105,8 @@ export interface GroupLeaderOptions {
   token?: string;
   /** `pipe` to write the child's stdin; `ignore` gives it /dev/null. */
   stdin: 'pipe' | 'ignore';
+  /** Run inside this sandbox: the sandbox's process leads the group, the command runs inside it. */
+  sandbox?: SandboxWrap | null;
 }
 
 /**
@@ -114,9 +121,11 @@ export function spawnGroupLeader(
 ): ChildProcessByStdio<Writable | null, Readable, Readable> {
   const env = options.token === undefined ? options.env : markEnvironment(options.env, options.token);
   const common = { cwd: options.cwd, env, detached: true };
+  const { sandbox } = options;
+  const [file, argv] = sandbox == null ? [command, args] : [sandbox.executable, [...sandbox.args, '--', command, ...args]];
   return options.stdin === 'pipe'
-    ? spawn(command, args, { ...common, stdio: ['pipe', 'pipe', 'pipe'] })
-    : spawn(command, args, { ...common, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn(file, argv, { ...common, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(file, argv, { ...common, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Starts an agent process in its own process group and supervises it until the whole group is gone. */
@@ -151,6 +160,10 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
 
   if (options.signal?.aborted === true) return notStarted(null, 'aborted');
 
+  // Inside a sandbox, bwrap runs the command: one it cannot find would look like the agent failing.
+  if (options.sandbox != null && !isFoundForSandbox(options.command, options.cwd, options.env)) {
+    return notStarted(`cannot start ${options.command}: ${options.command.includes('/') ? 'no such file' : 'not found on PATH'}`, null);
+  }
   const token = newProcessToken();
   let child: ChildProcess;
   try {
@@ -159,6 +172,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
       env: options.env,
       token,
       stdin: options.stdin === null ? 'ignore' : 'pipe',
+      sandbox: options.sandbox,
     });
   } catch (error) {
     // Synchronous refusals: arguments or environment holding a NUL byte, and the like.
@@ -364,6 +378,21 @@ async function describeSpawnError(error: unknown, options: SpawnAgentOptions): P
   if (code === 'EACCES') return `${prefix}: permission denied (is it an executable file?)`;
   if (code === 'E2BIG') return `${prefix}: its arguments and environment are too large (E2BIG)`;
   return `${prefix}: ${errorMessage(error)}`;
+}
+
+// Whether `command` names an executable (by path from `cwd`, or on the environment's PATH).
+function isFoundForSandbox(command: string, cwd: string, env: NodeJS.ProcessEnv): boolean {
+  const candidates = command.includes('/')
+    ? [resolve(cwd, command)]
+    : (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => resolve(cwd, dir, command));
+  return candidates.some((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -16,6 +16,7 @@ import type { EvaluatorSpec, GoalSettings } from '../config/types.js';
 import { createNoneEvaluator } from '../evaluator/none-evaluator.js';
 import { goaldPathsIn } from '../guard/goald-paths.js';
 import type { Evaluator } from '../evaluator/types.js';
+import { openGoalSandbox } from '../sandbox/goal-sandbox.js';
 import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/find-workspace.js';
 import { createSnapshotter } from '../workspace/snapshot.js';
@@ -62,6 +63,15 @@ export async function prepareGoal(request: {
       throw new GoaldError('config', lookup.message, 'install it, put it on PATH, or fix --agent');
     }
   }
+  // Bad sandbox paths, or `required` where bwrap does not work: refused here, before anything is written.
+  const sandbox = await openGoalSandbox({
+    settings: settings.sandbox,
+    workspace,
+    agent: settings.agent,
+    goaldHome: resolveGoaldHome(request.trustedEnv ?? request.env),
+    env: request.trustedEnv ?? request.env,
+  });
+  if (sandbox.warning !== null) warnings.push(sandbox.warning);
   const agent = createAgent(settings.agent, request.env, request.trustedEnv);
   let evaluator: Evaluator;
   if (settings.evaluator.provider === 'none') evaluator = createNoneEvaluator();
@@ -127,6 +137,13 @@ export async function buildSupervisor(options: {
   snapshotter?: Snapshotter;
 }): Promise<GoalSupervisor> {
   const { store, goal, prepared } = options;
+  const sandbox = await openGoalSandbox({
+    settings: prepared.settings.sandbox,
+    workspace: prepared.workspace,
+    agent: prepared.settings.agent,
+    goaldHome: store.home,
+    env: process.env,
+  });
   const snapshotter = options.snapshotter ?? (await createGoalSnapshotter(store, goal, prepared.workspace));
   const deps: SupervisorDeps = {
     store,
@@ -143,6 +160,7 @@ export async function buildSupervisor(options: {
     owner: options.owner,
     ...(options.onTurnDelta ? { onTurnDelta: options.onTurnDelta } : {}),
     goaldPaths: goaldPathsIn(prepared.workspace.root, { home: store.home, userConfig: resolveUserConfigPath(process.env) }),
+    sandbox,
   };
   return new GoalSupervisor(goal, prepared.settings, deps, options.restored);
 }

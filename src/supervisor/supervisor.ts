@@ -45,6 +45,7 @@ import { briefChecks, turnFacts, turnFinishedEvent, type FinishedTurn } from './
 import type { SupervisorObserver, TurnRecord } from './types.js';
 import { WorkspaceTrees } from './workspace-trees.js';
 import { redactSecrets } from '../secrets/redact.js';
+import type { GoalSandbox } from '../sandbox/goal-sandbox.js';
 
 export type { GoalOutcome } from './goal-session.js';
 
@@ -69,6 +70,8 @@ export interface SupervisorDeps {
   onTurnDelta?: (turn: number, files: readonly string[]) => Promise<void>;
   /** goald's own files inside the workspace, which the tamper guard protects (guard/goald-paths.ts). */
   goaldPaths?: GoaldPaths;
+  /** The kernel boundary the agent's turns and the checks run in (src/sandbox/); absent: none. */
+  sandbox?: GoalSandbox;
 }
 
 /** Where a restarted goal picks up (from the store's record and the last turn record). */
@@ -100,7 +103,7 @@ interface TurnObservation extends TurnEvidence {
   guard: GuardReport;
 }
 
-type TurnRecordBase = Pick<TurnRecordFields, 'goalId' | 'turn' | 'startedAt' | 'finishedAt' | 'breakers' | 'status'>;
+type TurnRecordBase = Pick<TurnRecordFields, 'goalId' | 'turn' | 'startedAt' | 'finishedAt' | 'breakers' | 'status' | 'sandbox'>;
 
 // The agent's time limit this turn: the turn timeout, or less when the wall-clock budget ends sooner (0 = none).
 function turnTimeoutMs(limits: GoalSettings['limits'], activeMs: number): number {
@@ -364,6 +367,7 @@ export class GoalSupervisor {
         stateDir: path.join(goalDir, files.stateDir),
         reciteEveryToolCalls: this.settings.recitation.everyToolCalls,
         checks: this.settings.checks,
+        sandbox: this.deps.sandbox?.forTurn({ promptPath: path.join(goalDir, files.promptFile), stateDir: path.join(goalDir, files.stateDir) }) ?? null,
         onSpawn: (pid, token) => {
           this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn, token };
           // Not flushed to the directory: only a crash of this process leaves the agent running, and the
@@ -543,7 +547,7 @@ export class GoalSupervisor {
         this.session.runningCheck = group;
         recorded = recorded.then(() => this.session.persist());
         recorded.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled
-      }).finally(() => {
+      }, this.deps.sandbox?.forChecks() ?? null).finally(() => {
         this.session.runningCheck = null;
       });
       await recorded;
@@ -572,7 +576,8 @@ export class GoalSupervisor {
   /** The fields every record of a turn shares: who, when, and breakers and status as they stand now. */
   private turnRecordBase(turn: number, startedAt: number): TurnRecordBase {
     const finishedAt = this.session.now();
-    return { goalId: this.id, turn, startedAt, finishedAt, breakers: this.breakerState(), status: this.session.status };
+    const sandbox = this.deps.sandbox?.use;
+    return { goalId: this.id, turn, startedAt, finishedAt, breakers: this.breakerState(), status: this.session.status, ...(sandbox ? { sandbox } : {}) };
   }
 
   /** Appends the turn record (fsync), then stores the goal's progress: before anything else happens. */

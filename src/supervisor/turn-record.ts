@@ -6,6 +6,7 @@ import type { TurnResult } from '../agents/types.js';
 import type { BreakerState, Trip } from '../breakers/types.js';
 import type { EvaluationResult } from '../evaluator/types.js';
 import type { GuardReport } from '../guard/types.js';
+import type { SandboxUse } from '../sandbox/types.js';
 import type { CheckResult, FileChange } from '../workspace/types.js';
 import type { TurnRecord } from './types.js';
 
@@ -75,6 +76,8 @@ export interface TurnRecordFields {
   drift?: TurnRecord['drift'];
   /** The tamper guard's report; a turn it did not inspect records none found. */
   guard?: GuardReport;
+  /** How the turn's agent and checks ran (src/sandbox/); absent when the runner has no sandbox to tell of. */
+  sandbox?: SandboxUse;
 }
 
 /**
@@ -104,5 +107,6 @@ export function buildTurnRecord(fields: TurnRecordFields): TurnRecord {
     drift: fields.drift ?? null,
     tamper: fields.guard?.tamper ?? [],
     guardNotes: fields.guard?.notes ?? [],
+    ...(fields.sandbox === undefined ? {} : { sandbox: fields.sandbox }),
   };
 }

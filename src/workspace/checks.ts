@@ -10,6 +10,7 @@ import { spawnGroupLeader } from '../process/spawn.js';
 import { buildCheckEnv } from '../secrets/child-env.js';
 import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
 import { withoutRepoLocationEnv } from './git.js';
+import type { SandboxWrap } from '../sandbox/types.js';
 import type { CheckGroup, CheckResult, CheckRunner } from './types.js';
 
 // After SIGKILL, how long the pipes may stay open (held by a process outside the group) before we stop reading.
@@ -36,11 +37,11 @@ export interface CheckRunnerOptions {
 export function createCheckRunner(options: CheckRunnerOptions): CheckRunner {
   const env = buildCheckEnv({ ...withoutRepoLocationEnv(), ...options.env }, options.passEnv);
   return {
-    async run(signal, onGroup) {
+    async run(signal, onGroup, sandbox) {
       const results: CheckResult[] = [];
       for (const check of options.checks) {
         if (signal?.aborted) throw signal.reason;
-        results.push(await runCheck(check, options.workspace, env, signal, onGroup));
+        results.push(await runCheck(check, options.workspace, env, signal, onGroup, sandbox));
       }
       return results;
     },
@@ -54,6 +55,7 @@ function runCheck(
   env: NodeJS.ProcessEnv,
   signal?: AbortSignal,
   onGroup?: (group: CheckGroup) => void,
+  sandbox?: SandboxWrap | null,
 ): Promise<CheckResult> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   const started = performance.now();
@@ -61,7 +63,7 @@ function runCheck(
     // The shell leads a new process group, so terminating it reaches all it started; the token in its
     // environment reaches what left the group.
     const token = newProcessToken();
-    const child = spawnGroupLeader('sh', ['-c', check.run], { cwd, env, stdin: 'ignore', token });
+    const child = spawnGroupLeader('sh', ['-c', check.run], { cwd, env, stdin: 'ignore', token, sandbox });
     if (child.pid !== undefined) onGroup?.({ pid: child.pid, startTime: readProcessStartTime(child.pid), token });
     const tail = createTail(OUTPUT_TAIL_BYTES);
     let timedOut = false;

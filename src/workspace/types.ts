@@ -1,5 +1,7 @@
 // The workspace contract: snapshots of the working tree and the checks that are ground truth.
 
+import type { SandboxWrap } from '../sandbox/types.js';
+
 export interface FileChange {
   path: string;
   /** git's status letter: A added, M modified, D deleted, T type change (renames are off: add + delete). */
@@ -81,7 +83,7 @@ export interface CheckGroup {
 export interface CheckRunner {
   /**
    * Runs every check in order in the workspace; never throws for a failing check. `onGroup` hears of each
-   * check's process group as it starts.
+   * check's process group as it starts. With `sandbox`, each check runs inside it (src/sandbox/).
    */
-  run(signal?: AbortSignal, onGroup?: (group: CheckGroup) => void): Promise<CheckResult[]>;
+  run(signal?: AbortSignal, onGroup?: (group: CheckGroup) => void, sandbox?: SandboxWrap | null): Promise<CheckResult[]>;
 }

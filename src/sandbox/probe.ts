@@ -1,0 +1,96 @@
+// Whether bubblewrap works on this machine: found, and able to create the namespaces a turn needs. Probed
+// once per executable and network setting per process (a daemon start), by running `true` inside.
+
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { spawnGroupLeader } from '../process/spawn.js';
+
+export type BwrapProbe =
+  | { ok: true; executable: string }
+  | { ok: false; executable: string | null; problem: string; fix: string };
+
+// A probe that takes longer than this is a broken bwrap (it normally takes a few milliseconds).
+const PROBE_TIMEOUT_MS = 10_000;
+const INSTALL_FIX = 'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or set sandbox to "off"';
+const USERNS_FIX =
+  'allow unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 (Debian), sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (Ubuntu 24.04+), or raise user.max_user_namespaces; or set sandbox to "off"';
+
+const probes = new Map<string, Promise<BwrapProbe>>();
+
+/** The flags every sandboxed process gets besides its mounts (also what the probe tries). */
+export function namespaceArgs(network: boolean): string[] {
+  return ['--unshare-pid', '--unshare-ipc', ...(network ? [] : ['--unshare-net']), '--die-with-parent', '--cap-drop', 'ALL'];
+}
+
+/** Probes `configured` (sandbox.bwrap) or `bwrap` on PATH; cached for the life of the process. */
+export function probeBwrap(configured: string | null, network: boolean, env: NodeJS.ProcessEnv = process.env): Promise<BwrapProbe> {
+  const key = `${configured ?? ''}\0${String(network)}`;
+  let probe = probes.get(key);
+  if (probe === undefined) {
+    probe = runProbe(configured, network, env);
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
+async function runProbe(configured: string | null, network: boolean, env: NodeJS.ProcessEnv): Promise<BwrapProbe> {
+  const executable = configured ?? findOnPath('bwrap', env.PATH ?? '');
+  if (executable === null) return { ok: false, executable: null, problem: 'bwrap (bubblewrap) is not installed or not on PATH', fix: INSTALL_FIX };
+  if (!isExecutable(executable)) {
+    return { ok: false, executable, problem: `sandbox.bwrap: ${executable} is not an executable file`, fix: INSTALL_FIX };
+  }
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', ...namespaceArgs(network), '--', 'true'];
+  const outcome = await runQuietly(executable, args);
+  if (outcome.code === 0) return { ok: true, executable };
+  const said = outcome.stderr.trim().split('\n')[0] ?? '';
+  return {
+    ok: false,
+    executable,
+    problem: `bwrap cannot create the sandbox's namespaces${said === '' ? '' : `: ${said}`}`,
+    fix: USERNS_FIX,
+  };
+}
+
+// Runs the probe with its output captured; exit code null when it could not start or timed out.
+function runQuietly(executable: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    let stderr = '';
+    let child;
+    try {
+      child = spawnGroupLeader(executable, args, { cwd: '/', env: process.env, stdin: 'ignore' });
+    } catch (error) {
+      resolve({ code: null, stderr: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    child.stdout.resume();
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, stderr: error.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+// The first executable `name` on `pathVariable`; null when there is none.
+function findOnPath(name: string, pathVariable: string): string | null {
+  for (const directory of pathVariable.split(path.delimiter)) {
+    if (directory === '' || !path.isAbsolute(directory)) continue;
+    const candidate = path.join(directory, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
