@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 
 import { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGET_MB } from './daemon.bench.js';
 import { benchGuard } from './guard.bench.js';
+import { SANDBOX_ADDED_TARGET_MS, benchSandbox } from './sandbox.bench.js';
 import { benchSnapshot } from './snapshot.bench.js';
 import { FIRST_SPAWN_RATIO_TARGET, VERSION_RATIO_TARGET, benchStartup } from './startup.bench.js';
 import { LONG_TURNS, SHORT_TURNS, SUPERVISOR_RATIO_TARGET, benchSupervisor } from './supervisor.bench.js';
@@ -110,6 +111,20 @@ function benchesFor(argv: string[]): Bench[] {
             : [figure('daemon', `status / node -e 0, with ${r.inheritedEnv.variables.join(', ')}`, r.inheritedEnv.ratio, '×', null, `${r.inheritedEnv.statusMs} ms vs ${r.inheritedEnv.nodeMs} ms; this shell's env, for context`)]),
           figure('daemon', 'daemon RSS idle', r.idleRssMb, 'MB', IDLE_RSS_TARGET_MB),
           figure('daemon', `daemon RSS, ${r.waitingGoals} waiting goals`, r.waitingRssMb, 'MB', WAITING_RSS_TARGET_MB),
+        ];
+      },
+    },
+    {
+      name: 'sandbox',
+      run: async () => {
+        const r = await benchSandbox(runs === undefined ? {} : { runs });
+        return [
+          figure('sandbox', 'trivial turn (command adapter, `true`)', r.turnMs, 'ms', null, `median of ${r.runs}`),
+          figure('sandbox', 'the same turn in bwrap', r.sandboxedTurnMs, 'ms'),
+          figure('sandbox', 'added per turn by the sandbox', r.turnAddedMs, 'ms', SANDBOX_ADDED_TARGET_MS),
+          figure('sandbox', 'trivial check (`true`)', r.checkMs, 'ms'),
+          figure('sandbox', 'the same check in bwrap', r.sandboxedCheckMs, 'ms'),
+          figure('sandbox', 'added per check by the sandbox', r.checkAddedMs, 'ms', SANDBOX_ADDED_TARGET_MS),
         ];
       },
     },

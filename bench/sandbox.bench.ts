@@ -1,0 +1,116 @@
+// What the bubblewrap sandbox adds (issue 14: target ≤ 15 ms per turn at the median): a trivial agent turn
+// (`true` through the command adapter: spawn, transcript, group reaping) and a trivial check (`true` through
+// the check runner), each with and without the sandbox, interleaved so drift hits both alike. The sandboxed
+// side includes building the turn's view and bwrap arguments, as the supervisor does every turn.
+// Run alone with `node dist/bench/sandbox.bench.js [--runs N]` after `npm run build`.
+
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import { createCommandAgent } from '../src/agents/command-agent.js';
+import type { TurnInput } from '../src/agents/types.js';
+import { DEFAULT_SANDBOX } from '../src/config/defaults.js';
+import { openGoalSandbox } from '../src/sandbox/goal-sandbox.js';
+import { runGit } from '../src/workspace/git.js';
+import { createCheckRunner } from '../src/workspace/checks.js';
+import { median, numberFlag, round, runWhenMain } from './bench-runner.js';
+
+export const SANDBOX_ADDED_TARGET_MS = 15;
+
+export interface SandboxBenchResult {
+  runs: number;
+  turnMs: number;
+  sandboxedTurnMs: number;
+  /** sandboxedTurnMs − turnMs; the target is ≤ 15 ms. */
+  turnAddedMs: number;
+  checkMs: number;
+  sandboxedCheckMs: number;
+  checkAddedMs: number;
+}
+
+/** Measures a trivial turn and a trivial check, each with and without bwrap (medians of `runs`). */
+export async function benchSandbox(opts: { runs?: number } = {}): Promise<SandboxBenchResult> {
+  const runs = opts.runs ?? 41;
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gsx-')));
+  try {
+    const workspace = path.join(root, 'ws');
+    const home = path.join(root, 'home');
+    await mkdir(workspace);
+    await mkdir(home, { mode: 0o700 });
+    await runGit(['init', '-q'], { cwd: workspace });
+    const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
+    const sandbox = await openGoalSandbox({
+      settings: { ...DEFAULT_SANDBOX, mode: 'required' },
+      workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
+      agent: { adapter: 'command', command: 'true' },
+      goaldHome: home,
+      env,
+    });
+    const agent = createCommandAgent({ command: 'true', env });
+    const checks = createCheckRunner({ workspace, checks: [{ name: 'true', run: 'true', timeoutMs: 60_000 }] });
+    let turn = 0;
+    const runTurn = async (sandboxed: boolean): Promise<number> => {
+      turn += 1;
+      const promptPath = path.join(home, `turn-${turn}.prompt.txt`);
+      const stateDir = path.join(home, `turn-${turn}.state`);
+      await writeFile(promptPath, 'do nothing');
+      await mkdir(stateDir);
+      const started = performance.now();
+      const input: TurnInput = {
+        goalId: 'bench',
+        turn,
+        condition: 'nothing',
+        prompt: 'do nothing',
+        workspace,
+        promptPath,
+        transcriptPath: path.join(home, `turn-${turn}.log`),
+        timeoutMs: 60_000,
+        turnTokenLimit: 0,
+        sandbox: sandboxed ? sandbox.forTurn({ promptPath, stateDir }) : null,
+      };
+      const result = await agent.runTurn(input, new AbortController().signal);
+      if (result.outcome !== 'completed') throw new Error(`the trivial turn ended ${result.outcome}: ${result.error ?? ''}`);
+      return performance.now() - started;
+    };
+    const runCheck = async (sandboxed: boolean): Promise<number> => {
+      const started = performance.now();
+      const [result] = await checks.run(undefined, undefined, sandboxed ? sandbox.forChecks() : null);
+      if (result?.passed !== true) throw new Error(`the trivial check failed: ${result?.outputTail ?? ''}`);
+      return performance.now() - started;
+    };
+    const times = { turn: [] as number[], sandboxedTurn: [] as number[], check: [] as number[], sandboxedCheck: [] as number[] };
+    // One warm-up of each, then interleaved runs.
+    await runTurn(false);
+    await runTurn(true);
+    await runCheck(false);
+    await runCheck(true);
+    for (let index = 0; index < runs; index += 1) {
+      times.turn.push(await runTurn(false));
+      times.sandboxedTurn.push(await runTurn(true));
+      times.check.push(await runCheck(false));
+      times.sandboxedCheck.push(await runCheck(true));
+    }
+    const turnMs = median(times.turn);
+    const sandboxedTurnMs = median(times.sandboxedTurn);
+    const checkMs = median(times.check);
+    const sandboxedCheckMs = median(times.sandboxedCheck);
+    return {
+      runs,
+      turnMs: round(turnMs),
+      sandboxedTurnMs: round(sandboxedTurnMs),
+      turnAddedMs: round(sandboxedTurnMs - turnMs),
+      checkMs: round(checkMs),
+      sandboxedCheckMs: round(sandboxedCheckMs),
+      checkAddedMs: round(sandboxedCheckMs - checkMs),
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+runWhenMain(import.meta.url, async (argv) => {
+  const result = await benchSandbox({ runs: numberFlag(argv, '--runs') });
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+});

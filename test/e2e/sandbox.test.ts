@@ -1,0 +1,243 @@
+// End to end, with the real bubblewrap and hostile scripted agents (test/fixtures/agents/sandbox-probe.mjs)
+// run by the real daemon: a sandboxed turn cannot read the evaluator's key from goald's /proc environ,
+// cannot write goald's state or the user's config, cannot kill goald, leaves no process behind, cannot
+// write outside the workspace — and a helpful agent still installs a package and runs the tests.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readGoal, readTurns } from '../helpers/daemon.js';
+import { startFakeLlm } from '../helpers/fake-llm.js';
+import { gitdir } from '../helpers/gitdir.js';
+import { isProcessRunning } from '../helpers/processes.js';
+import { goaldSandbox, parseJsonLines, repoRoot, sandboxDaemonPid, type GoaldRun, type GoaldSandbox } from '../helpers/run-goald.js';
+import { ACHIEVED } from '../evaluator/sample-input.js';
+import { bashPayload } from '../hook/support.js';
+
+const KEY = 'sk-proj-SandboxE2eKey0123456789abcdefGHIJKLmnop';
+const probe = path.join(repoRoot, 'test', 'fixtures', 'agents', 'sandbox-probe.mjs');
+const FAST = ['--cooldown', '0', '--max-turns', '1'];
+
+interface Setup {
+  sandbox: GoaldSandbox;
+  workspace: string;
+}
+
+// `required`: a machine where bwrap does not work fails these tests instead of running the hostile agents bare.
+async function setup(files: Record<string, string> = {}): Promise<Setup> {
+  const repo = await gitdir({ files: { 'README.md': '# demo\n', ...files }, initialCommit: true });
+  const sandbox = await goaldSandbox();
+  sandbox.env.GOALD_SANDBOX = 'required';
+  return { sandbox, workspace: repo.dir };
+}
+
+/** `goald start ... --wait --json` with the probe as the agent; the check passes once report.json exists. */
+async function runProbe(setup: Setup, behaviour: string, args: string[] = [], options: { env?: NodeJS.ProcessEnv; extra?: string[] } = {}): Promise<{ run: GoaldRun; id: string; report: Record<string, unknown> }> {
+  const agent = ['exec', process.execPath, probe, behaviour, ...args.map((arg) => `'${arg}'`)].join(' ');
+  const run = await setup.sandbox.run(
+    ['start', 'report.json exists', '-C', setup.workspace, ...FAST, '--agent', agent, '--check', 'test -f report.json', ...(options.extra ?? []), '--wait', '--json'],
+    options.env ? { env: options.env } : {},
+  );
+  const events = parseJsonLines(run.stdout);
+  const id = String(events.find((event) => event.type === 'goal.submitted')?.id);
+  const reportFile = path.join(setup.workspace, 'report.json');
+  const report = existsSync(reportFile) ? (JSON.parse(await readFile(reportFile, 'utf8')) as Record<string, unknown>) : {};
+  return { run, id, report };
+}
+
+function expectAchieved(run: GoaldRun): void {
+  expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
+  expect(parseJsonLines(run.stdout).at(-1)).toMatchObject({ type: 'goal.finished', status: 'achieved' });
+}
+
+describe('a sandboxed turn (bubblewrap)', () => {
+  it("cannot find the evaluator's key in any /proc/*/environ it can read: it sees only its own processes", async () => {
+    const llm = await startFakeLlm();
+    try {
+      llm.openai.reply(ACHIEVED);
+      const context = await setup();
+      const { run, id, report } = await runProbe(context, 'environ', [], {
+        env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: llm.openaiBaseURL },
+        extra: ['--evaluator', 'openai:judge-model'],
+      });
+      expectAchieved(run);
+      expect(report.found).toEqual([]);
+      // Its own PID namespace: bwrap's init, the agent, nothing of goald's.
+      const seen = report.seen as Array<{ pid: number; cmdline: string }>;
+      expect(seen.length).toBeLessThanOrEqual(3);
+      expect(seen.map((entry) => entry.cmdline).join('\n')).not.toContain('bin.js');
+      // The key was real and in the daemon's environment: the evaluator was called with it.
+      expect(llm.openai.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+      const [, turn] = await readTurns(context.sandbox, id);
+      expect(turn?.sandbox).toBe('bwrap');
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it("cannot write GOALD_HOME/state.json or the user's config: goald's files are unchanged", async () => {
+    const context = await setup();
+    const { sandbox } = context;
+    const userConfig = path.join(sandbox.root, 'config', 'goald', 'config.json');
+    await mkdir(path.dirname(userConfig), { recursive: true });
+    const configText = `${JSON.stringify({ sandbox: { mode: 'required', network: true } })}\n`;
+    await writeFile(userConfig, configText);
+    const stateFile = path.join(sandbox.home, 'state.json');
+    const { run, id, report } = await runProbe(context, 'write-goald', [stateFile, userConfig]);
+    expectAchieved(run);
+    const writes = report.writes as Record<string, string>;
+    const deletes = report.deletes as Record<string, string>;
+    for (const file of [stateFile, userConfig]) {
+      expect(writes[file], file).not.toBe('ok');
+      expect(deletes[file], file).not.toBe('ok');
+    }
+    expect(await readFile(userConfig, 'utf8')).toBe(configText);
+    const state = await readFile(stateFile, 'utf8');
+    expect(state).not.toContain('hacked');
+    expect(readGoal(sandbox, id).status).toBe('achieved');
+  });
+
+  it('cannot kill goald: kill(-1) and SIGKILL to every pid it sees reach only its own sandbox', async () => {
+    const context = await setup();
+    const { run, report } = await runProbe(context, 'kill-all');
+    expectAchieved(run);
+    const daemon = sandboxDaemonPid(context.sandbox);
+    expect(daemon).not.toBeNull();
+    expect(isProcessRunning(daemon ?? 0)).toBe(true);
+    const seen = report.seen as Array<{ pid: number }>;
+    expect(seen.length).toBeLessThanOrEqual(2);
+    // The same daemon answers the next command.
+    const status = await context.sandbox.run(['status', '--json']);
+    expect(status.code, status.stderr).toBe(0);
+  });
+
+  it('leaves no process behind: a setsid sleeper without the turn token is gone when the turn ends', async () => {
+    const context = await setup();
+    const marker = String(4_000_000 + Math.floor(Math.random() * 1_000_000));
+    const { run, report } = await runProbe(context, 'setsid', [marker]);
+    expectAchieved(run);
+    expect(report.started).toBe(true);
+    const sleepers = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
+        } catch {
+          return false;
+        }
+      })
+      .filter((pid) => isProcessRunning(Number(pid)));
+    expect(sleepers).toEqual([]);
+  });
+
+  it('cannot write outside the workspace: the rest is read-only, its /tmp private', async () => {
+    const context = await setup();
+    const inTmp = path.join(context.sandbox.root, 'escaped.txt');
+    const inRepoRoot = path.join(repoRoot, 'sandbox-escaped.txt');
+    const { run, report } = await runProbe(context, 'write-outside', [inRepoRoot, '/etc/goald-escaped', inTmp]);
+    expectAchieved(run);
+    const writes = report.writes as Record<string, string>;
+    expect(writes[inRepoRoot]).toBe('EROFS');
+    expect(writes['/etc/goald-escaped']).toBe('EROFS');
+    // Its /tmp is its own: the write works there and vanishes with the turn.
+    expect(writes[inTmp]).toBe('ok');
+    for (const file of [inRepoRoot, '/etc/goald-escaped', inTmp]) expect(existsSync(file), file).toBe(false);
+  });
+
+  it('lets a helpful agent install a package into the workspace and run the tests (the check runs sandboxed too)', async () => {
+    const context = await setup({
+      'package.json': `${JSON.stringify({ name: 'demo', version: '1.0.0', private: true, scripts: { test: 'node -e "process.exit(require(\'./index.js\') === 42 ? 0 : 1)"' } })}\n`,
+      'vendor/answer/package.json': `${JSON.stringify({ name: 'answer', version: '1.0.0', main: 'index.js' })}\n`,
+      'vendor/answer/index.js': 'module.exports = 42;\n',
+    });
+    const run = await context.sandbox.run([
+      'start', 'npm test passes', '-C', context.workspace, ...FAST,
+      '--agent', `exec ${process.execPath} ${probe} helpful`, '--check', 'npm test', '--wait', '--json',
+    ]);
+    expectAchieved(run);
+    const report = JSON.parse(await readFile(path.join(context.workspace, 'report.json'), 'utf8')) as Record<string, unknown>;
+    expect(report.install).toBe('ok');
+    expect(report.test).toBe('ok');
+    expect(existsSync(path.join(context.workspace, 'node_modules', 'answer', 'index.js'))).toBe(true);
+  });
+});
+
+describe("Claude Code's PostToolUse hook inside the sandbox", () => {
+  it("records the tool call in the turn's state directory (bound writable through the hidden GOALD_HOME)", async () => {
+    const context = await setup({ 'payload.json': bashPayload('npm test') });
+    const goaldBin = path.join(repoRoot, 'dist', 'bundle', 'bin.js');
+    // The command adapter sets no GOALD_HOOK_STATE_DIR; the turn's state directory sits beside its prompt file.
+    const agent = `GOALD_HOOK_STATE_DIR="\${GOALD_PROMPT_FILE%.prompt.txt}.state" ${process.execPath} ${goaldBin} hook post-tool-use < payload.json && touch done.txt`;
+    const run = await context.sandbox.run(['start', 'done.txt exists', '-C', context.workspace, ...FAST, '--agent', agent, '--check', 'test -f done.txt', '--wait', '--json']);
+    expectAchieved(run);
+    const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
+    const stateDir = path.join(context.sandbox.home, 'goals', id, 'turn-1.state');
+    const calls = (await readFile(path.join(stateDir, 'tool-calls.jsonl'), 'utf8')).trim().split('\n');
+    expect(calls).toHaveLength(1);
+    expect(JSON.parse(calls[0] ?? '{}')).toMatchObject({ name: 'Bash', command: 'npm test' });
+    expect(existsSync(path.join(stateDir, 'hook-errors.log'))).toBe(false);
+  });
+});
+
+describe('sandbox modes', () => {
+  it('`required` without a working bwrap exits 2 naming the fix, and starts nothing', async () => {
+    const context = await setup();
+    const userConfig = path.join(context.sandbox.root, 'config', 'goald', 'config.json');
+    await mkdir(path.dirname(userConfig), { recursive: true });
+    await writeFile(userConfig, JSON.stringify({ sandbox: { mode: 'required', bwrap: path.join(context.sandbox.root, 'no-such-bwrap') } }));
+    const run = await context.sandbox.run(['start', 'done', '-C', context.workspace, '--agent', 'true', '--check', 'true'], { env: { GOALD_SANDBOX: '' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('sandbox "required"');
+    expect(run.stderr).toContain('apt-get install bubblewrap');
+    expect(existsSync(path.join(context.sandbox.home, 'state.json'))).toBe(false);
+  });
+
+  it('`auto` without bwrap warns and runs unsandboxed; --no-sandbox runs off; each turn records how it ran', async () => {
+    const context = await setup();
+    const userConfig = path.join(context.sandbox.root, 'config', 'goald', 'config.json');
+    await mkdir(path.dirname(userConfig), { recursive: true });
+    await writeFile(userConfig, JSON.stringify({ sandbox: { bwrap: path.join(context.sandbox.root, 'no-such-bwrap') } }));
+    const auto = await context.sandbox.run(['start', 'done', '-C', context.workspace, '--agent', 'true', '--check', 'test -f x', '--max-turns', '1', '--cooldown', '0', '--foreground', '--json'], { env: { GOALD_SANDBOX: '' } });
+    expect(auto.stderr).toContain('goald: warning: agent turns and checks run without a sandbox');
+    const autoId = String(parseJsonLines(auto.stdout).find((event) => event.type === 'goal.started')?.id);
+    expect((await readTurns(context.sandbox, autoId)).map((turn) => turn.sandbox)).toEqual(['unavailable', 'unavailable']);
+
+    const off = await context.sandbox.run(['start', 'done', '-C', context.workspace, '--agent', 'true', '--check', 'test -f x', '--max-turns', '1', '--cooldown', '0', '--foreground', '--json', '--no-sandbox'], { env: { GOALD_SANDBOX: '' } });
+    expect(off.stderr).toBe('');
+    const offId = String(parseJsonLines(off.stdout).find((event) => event.type === 'goal.started')?.id);
+    expect((await readTurns(context.sandbox, offId)).map((turn) => turn.sandbox)).toEqual(['off', 'off']);
+    const show = await context.sandbox.run(['show', offId]);
+    expect(show.stdout).toContain('sandbox off');
+  });
+
+  it("a workspace goal.config.json cannot turn the sandbox off or widen its paths", async () => {
+    const context = await setup();
+    await writeFile(
+      path.join(context.workspace, 'goal.config.json'),
+      JSON.stringify({ sandbox: { mode: 'off', writable: ['~/'], readable: ['~/.ssh'] } }),
+    );
+    const run = await context.sandbox.run(['start', 'done', '-C', context.workspace, '--agent', 'true', '--check', 'test -f x', '--max-turns', '1', '--cooldown', '0', '--foreground', '--json'], { env: { GOALD_SANDBOX: '' } });
+    expect(run.stderr).toContain('sandbox.writable is ignored');
+    expect(run.stderr).toContain('sandbox.readable is ignored');
+    expect(run.stderr).toContain('the workspace\'s sandbox "off" is ignored');
+    const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.started')?.id);
+    expect((await readTurns(context.sandbox, id)).map((turn) => turn.sandbox)).toEqual(['bwrap', 'bwrap']);
+  });
+
+  it.each([
+    ['outside the home and the workspace', '/usr/local/lib', 'is outside your home'],
+    ['overlapping GOALD_HOME', '~/h', 'overlaps GOALD_HOME'],
+    ["containing goald's config directory", '~/config', "overlaps goald's config directory"],
+  ])('a sandbox.writable path %s is refused with exit 2', async (_what, writable, message) => {
+    const context = await setup();
+    const userConfig = path.join(context.sandbox.root, 'config', 'goald', 'config.json');
+    await mkdir(path.dirname(userConfig), { recursive: true });
+    await writeFile(userConfig, JSON.stringify({ sandbox: { writable: [writable] } }));
+    const run = await context.sandbox.run(['start', 'done', '-C', context.workspace, '--agent', 'true', '--check', 'true']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(existsSync(path.join(context.sandbox.home, 'state.json'))).toBe(false);
+  });
+});
