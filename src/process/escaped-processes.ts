@@ -4,6 +4,11 @@
 // still carrying it in /proc/<pid>/environ and kills them. A process that deliberately rebuilds its
 // environment without the token escapes this sweep (the kernel sandbox's PID namespace is the answer to
 // that); everything that merely detached is caught.
+//
+// Reading every process's environ costs ~0.1 ms a process, paid after every turn and every check: on a
+// desktop with 500 processes, more than the turn's own git work. A process of the turn was forked after
+// the turn's leader, so its pid was allocated after the leader's: unless the pid counter wrapped around
+// since (the kernel's last allocated pid is then below the leader's), only higher pids are read.
 
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -32,11 +37,11 @@ export function markEnvironment(env: NodeJS.ProcessEnv, token: string): NodeJS.P
  * again and again until a sweep finds none; resolves with how many distinct processes were killed. Never
  * rejects; without /proc (not Linux) it finds nothing.
  */
-export async function killMarkedProcesses(token: string): Promise<number> {
+export async function killMarkedProcesses(token: string, options: { bornAfter?: number } = {}): Promise<number> {
   const needle = Buffer.from(`${PROCESS_TOKEN_ENV}=${token}\0`);
   const killed = new Set<number>();
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep += 1) {
-    const marked = await findMarkedProcesses(needle);
+    const marked = await findMarkedProcesses(needle, options.bornAfter);
     if (marked.length === 0) break;
     for (const pid of marked) {
       try {
@@ -51,15 +56,19 @@ export async function killMarkedProcesses(token: string): Promise<number> {
   return killed.size;
 }
 
-/** The live (non-zombie) processes whose environment holds `needle`; [] when /proc cannot be read. */
-async function findMarkedProcesses(needle: Buffer): Promise<number[]> {
+/**
+ * The live (non-zombie) processes whose environment holds `needle`; [] when /proc cannot be read. With
+ * `bornAfter` (the pid of a process every marked one descends from), only pids allocated after it.
+ */
+async function findMarkedProcesses(needle: Buffer, bornAfter: number | undefined): Promise<number[]> {
   let entries: string[];
   try {
     entries = await readdir('/proc');
   } catch {
     return [];
   }
-  const pids = entries.filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => pid !== process.pid);
+  const lowest = bornAfter !== undefined && !(await pidsWrappedSince(bornAfter)) ? bornAfter : 0;
+  const pids = entries.filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => pid >= lowest && pid !== process.pid);
   const found = await Promise.all(
     pids.map(async (pid) => {
       try {
@@ -72,4 +81,15 @@ async function findMarkedProcesses(needle: Buffer): Promise<number[]> {
     }),
   );
   return found.filter((pid): pid is number => pid !== null);
+}
+
+// Whether the kernel's pid counter has wrapped around since `pid` was allocated: its last allocated pid is
+// lower. Unknown (no ns_last_pid) counts as wrapped, so everything is read.
+async function pidsWrappedSince(pid: number): Promise<boolean> {
+  try {
+    const last = Number((await readFile('/proc/sys/kernel/ns_last_pid', 'utf8')).trim());
+    return !Number.isInteger(last) || last < pid;
+  } catch {
+    return true;
+  }
 }

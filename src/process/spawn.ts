@@ -309,7 +309,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   const settle = async (): Promise<ProcessResult> => {
     const strayProcessesKilled = await reapGroup();
     // Before waiting for the pipes: an escaped process usually still holds them.
-    const escapedProcessesKilled = await killMarkedProcesses(token);
+    const escapedProcessesKilled = await killMarkedProcesses(token, { bornAfter: groupId });
     await waitAtMost(stdioClosed, STDIO_CLOSE_WAIT_MS);
     child.stdout?.destroy();
     child.stderr?.destroy();

@@ -75,7 +75,8 @@ function runCheck(
     const killGroup = (): void => {
       if (terminating || child.pid === undefined) return;
       terminating = true;
-      void terminateGroup(child.pid, { graceMs: SIGKILL_GRACE_MS }).then(() => killMarkedProcesses(token));
+      const leader = child.pid;
+      void terminateGroup(leader, { graceMs: SIGKILL_GRACE_MS }).then(() => killMarkedProcesses(token, { bornAfter: leader }));
     };
     const settle = (fn: () => void): void => {
       if (settled) return;
