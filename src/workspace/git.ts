@@ -38,6 +38,11 @@ export interface RunGitOptions {
   onStdout?: (chunk: Buffer) => void;
   /** Kill git (its whole process group) after this long; GIT_TIMEOUT_MS by default, 0 = never. */
   timeoutMs?: number;
+  /**
+   * The repository's filter drivers as listFilterDrivers returned them moments ago: commands run back to
+   * back (a snapshot's `add` and `write-tree`) share one listing instead of one git process each.
+   */
+  filterDrivers?: readonly string[];
 }
 
 export interface GitResult {
@@ -246,7 +251,7 @@ function timeoutError(args: readonly string[], cwd: string, timeoutMs: number): 
 async function hardenedEnv(args: readonly string[], options: RunGitOptions): Promise<Record<string, string> | undefined> {
   const command = subcommandOf(args);
   if (command === undefined || TREE_ONLY_COMMANDS.has(command)) return options.env;
-  const drivers = await filterDrivers(options);
+  const drivers = options.filterDrivers ?? (await listFilterDrivers(options));
   if (drivers.length === 0) return options.env;
   return { ...options.env, ...filterOverrides(drivers) };
 }
@@ -262,7 +267,7 @@ function subcommandOf(args: readonly string[]): string | undefined {
 }
 
 /** The names of the filter drivers any configuration of this repository defines (includes followed). */
-async function filterDrivers(options: RunGitOptions): Promise<string[]> {
+export async function listFilterDrivers(options: Omit<RunGitOptions, 'filterDrivers'>): Promise<string[]> {
   const listed = await runHardenedGit(['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], {
     cwd: options.cwd,
     env: options.env,

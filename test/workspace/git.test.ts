@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, rm } from 'node:fs/promises';
+import { chmod, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PassThrough } from 'node:stream';
@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, onTestFinished, test } from 'vitest';
 
 import { GoaldError } from '../../src/errors.js';
-import { GIT_TIMEOUT_MS, gitEnv, pipeGit, runGit } from '../../src/workspace/git.js';
+import { GIT_TIMEOUT_MS, gitEnv, listFilterDrivers, pipeGit, runGit } from '../../src/workspace/git.js';
 import { gitdir } from '../helpers/gitdir.js';
 
 describe('runGit', () => {
@@ -140,6 +140,23 @@ describe('runGit against a hostile repository', () => {
     for (const name of ['clean', 'process', 'odd-clean']) expect(existsSync(marker(name)), name).toBe(false);
     const staged = (await runGit(['ls-files', '-s', 'a.txt'], { cwd: repo.dir })).stdout.split(/\s+/)[1];
     expect(staged).toBe(await repo.git('hash-object', '--no-filters', 'a.txt'));
+  });
+
+  test('commands given the listed drivers (a snapshot: add, then write-tree) share one listing and still run none', async () => {
+    const { repo, marker } = await hostileRepo();
+    await repo.git('config', 'filter.evil.clean', `touch ${marker('clean')}; cat`);
+    await repo.write('.gitattributes', '*.txt filter=evil\n');
+    await repo.write('a.txt', 'changed\n');
+    const trace = repo.path('../git-trace.log');
+    onTestFinished(() => rm(trace, { force: true }));
+    const env = { GIT_TRACE: trace };
+    const filterDrivers = await listFilterDrivers({ cwd: repo.dir, env });
+    expect(filterDrivers).toEqual(['evil']);
+    await runGit(['add', '--all'], { cwd: repo.dir, env, filterDrivers });
+    await runGit(['write-tree'], { cwd: repo.dir, env, filterDrivers });
+    expect(existsSync(marker('clean'))).toBe(false);
+    const listings = (await readFile(trace, 'utf8')).split('\n').filter((line) => line.includes('config --null --name-only --get-regexp'));
+    expect(listings).toHaveLength(1);
   });
 
   test('a git call past its deadline is killed with its process group, with an error naming the call', async () => {
