@@ -30,7 +30,7 @@ import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.j
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
 import { DriftTracker } from '../prompt/drift-tracker.js';
 import { checksSignature } from '../workspace/checks.js';
-import type { CheckResult, CheckRunner, FileChange, Snapshotter } from '../workspace/types.js';
+import type { CheckResult, CheckRunner, FileChange, Snapshotter, TurnDelta } from '../workspace/types.js';
 import { GoalSession, type GoalOutcome } from './goal-session.js';
 import {
   agentRecordOf,
@@ -308,12 +308,9 @@ export class GoalSupervisor {
     if (result.outcome === 'usage-limited') return this.pauseForUsageLimit(context, result);
     this.session.send({ type: 'turn.finished' });
 
-    const observed = await this.observeWorkspace();
-    if (observed === 'workspace-gone') return;
-    if (observed === 'interrupted') return this.recordCutShortTurn(context, result);
-    const guard = await this.guardTurn(observed, result);
-    if (guard === null) return this.recordCutShortTurn(context, result);
-    const observation: TurnObservation = { ...observed, guard };
+    const observation = await this.observeWorkspace(result);
+    if (observation === 'workspace-gone') return;
+    if (observation === 'interrupted') return this.recordCutShortTurn(context, result);
     this.session.send({ type: 'checks.finished' });
 
     const evaluation = await judgeTurn(this.judge(), turn, result, observation);
@@ -386,24 +383,31 @@ export class GoalSupervisor {
     return result;
   }
 
-  // Snapshot, the turn's delta, the files changed so far and the checks.
-  private async observeWorkspace(): Promise<Omit<TurnObservation, 'guard'> | 'workspace-gone' | 'interrupted'> {
+  // Snapshot, the turn's delta, the files changed so far, the checks and the tamper guard.
+  private async observeWorkspace(result: TurnResult): Promise<TurnObservation | 'workspace-gone' | 'interrupted'> {
     if (this.failIfWorkspaceGone()) return 'workspace-gone';
     const step = await this.trees.snapshotTurn();
-    // The delta, the files changed since the start and the checks do not depend on one another: they run
-    // at once (git reads only the snapshot's objects; the checks read the work tree).
-    const [delta, filesSoFar, changes, checks] = await Promise.all([step.delta, step.filesSoFar, step.changesSoFar, this.runChecks()]);
+    const { previousTree, tree, initialTree } = step;
+    // The checks run beside the diffs and the guard, which read only the snapshot's objects (the checks
+    // read the work tree): the guard's one git read, when it needs one, costs a turn no time of its own.
+    const guard = Promise.all([step.delta, step.changesSoFar]).then(([delta, changes]) =>
+      this.guardTurn({ previousTree, tree, delta, initialTree, changes }, result),
+    );
+    const [delta, filesSoFar, changes, checks, report] = await Promise.all([step.delta, step.filesSoFar, step.changesSoFar, this.runChecks(), guard]);
     await this.deps.onTurnDelta?.(this.session.snapshot.context.turn, delta.files.map((file) => file.path));
-    if (checks === null) return 'interrupted';
-    const sinceStart = { initialTree: step.initialTree, changes };
-    return { previousTree: step.previousTree, tree: step.tree, delta, filesSoFar, sinceStart, checks };
+    if (checks === null || report === null) return 'interrupted';
+    const sinceStart = { initialTree, changes };
+    return { previousTree, tree, delta, filesSoFar, sinceStart, checks, guard: report };
   }
 
   // The tamper guard (src/guard/) on everything changed since the goal started, so a weakening made in an
   // earlier turn and never reverted still stands; null when the goal was stopped or detached meanwhile.
-  private async guardTurn(observed: Omit<TurnObservation, 'guard'>, result: TurnResult): Promise<GuardReport | null> {
+  private async guardTurn(
+    observed: { previousTree: string; tree: string; delta: TurnDelta; initialTree: string | null; changes: FileChange[] },
+    result: TurnResult,
+  ): Promise<GuardReport | null> {
     const { settings } = this;
-    const { initialTree, changes } = observed.sinceStart;
+    const { initialTree, changes } = observed;
     if (!settings.guard.enabled) return cleanReport();
     const fromTree = initialTree ?? observed.previousTree;
     const files = initialTree === null ? observed.delta.files : changes;
