@@ -20,6 +20,7 @@ export interface PromptInput {
   lastVerdict: Verdict | null;
   checks: CheckResult[] | null;
   filesChanged: RecitationInput['filesChanged'];
+  filesOmitted?: number;
   warnings: string[];
   /** The tamper guard's report on the last turn: each finding is named with a request to revert it. */
   guard?: GuardReport;
@@ -68,6 +69,7 @@ export function buildTurnPrompt(input: PromptInput): string {
       lastVerdictReason: input.lastVerdict?.reason ?? null,
       remaining: input.lastVerdict?.remaining ?? [],
       filesChanged: input.filesChanged,
+      filesOmitted: input.filesOmitted ?? 0,
       warnings: input.warnings,
     }),
   );

@@ -17,6 +17,8 @@ export interface RecitationInput {
   remaining: string[];
   /** Files changed since the goal started, with line counts. */
   filesChanged: { path: string; added: number | null; deleted: number | null }[];
+  /** Files changed beyond those listed (the goal's summary keeps at most 200; the rest are counted). */
+  filesOmitted?: number;
   /** Breaker proximity and drift warnings. */
   warnings: string[];
 }
@@ -44,12 +46,14 @@ function render(input: RecitationInput, maxFiles: number, maxRemaining: number):
     lines.push(`- Last review: ${clip(input.lastVerdictReason, 300, '...')}`);
   }
   const files = input.filesChanged;
-  if (files.length === 0) {
+  const total = files.length + (input.filesOmitted ?? 0);
+  if (total === 0) {
     lines.push('- Files changed so far: none');
   } else {
     const shown = files.slice(0, maxFiles).map(formatFile).join(', ');
-    const more = files.length > maxFiles ? `, and ${files.length - maxFiles} more` : '';
-    lines.push(`- Files changed so far (${files.length}): ${shown}${more}`);
+    const hidden = total - Math.min(files.length, maxFiles);
+    const more = hidden > 0 ? `${shown === '' ? '' : ', and '}${hidden} more` : '';
+    lines.push(`- Files changed so far (${total}): ${shown}${more}`);
   }
   if (input.remaining.length > 0) {
     lines.push('What remains:');

@@ -333,6 +333,7 @@ export class GoalSupervisor {
       lastVerdict: this.lastVerdict,
       checks: this.lastChecks,
       filesChanged: this.session.summary.files,
+      filesOmitted: this.session.summary.filesOmitted ?? 0,
       guard: this.lastGuard,
       warnings: [...nearBreakerWarnings(this.breakerState(), limits), ...(this.drift.warning ? [this.drift.warning] : [])],
     }));

@@ -106,6 +106,13 @@ describe('renderRecitation', () => {
     expect(text.endsWith('=== END OF GOAL RECITATION ===')).toBe(true);
   });
 
+  test('counts the files the goal summary left out (it keeps 200) in the total and the "more"', () => {
+    const filesChanged = [{ path: 'src/a.ts', added: 1, deleted: 0 }];
+    const text = renderRecitation(recitationInput({ filesChanged, filesOmitted: 250 }));
+    expect(text).toContain('- Files changed so far (251): src/a.ts (+1 -0), and 250 more\n');
+    expect(renderRecitation(recitationInput({ filesChanged: [], filesOmitted: 3 }))).toContain('- Files changed so far (3): 3 more\n');
+  });
+
   test('huge warnings are cut to the budget and keep the closing marker', () => {
     const warnings = Array.from({ length: 30 }, (_, i) => `warning ${i} ${'w'.repeat(150)}`);
     const text = renderRecitation(recitationInput({ warnings }));
