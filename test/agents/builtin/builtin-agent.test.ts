@@ -1,10 +1,12 @@
 // The builtin agent end to end at the adapter: a real `goald agent` process in a real temp repository,
 // the real OpenAI and Anthropic SDKs streaming from the fake LLM server.
 
-import { readFile } from 'node:fs/promises';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import { gitdir } from '../../helpers/gitdir.js';
+import { makeTempDir } from '../support.js';
 import { fileCheck, runBuiltinTurn, toolResultsOf } from './support.js';
 
 let llm: FakeLlm;
@@ -109,5 +111,109 @@ describe('the builtin agent', () => {
     expect(result.outcome).toBe('usage-limited');
     expect(llm.openai.requests).toHaveLength(1);
     expect(result.usageLimit?.resetAt).toBeGreaterThan(Date.now() + 60_000);
+  });
+});
+
+describe('the builtin agent on Anthropic Messages', () => {
+  it('streams tool use, sends tool results as tool_result blocks, and sums usage with cache reads apart', async () => {
+    const repo = await buggyRepo();
+    llm.anthropic
+      .replyToolCalls([{ id: 'toolu_read', name: 'read_file', arguments: { path: 'src/add.js' } }], {
+        text: 'Let me look.',
+        usage: { inputTokens: 500, outputTokens: 40, cachedInputTokens: 2000, cacheCreationInputTokens: 100 },
+      })
+      .replyToolCalls([{ name: 'edit_file', arguments: { path: 'src/add.js', old_string: 'a - b', new_string: 'a + b' } }], { usage: { inputTokens: 700, outputTokens: 30 } })
+      .replyText('Done.', { inputTokens: 800, outputTokens: 5 });
+    const { result, transcript } = await runBuiltinTurn(repo, llm, { provider: 'anthropic', checks: [fileCheck('src/add.js', 'a + b')] });
+    expect(result.outcome, transcript).toBe('completed');
+    expect(result.usage).toMatchObject({ inputTokens: 600 + 700 + 800, cachedInputTokens: 2000, outputTokens: 75, totalTokens: 2175, estimated: false });
+    const second = llm.anthropic.requests[1]?.body as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }>; temperature: number; stream: boolean };
+    expect(second).toMatchObject({ temperature: 0, stream: true });
+    expect(second.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(second.messages[1]?.content).toEqual([
+      { type: 'text', text: 'Let me look.' },
+      { type: 'tool_use', id: 'toolu_read', name: 'read_file', input: { path: 'src/add.js' } },
+    ]);
+    expect(second.messages[2]?.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_read', content: expect.stringContaining('return a - b;') });
+  });
+
+  it('retries an overloaded (529) answer honouring retry-after, then goes on', async () => {
+    const repo = await buggyRepo();
+    llm.anthropic.fail(529, undefined, { 'retry-after-ms': '5' }).replyText('All good.');
+    const { result } = await runBuiltinTurn(repo, llm, { provider: 'anthropic' });
+    expect(result.outcome).toBe('completed');
+    expect(llm.anthropic.requests).toHaveLength(2);
+  });
+});
+
+describe('what the model sees', () => {
+  it('gets the project layer: AGENTS.md (not a symlink out of the workspace), the stack, the files without ignored ones', async () => {
+    const repo = await gitdir({
+      files: { 'AGENTS.md': 'Use tabs. Run `npm test` before finishing.\n', 'package.json': '{"scripts":{"test":"node --test"}}\n', '.gitignore': 'build/\n', 'src/x.js': '' },
+      initialCommit: true,
+    });
+    await repo.write('build/out.js', 'generated');
+    const outside = await makeTempDir();
+    await writeFile(path.join(outside, 'id_rsa'), 'PRIVATE KEY MATERIAL');
+    await symlink(path.join(outside, 'id_rsa'), repo.path('CLAUDE.md'));
+    llm.openai.replyText('ok');
+    await runBuiltinTurn(repo, llm, { prompt: '# Goal\nship it\n\n# Recitation\nship it' });
+    const body = llm.openai.requests[0]?.body as { messages: Array<{ content: string }> };
+    const system = body.messages[0]?.content ?? '';
+    expect(system).toContain('## AGENTS.md (the project\'s instructions)\nUse tabs.');
+    expect(system).toContain('Node.js / JavaScript or TypeScript (package.json)');
+    expect(system).toContain('package.json scripts: test: node --test');
+    expect(system).toMatch(/## Files \(5, \.gitignore honoured\)/);
+    expect(system).not.toContain('build/out.js');
+    expect(JSON.stringify(body)).not.toContain('PRIVATE KEY MATERIAL');
+    expect(body.messages[1]?.content).toBe('# Goal\nship it\n\n# Recitation\nship it');
+  });
+
+  it('elides old tool results past agent.maxContextTokens, never the task', async () => {
+    const repo = await gitdir({ files: { 'big.txt': `${'lorem ipsum dolor sit amet '.repeat(600)}\n` }, initialCommit: true });
+    for (let call = 0; call < 4; call += 1) llm.openai.replyToolCalls([{ name: 'read_file', arguments: { path: 'big.txt' } }]);
+    llm.openai.replyText('read enough');
+    const task = `# Goal\n${'keep this task whole '.repeat(50)}`;
+    await runBuiltinTurn(repo, llm, { spec: { maxContextTokens: 9_000 }, prompt: task });
+    const last = llm.openai.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> };
+    const results = toolResultsOf(last);
+    expect(results).toHaveLength(4);
+    expect(results[0]).toMatch(/^\[elided: this read_file result \(\d+ characters\) was removed to keep the conversation within agent\.maxContextTokens/);
+    expect(results.at(-1)).toContain('lorem ipsum');
+    expect(last.messages[1]?.content).toBe(task);
+  });
+
+  it('injects the reflection block every recitation.everyToolCalls tool calls', async () => {
+    const repo = await buggyRepo();
+    for (let call = 0; call < 5; call += 1) llm.openai.replyToolCalls([{ name: 'list_files', arguments: {} }]);
+    llm.openai.replyText('done');
+    await runBuiltinTurn(repo, llm, { reciteEvery: 2, condition: 'add returns the sum of its arguments' });
+    const last = llm.openai.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> };
+    const reflections = last.messages.filter((message) => message.role === 'user' && message.content.startsWith('[System meta · not a user message]'));
+    expect(reflections).toHaveLength(2);
+    expect(reflections[0]?.content).toContain('=== ORIGINAL TASK ===\nadd returns the sum of its arguments\n=== END OF TASK ===');
+    expect(reflections[0]?.content).toContain('2 tool calls since the last check.');
+    // Placed right after the second and the fourth tool result.
+    const roles = last.messages.map((message) => (message.role === 'user' && message.content.startsWith('[System meta') ? 'reflection' : message.role));
+    expect(roles).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'reflection', 'assistant', 'tool', 'assistant', 'tool', 'reflection', 'assistant', 'tool']);
+  });
+
+  it('asks for a pause (drift-pause) when the same file is rewritten over and over', async () => {
+    const repo = await buggyRepo();
+    llm.openai.setDefaultTurn({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'again' } }] });
+    const { result, stateDir } = await runBuiltinTurn(repo, llm, { reciteEvery: 3, spec: { maxIterations: 12 }, condition: 'add returns the sum' });
+    expect(result.toolCalls).toHaveLength(12);
+    expect(result.toolCalls?.[0]).toEqual({ name: 'write_file', filePath: 'notes.txt' });
+    const pause = JSON.parse(await readFile(path.join(stateDir, 'drift-pause'), 'utf8')) as { shouldPause: boolean; repeated: { value: string } };
+    expect(pause).toMatchObject({ shouldPause: true, repeated: { value: 'notes.txt' } });
+  });
+
+  it('ends the turn as failed after three malformed replies in a row', async () => {
+    const repo = await buggyRepo();
+    llm.openai.setDefaultTurn({ toolCalls: [{ name: 'read_file', arguments: '{"path": ' }] });
+    const { result } = await runBuiltinTurn(repo, llm);
+    expect(result.outcome).toBe('failed');
+    expect(result.error).toMatch(/3 malformed replies in a row/);
+    expect(llm.openai.requests).toHaveLength(3);
   });
 });
