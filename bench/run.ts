@@ -6,6 +6,7 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
+import { benchBuiltinAgent, OVERHEAD_TARGET_MS } from './builtin-agent.bench.js';
 import { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGET_MB } from './daemon.bench.js';
 import { benchGuard } from './guard.bench.js';
 import { SANDBOX_ADDED_TARGET_MS, benchSandbox } from './sandbox.bench.js';
@@ -126,6 +127,17 @@ function benchesFor(argv: string[]): Bench[] {
           figure('sandbox', 'trivial check (`true`)', r.checkMs, 'ms'),
           figure('sandbox', 'the same check in bwrap', r.sandboxedCheckMs, 'ms'),
           figure('sandbox', 'added per check by the sandbox', r.checkAddedMs, 'ms', SANDBOX_ADDED_TARGET_MS),
+        ];
+      },
+    },
+    {
+      name: 'builtin-agent',
+      run: async () => {
+        const r = await benchBuiltinAgent(runs === undefined ? {} : { runs });
+        return [
+          figure('builtin-agent', 'loop overhead per iteration (outside model call and tool)', r.overheadMs, 'ms', OVERHEAD_TARGET_MS, `median of ${r.runs} × ${r.iterations} iterations; p95 ${r.overheadP95Ms} ms`),
+          figure('builtin-agent', 'model call against the fake server (SDK + HTTP)', r.modelCallMs, 'ms'),
+          figure('builtin-agent', 'goald agent spawn → first model request', r.startupMs, 'ms'),
         ];
       },
     },
