@@ -104,6 +104,11 @@ export interface AgentAdapter {
    * failure.
    */
   runTurn(input: TurnInput, signal: AbortSignal): Promise<TurnResult>;
+  /**
+   * Checks, before turn 1, what the adapter can only learn by asking (the builtin agent's model server
+   * answers and knows its model); throws a GoaldError for bad input, so `goald start` exits 2 at once.
+   */
+  preflight?(): Promise<void>;
   /** Suspends (SIGSTOP) or continues (SIGCONT) the running turn's process group, if any. */
   suspend?(): void;
   resume?(): void;

@@ -80,6 +80,8 @@ export async function prepareGoal(request: {
     evaluator = createEvaluator(settings.evaluator, request.env);
     assertDifferentModels(agent.model ?? settings.agent.model, evaluator.model, settings.allowSameModel);
   }
+  // Last: the only check that may ask a server (the builtin agent's model), after every local one.
+  await agent.preflight?.();
   return { settings, workspace, agent, evaluator, warnings, workspaceConfig };
 }
 

@@ -2,6 +2,7 @@
 // goald's own agent as a child process against the fake LLM server, in a real temp repository.
 
 import { readFile, readdir } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm, type FakeTurn } from '../helpers/fake-llm.js';
@@ -29,6 +30,15 @@ async function buggyRepo() {
   });
 }
 
+// A loopback port nothing listens on (a server bound it, then closed).
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 async function startBuiltin(repoDir: string, extra: string[] = []) {
   const sandbox = await goaldSandbox();
   const result = await sandbox.run(
@@ -42,6 +52,7 @@ async function startBuiltin(repoDir: string, extra: string[] = []) {
 describe('goald start --adapter builtin', () => {
   it('achieves a goal: the agent reads, fixes the bug, the checks pass, tokens are what the server reported', async () => {
     const repo = await buggyRepo();
+    llm.setModels(['fake-coder', 'other-model']);
     llm.openai
       .replyToolCalls([{ name: 'read_file', arguments: { path: 'src/add.js' } }], { usage: { inputTokens: 900, outputTokens: 15 } })
       .replyToolCalls([{ name: 'edit_file', arguments: { path: 'src/add.js', old_string: 'a - b', new_string: 'a + b' } }], { usage: { inputTokens: 1000, outputTokens: 25 } })
@@ -115,5 +126,27 @@ describe('goald start --adapter builtin', () => {
     expect(same.code).toBe(2);
     expect(same.stderr).toMatch(/is the agent's own model/);
     expect(llm.requests).toHaveLength(0);
+  });
+
+  it('asks the model server before turn 1: one that does not answer, or does not know the model, exits 2', async () => {
+    const repo = await buggyRepo();
+    const sandbox = await goaldSandbox();
+    const base = ['start', 'x', '--foreground', '-C', repo.dir, '--adapter', 'builtin'];
+    const port = await closedPort();
+    const down = await sandbox.run([...base, '--model', 'openai:qwen2.5-coder'], { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` } });
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(new RegExp(`model server at 127\\.0\\.0\\.1:${port} does not answer: .*ECONNREFUSED.* — start the server, or set OPENAI_BASE_URL`));
+    expect(down.stderr.trim().split('\n')).toHaveLength(1);
+
+    llm.setModels(['qwen2.5-coder', 'llama3.1:8b']);
+    const unknown = await sandbox.run([...base, '--model', 'openai:fake-coder'], { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: llm.openaiBaseURL } });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/does not serve the model "fake-coder"; it serves qwen2\.5-coder, llama3\.1:8b — pass one of them/);
+    const claude = await sandbox.run([...base, '--model', 'anthropic:claude-nope'], { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: llm.anthropicBaseURL } });
+    expect(claude.code).toBe(2);
+    expect(claude.stderr).toMatch(/does not know the model "claude-nope"/);
+    // Only the models routes were asked: no tokens spent.
+    expect(llm.openai.requests).toHaveLength(0);
+    expect(llm.anthropic.requests).toHaveLength(0);
   });
 });

@@ -159,7 +159,9 @@ export interface FakeLlm {
   readonly requests: RecordedRequest[];
   /** Resolves once at least `count` requests have been received in total. */
   waitForRequests(count: number): Promise<void>;
-  /** Empties queues, defaults, modes and the request log. */
+  /** Serve GET /v1/models and /v1/models/<id> with these models (null, the default: those routes 404). */
+  setModels(ids: string[] | null): void;
+  /** Empties queues, defaults, modes, models and the request log. */
   reset(): void;
   /** Stops the server and destroys open sockets (hung requests included). */
   close(): Promise<void>;
@@ -167,6 +169,7 @@ export interface FakeLlm {
 
 const OPENAI_PATH = '/v1/chat/completions';
 const ANTHROPIC_PATH = '/v1/messages';
+const MODELS_PATH = '/v1/models';
 const DEFAULT_USAGE: FakeUsage = { inputTokens: 100, outputTokens: 20 };
 
 // The body OpenAI returns when a model lacks Structured Outputs (observed wording).
@@ -195,6 +198,8 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const sockets = new Set<Socket>();
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   let counter = 0;
+  // The models GET /v1/models lists (both SDKs' retrieve is GET /v1/models/<id>); null: no such route.
+  let models: string[] | null = null;
 
   const server: Server = createServer((req, res) => {
     void handle(req, res);
@@ -224,6 +229,10 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     if (req.method === 'POST' && route === ANTHROPIC_PATH) anthropicState.requests.push(record);
     notifyWaiters();
 
+    if (req.method === 'GET' && models !== null && route?.startsWith(MODELS_PATH) === true) {
+      answerModels(res, route.slice(MODELS_PATH.length).replace(/^\//, ''), models);
+      return;
+    }
     if (req.method !== 'POST' || (route !== OPENAI_PATH && route !== ANTHROPIC_PATH)) {
       sendJson(res, 404, { error: { message: `fake-llm: no route ${req.method ?? ''} ${path}` } });
       return;
@@ -366,7 +375,11 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       if (requests.length >= count) return Promise.resolve();
       return new Promise<void>((resolve) => waiters.push({ count, resolve }));
     },
+    setModels(ids) {
+      models = ids === null ? null : [...ids];
+    },
     reset() {
+      models = null;
       for (const state of [openaiState, anthropicState]) {
         state.queue.length = 0;
         state.fallback = null;
@@ -544,4 +557,16 @@ function streamAnthropic(res: ServerResponse, turn: FakeTurn, id: string, model:
   const stopReason = content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
   res.write(event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.outputTokens } }));
   res.end(event('message_stop', {}));
+}
+
+// One body that both SDKs read: OpenAI's model object and list, Anthropic's ModelInfo and its not_found_error.
+function answerModels(res: ServerResponse, id: string, models: readonly string[]): void {
+  const entry = (name: string) => ({ id: name, object: 'model', type: 'model', created: 0, created_at: '2025-01-01T00:00:00Z', owned_by: 'fake', display_name: name });
+  if (id === '') {
+    sendJson(res, 200, { object: 'list', data: models.map(entry), has_more: false, first_id: models[0] ?? null, last_id: models.at(-1) ?? null });
+  } else if (models.includes(decodeURIComponent(id))) {
+    sendJson(res, 200, entry(decodeURIComponent(id)));
+  } else {
+    sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `model: ${decodeURIComponent(id)}`, code: 'model_not_found' } });
+  }
 }

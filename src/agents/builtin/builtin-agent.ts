@@ -52,7 +52,7 @@ export interface BuiltinAgentOptions {
 export function createBuiltinAgent(options: BuiltinAgentOptions): AgentAdapter {
   const { spec, env: baseEnv } = options;
   const model = parseModelSpec(spec.model);
-  readEndpoint(model, baseEnv);
+  const endpoint = readEndpoint(model, baseEnv);
   const [command = process.execPath, ...commandArgs] = options.goaldCommand ?? [process.execPath, goaldEntryPath()];
   const prices: PriceTable = spec.prices;
   const running = createRunningProcess();
@@ -62,6 +62,10 @@ export function createBuiltinAgent(options: BuiltinAgentOptions): AgentAdapter {
     model: spec.model,
     suspend: running.suspend,
     resume: running.resume,
+    async preflight() {
+      const { checkModelServer } = await import('./model-check.js');
+      await checkModelServer(model, endpoint);
+    },
     async runTurn(input, signal) {
       const promptTokens = estimateTokens(input.prompt.length);
       const notStarted = await preparePromptFile(input, estimatedUsage(promptTokens));
