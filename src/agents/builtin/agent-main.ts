@@ -19,6 +19,7 @@ import { createAnthropicProvider } from './providers/anthropic-provider.js';
 import { createOpenAIProvider } from './providers/openai-provider.js';
 import { buildBaseLayer, buildSystemPrompt } from './system-prompt.js';
 import { buildTaskLayer } from './task-layer.js';
+import { createCommandGroups } from './tools/command-groups.js';
 import { runGoalChecks } from './tools/run-checks.js';
 import { BUILTIN_TOOLS } from './tools/toolset.js';
 import type { ToolContext } from './tools/tool.js';
@@ -43,9 +44,15 @@ export async function main(args: readonly string[]): Promise<number> {
   if (promptFile === undefined || optionsFile === undefined) return usageError('--prompt-file and --options-file are required');
 
   const controller = new AbortController();
-  // The adapter ends a turn with SIGTERM to this process group; run_command's commands run in groups of
-  // their own, which the check runner ends when the signal aborts.
-  process.once('SIGTERM', () => controller.abort(new Error('terminated by goald')));
+  const groups = createCommandGroups();
+  // The adapter ends a turn with SIGTERM to this process group; the commands and checks the tools started
+  // lead groups of their own, so they are killed here, then the loop is aborted.
+  process.once('SIGTERM', () => {
+    // killAll signals synchronously, before the abort lets the tools forget their groups; its sweep for
+    // processes that left them keeps this process alive until it is done.
+    void groups.killAll();
+    controller.abort(new Error('terminated by goald'));
+  });
 
   let end: AgentEndEvent;
   try {
@@ -63,6 +70,7 @@ export async function main(args: readonly string[]): Promise<number> {
       commands: options.commands,
       passEnv: options.passEnv,
       signal: controller.signal,
+      groups,
     };
     const system = buildSystemPrompt(buildBaseLayer(BUILTIN_TOOLS), await buildProjectLayer(workspace, controller.signal));
     end = await runAgentLoop({

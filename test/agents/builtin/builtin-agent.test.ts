@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import { gitdir } from '../../helpers/gitdir.js';
+import { waitUntilGone } from '../../helpers/processes.js';
 import { makeTempDir } from '../support.js';
 import { fileCheck, runBuiltinTurn, toolResultsOf } from './support.js';
 
@@ -215,5 +216,20 @@ describe('what the model sees', () => {
     expect(result.outcome).toBe('failed');
     expect(result.error).toMatch(/3 malformed replies in a row/);
     expect(llm.openai.requests).toHaveLength(3);
+  });
+});
+
+describe('a hostile model\'s commands', () => {
+  it('do not outlive the turn: a command that ignores SIGTERM is killed when the turn times out', async () => {
+    const repo = await buggyRepo();
+    const pidFile = `${repo.dir}-stubborn.pid`;
+    llm.openai.replyToolCalls([
+      { name: 'run_command', arguments: { command: `trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 1; done`, timeoutSeconds: 600 } },
+    ]);
+    const { result } = await runBuiltinTurn(repo, llm, { timeoutMs: 1_500 });
+    expect(result.outcome).toBe('timed-out');
+    const pid = Number((await readFile(pidFile, 'utf8')).trim());
+    expect(pid).toBeGreaterThan(0);
+    await waitUntilGone(pid);
   });
 });

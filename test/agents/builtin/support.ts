@@ -27,6 +27,7 @@ export interface TurnOptions {
   reciteEvery?: number;
   provider?: 'openai' | 'anthropic';
   env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
 }
 
 /** The builtin agent's spec for the fake server's provider. */
@@ -64,7 +65,7 @@ export async function runBuiltinTurn(repo: Gitdir, llm: FakeLlm, options: TurnOp
       workspace: repo.dir,
       promptPath: path.join(goalDir, 'turn-1.prompt.txt'),
       transcriptPath,
-      timeoutMs: 60_000,
+      timeoutMs: options.timeoutMs ?? 60_000,
       turnTokenLimit: options.turnTokenLimit ?? 0,
       stateDir,
       reciteEveryToolCalls: options.reciteEvery ?? 10,

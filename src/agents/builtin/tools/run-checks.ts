@@ -1,7 +1,7 @@
 // run_checks: the goal's own checks, as the supervisor will run them after the turn.
 
 import { z } from 'zod';
-import type { CheckResult } from '../../../workspace/types.js';
+import type { CheckGroup, CheckResult } from '../../../workspace/types.js';
 import { createCheckRunner } from '../../../workspace/checks.js';
 import type { ToolContext } from './tool.js';
 import { defineTool } from './tool.js';
@@ -17,8 +17,16 @@ export const runChecksTool = defineTool({
 });
 
 /** Runs the goal's checks in the workspace (the agent's final verification runs them too). */
-export function runGoalChecks(context: ToolContext): Promise<CheckResult[]> {
-  return createCheckRunner({ workspace: context.workspace, checks: [...context.checks], passEnv: context.passEnv }).run(context.signal);
+export async function runGoalChecks(context: ToolContext): Promise<CheckResult[]> {
+  const started: CheckGroup[] = [];
+  try {
+    return await createCheckRunner({ workspace: context.workspace, checks: [...context.checks], passEnv: context.passEnv }).run(context.signal, (group) => {
+      started.push(group);
+      context.groups?.add(group);
+    });
+  } finally {
+    for (const group of started) context.groups?.release(group);
+  }
 }
 
 /** The check results as the model reads them: one line per check, the output's end for each that failed. */

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { createCheckRunner } from '../../../workspace/checks.js';
+import type { CheckGroup } from '../../../workspace/types.js';
 import { commandRefusal } from './command-policy.js';
 import { defineTool, toolError } from './tool.js';
 
@@ -26,7 +27,17 @@ export const runCommandTool = defineTool({
       checks: [{ name: 'run_command', run: args.command, timeoutMs: (args.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000 }],
       passEnv: context.passEnv,
     });
-    const [result] = await runner.run(context.signal);
+    const started: CheckGroup[] = [];
+    let results;
+    try {
+      results = await runner.run(context.signal, (group) => {
+        started.push(group);
+        context.groups?.add(group);
+      });
+    } finally {
+      for (const group of started) context.groups?.release(group);
+    }
+    const [result] = results;
     if (result === undefined) return toolError('run_command', 'the command did not run', report);
     const status = result.timedOut
       ? `timed out after ${args.timeoutSeconds ?? DEFAULT_TIMEOUT_S} s (killed)`

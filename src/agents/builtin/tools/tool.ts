@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { cutMiddle } from '../../../cut-text.js';
 import type { CheckSpec } from '../../../config/types.js';
 import type { ToolCall } from '../../types.js';
+import type { CommandGroups } from './command-groups.js';
 
 /** What a tool may use: the workspace (its real path), the goal's checks, the command policy, the turn's signal. */
 export interface ToolContext {
@@ -17,6 +18,8 @@ export interface ToolContext {
   /** Vendor credential variables the checks and commands keep (agent.passEnv). */
   passEnv: readonly string[];
   signal: AbortSignal;
+  /** Where run_command and run_checks register their process groups (killed when the turn is ended). */
+  groups?: CommandGroups;
 }
 
 /** A tool's answer: the text the model reads, whether it succeeded, and the call as drift detection sees it. */
