@@ -103,6 +103,18 @@ describe('goald start --adapter builtin', () => {
     expect(sent).toContain('there is no tool named \\"no_such_tool\\"');
   });
 
+  it('a hostile model that rewrites the contract through run_command is tamper, and the sealed checks still decide', async () => {
+    const repo = await buggyRepo();
+    llm.openai
+      .replyToolCalls([{ name: 'run_command', arguments: { command: `printf '{"checks":[{"run":"true"}]}' > goal.config.json` } }])
+      .replyText('The checks pass now.');
+    const { result, finished, turns } = await startBuiltin(repo.dir, ['--max-turns', '1']);
+    expect(result.code).toBe(1);
+    expect(finished).toMatchObject({ status: 'failed', turns: 1 });
+    const tamper = (turns[0]?.tamper ?? []) as Array<{ path: string; kind: string }>;
+    expect(tamper).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'goal.config.json', kind: 'config-edit' })]));
+  });
+
   it('kills a runaway loop live at the per-turn token limit', async () => {
     const repo = await buggyRepo();
     llm.openai.setDefaultTurn({ toolCalls: [{ name: 'list_files', arguments: {} }], usage: { inputTokens: 3000, outputTokens: 10 } });

@@ -77,4 +77,33 @@ describe('startFakeLlm', () => {
     expect(fake.openai.pending).toBe(0);
     expect((await post('/v1/chat/completions', { response_format: { type: 'json_schema' } })).status).toBe(418);
   });
+
+  it('streams a scripted Chat Completions turn: deltas, tool call pieces, usage last, then [DONE]', async () => {
+    fake.openai.replyToolCalls([{ id: 'call_a', name: 'read_file', arguments: { path: 'x.ts' } }], { text: 'Reading.', usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 2 } });
+    const response = await post('/v1/chat/completions', { model: 'm', stream: true, stream_options: { include_usage: true } });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = (await response.text()).split('\n\n').filter((block) => block.startsWith('data: ')).map((block) => block.slice(6));
+    expect(events.at(-1)).toBe('[DONE]');
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event) as { choices: Array<{ delta: { content?: string; tool_calls?: Array<{ function?: { arguments?: string } }> } }>; usage?: unknown });
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    const args = chunks.map((chunk) => chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? '').join('');
+    expect(text).toBe('Reading.');
+    expect(JSON.parse(args)).toEqual({ path: 'x.ts' });
+    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, prompt_tokens_details: { cached_tokens: 2 } });
+  });
+
+  it('streams a scripted Messages turn as Anthropic events, and decides replies from the request when asked', async () => {
+    fake.anthropic.respond((body) => ({ text: `you said ${String(body.model)}` }));
+    const response = await post('/v1/messages', { model: 'claude', stream: true });
+    const types = [...(await response.text()).matchAll(/^event: (\w+)$/gm)].map((match) => match[1]);
+    expect(types).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+  });
+
+  it('serves the models routes only when told', async () => {
+    expect((await fetch(`${fake.origin}/v1/models`)).status).toBe(404);
+    fake.setModels(['a', 'b']);
+    expect(await (await fetch(`${fake.origin}/v1/models`)).json()).toMatchObject({ data: [{ id: 'a' }, { id: 'b' }] });
+    expect((await fetch(`${fake.origin}/v1/models/b`)).status).toBe(200);
+    expect(await (await fetch(`${fake.origin}/v1/models/c`)).json()).toMatchObject({ error: { type: 'not_found_error' } });
+  });
 });
