@@ -42,6 +42,8 @@ export interface FakeTurn {
   text?: string;
   toolCalls?: FakeToolCall[];
   usage?: FakeUsage;
+  /** A streamed Chat Completions turn without the usage chunk, as servers that ignore stream_options send. */
+  omitUsage?: boolean;
 }
 
 /** Decides a reply from the request's body (the conversation so far), for scripts that react to it. */
@@ -488,7 +490,7 @@ function streamOpenAI(res: ServerResponse, body: Record<string, unknown>, turn: 
   });
   res.write(chunk([delta({}, toolCalls.length > 0 ? 'tool_calls' : 'stop')]));
   const options = body.stream_options;
-  if (typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true) {
+  if (turn.omitUsage !== true && typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true) {
     res.write(chunk([], { usage: openaiUsage(turn.usage ?? DEFAULT_USAGE) }));
   }
   res.end('data: [DONE]\n\n');

@@ -88,7 +88,7 @@ export async function runAgentLoop(input: LoopInput): Promise<AgentEndEvent> {
       if (error.kind === 'usage-limit') return end('usage-limit', error.message, { resetAt: error.resetAt });
       return end('model-error', error.message);
     }
-    emit({ type: 'usage', model: reply.model, input: reply.usage.input, cached: reply.usage.cached, output: reply.usage.output });
+    emit({ type: 'usage', model: reply.model, input: reply.usage.input, cached: reply.usage.cached, output: reply.usage.output, estimated: reply.usage.estimated });
     if (reply.text.trim() !== '') {
       lastText = reply.text.trim();
       log(reply.text.trim());

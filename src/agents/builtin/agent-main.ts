@@ -15,8 +15,6 @@ import { formatAgentEvent, type AgentEndEvent } from './agent-protocol.js';
 import { createInTurnDrift } from './in-turn-drift.js';
 import { parseModelSpec, readEndpoint } from './model-spec.js';
 import { buildProjectLayer } from './project-layer.js';
-import { createAnthropicProvider } from './providers/anthropic-provider.js';
-import { createOpenAIProvider } from './providers/openai-provider.js';
 import { buildBaseLayer, buildSystemPrompt } from './system-prompt.js';
 import { buildTaskLayer } from './task-layer.js';
 import { createCommandGroups } from './tools/command-groups.js';
@@ -59,10 +57,11 @@ export async function main(args: readonly string[]): Promise<number> {
     const [prompt, options] = await Promise.all([readFile(promptFile, 'utf8'), readAgentOptions(optionsFile)]);
     const spec = parseModelSpec(options.model);
     const endpoint = readEndpoint(spec, process.env);
+    // Only the SDK the model needs is loaded (each is several MB of JavaScript to parse).
     const provider =
       spec.provider === 'openai'
-        ? createOpenAIProvider({ model: spec.model, ...endpoint })
-        : createAnthropicProvider({ model: spec.model, ...endpoint });
+        ? (await import('./providers/openai-provider.js')).createOpenAIProvider({ model: spec.model, ...endpoint })
+        : (await import('./providers/anthropic-provider.js')).createAnthropicProvider({ model: spec.model, ...endpoint });
     const workspace = await realWorkspace(process.cwd());
     const context: ToolContext = {
       workspace,

@@ -15,6 +15,8 @@ const usageEvent = z.object({
   /** Input tokens served from the provider's prompt cache. */
   cached: z.number().int().nonnegative(),
   output: z.number().int().nonnegative(),
+  /** The server reported no usage for this call: counted from characters. */
+  estimated: z.boolean().optional(),
 });
 
 const toolEvent = z.object({

@@ -85,7 +85,7 @@ export function createBuiltinAgent(options: BuiltinAgentOptions): AgentAdapter {
       };
       await writeFile(optionsPath, `${JSON.stringify(agentOptions)}\n`, { mode: 0o600 });
 
-      const totals = { calls: 0, input: 0, cached: 0, output: 0 };
+      const totals = { calls: 0, input: 0, cached: 0, output: 0, estimated: false };
       let servedModel: string | null = null;
       const toolCalls: ToolCall[] = [];
       // An object: the line callback sets it, which TypeScript's narrowing cannot see.
@@ -115,6 +115,7 @@ export function createBuiltinAgent(options: BuiltinAgentOptions): AgentAdapter {
             totals.input += event.input;
             totals.cached += event.cached;
             totals.output += event.output;
+            if (event.estimated === true) totals.estimated = true;
             servedModel = event.model;
             checkTokenLimit();
           } else if (event.type === 'tool') {
@@ -138,7 +139,7 @@ export function createBuiltinAgent(options: BuiltinAgentOptions): AgentAdapter {
               totalTokens: totals.input + totals.output,
               cachedInputTokens: totals.cached,
               costUsd: computeCost(model.model, { inputTokens: totals.input, cachedInputTokens: totals.cached, outputTokens: totals.output }, prices),
-              estimated: false,
+              estimated: totals.estimated,
             };
       const facts: CliTurnFacts = { agent: 'goald agent', input, usage, finalMessage: ended?.message ?? '', toolCalls };
       facts.model = servedModel ?? model.model;
@@ -146,7 +147,7 @@ export function createBuiltinAgent(options: BuiltinAgentOptions): AgentAdapter {
       else if (ended !== null && (ended.reason === 'malformed-replies' || ended.reason === 'model-error')) facts.failure = ended.message;
       else if (ended === null && lastNote !== '') facts.failure = lastNote;
       const turn = toCliTurnResult(result, facts);
-      if (totals.calls > 0 && usage.costUsd !== null) turn.costComputed = true;
+      if (usage.costUsd !== null) turn.costComputed = true;
       return turn;
     },
   };

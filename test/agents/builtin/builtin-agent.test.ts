@@ -54,6 +54,15 @@ describe('the builtin agent', () => {
     expect(second).toMatchObject({ stream: true, temperature: 0, model: 'fake-coder' });
   });
 
+  it('counts tokens from characters, marked estimated, when the server reports no usage', async () => {
+    const repo = await buggyRepo();
+    llm.openai.setDefaultTurn({ text: 'Nothing to do here at all.', omitUsage: true });
+    const { result } = await runBuiltinTurn(repo, llm);
+    expect(result.usage.estimated).toBe(true);
+    expect(result.usage.inputTokens).toBeGreaterThan(500);
+    expect(result.usage.outputTokens).toBe(Math.ceil('Nothing to do here at all.'.length / 4));
+  });
+
   it('ends the loop on a text-only reply without touching anything', async () => {
     const repo = await buggyRepo();
     llm.openai.replyText('Nothing to do.');

@@ -7,6 +7,7 @@ import { writeRefusal } from './protected-paths.js';
 import { defineTool, toolError } from './tool.js';
 import { confinePath } from './workspace-path.js';
 
+/** The edit_file tool. */
 export const editFileTool = defineTool({
   name: 'edit_file',
   description:

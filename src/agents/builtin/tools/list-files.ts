@@ -6,6 +6,7 @@ import { listWorkspaceFiles } from './workspace-files.js';
 
 const MAX_ENTRIES = 500;
 
+/** The list_files tool. */
 export const listFilesTool = defineTool({
   name: 'list_files',
   description: `List the workspace's files (tracked and untracked, .gitignore honoured) matching a glob; at most ${MAX_ENTRIES}.`,

@@ -9,6 +9,7 @@ const MAX_FILE_BYTES = 2 * 1024 * 1024;
 // Lines returned per call when no range is given; a range asks for more of a long file.
 const DEFAULT_MAX_LINES = 800;
 
+/** The read_file tool. */
 export const readFileTool = defineTool({
   name: 'read_file',
   description: `Read a text file of the workspace. Returns up to ${DEFAULT_MAX_LINES} lines; pass startLine/endLine (1-based, inclusive) for other parts of a long file. Read a file before you edit it.`,

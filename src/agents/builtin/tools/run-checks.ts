@@ -6,6 +6,7 @@ import { createCheckRunner } from '../../../workspace/checks.js';
 import type { ToolContext } from './tool.js';
 import { defineTool } from './tool.js';
 
+/** The run_checks tool. */
 export const runChecksTool = defineTool({
   name: 'run_checks',
   description: "Run the goal's checks (the commands that decide whether the goal is met) and report which pass and the output of those that fail.",

@@ -11,6 +11,7 @@ import { defineTool, toolError } from './tool.js';
 const DEFAULT_TIMEOUT_S = 120;
 const MAX_TIMEOUT_S = 600;
 
+/** The run_command tool. */
 export const runCommandTool = defineTool({
   name: 'run_command',
   description: `Run a shell command (sh -c) in the workspace root, without input; returns its exit code and the end of its output. Times out after ${DEFAULT_TIMEOUT_S} s unless timeoutSeconds says otherwise (at most ${MAX_TIMEOUT_S}). Never start servers or watchers that do not exit.`,

@@ -11,6 +11,7 @@ const MAX_MATCHES = 100;
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_LINE_CHARS = 300;
 
+/** The search_code tool. */
 export const searchCodeTool = defineTool({
   name: 'search_code',
   description: `Search the workspace's text files for a JavaScript regular expression; returns file:line: text, at most ${MAX_MATCHES} matches.`,

@@ -7,6 +7,7 @@ import { writeRefusal } from './protected-paths.js';
 import { defineTool, toolError } from './tool.js';
 import { confinePath } from './workspace-path.js';
 
+/** The write_file tool. */
 export const writeFileTool = defineTool({
   name: 'write_file',
   description: 'Create a file, or replace a whole file, in the workspace. For a change inside an existing file prefer edit_file.',
