@@ -1,6 +1,7 @@
 // End to end: `goald start --adapter builtin --model openai:<model> --foreground` — the supervisor runs
 // goald's own agent as a child process against the fake LLM server, in a real temp repository.
 
+import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -30,6 +31,12 @@ async function buggyRepo() {
   });
 }
 
+// The tool results in a Chat Completions request body.
+function toolResults(body: unknown): string[] {
+  const messages = (body as { messages?: Array<{ role: string; content: unknown }> } | undefined)?.messages ?? [];
+  return messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+}
+
 // A loopback port nothing listens on (a server bound it, then closed).
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -39,11 +46,11 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function startBuiltin(repoDir: string, extra: string[] = []) {
+async function startBuiltin(repoDir: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const sandbox = await goaldSandbox();
   const result = await sandbox.run(
     ['start', 'add returns the sum', '--foreground', '--cooldown', '0', '-C', repoDir, '--adapter', 'builtin', '--model', 'openai:fake-coder', '--json', ...extra],
-    { env: { OPENAI_API_KEY: 'sk-fake-openai-key', OPENAI_BASE_URL: llm.openaiBaseURL } },
+    { env: { OPENAI_API_KEY: 'sk-fake-openai-key', OPENAI_BASE_URL: llm.openaiBaseURL, ...env } },
   );
   const events = parseJsonLines(result.stdout);
   return { sandbox, result, events, finished: events.at(-1), turns: events.filter((event) => event.type === 'turn.finished') };
@@ -78,6 +85,22 @@ describe('goald start --adapter builtin', () => {
     const transcript = await readFile(path.join(sandbox.home, 'goals', goals[0] ?? '', 'turn-1.log'), 'utf8');
     expect(transcript).toContain('> edit_file');
     expect(transcript).not.toContain('sk-fake-openai-key');
+  });
+
+  it.runIf(existsSync('/usr/bin/bwrap') || existsSync('/bin/bwrap'))("works inside the bubblewrap sandbox (GOALD_SANDBOX=required), where its commands cannot see goald's home", async () => {
+    const repo = await buggyRepo();
+    llm.openai
+      .replyToolCalls([{ name: 'run_command', arguments: { command: 'ls -a "$GOALD_HOME" 2>&1; echo listed' } }])
+      .replyToolCalls([{ name: 'edit_file', arguments: { path: 'src/add.js', old_string: 'a - b', new_string: 'a + b' } }])
+      .replyText('Fixed.');
+    const { result, finished, turns, sandbox } = await startBuiltin(repo.dir, [], { GOALD_SANDBOX: 'required' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(finished).toMatchObject({ status: 'achieved', turns: 1 });
+    expect(turns[0]).toMatchObject({ outcome: 'completed' });
+    const listing = toolResults(llm.openai.requests[1]?.body)[0] ?? '';
+    expect(listing).toContain('listed');
+    expect(listing).not.toContain('state.json');
+    expect(existsSync(path.join(sandbox.home, 'state.json'))).toBe(true);
   });
 
   it('holds off a hostile model: contract edits, reads outside the workspace and an endless loop are all contained', async () => {
