@@ -8,6 +8,7 @@
 // the events would count the same input many times. The live count is, per API call (message id), its
 // input (uncached + cache writes) plus the larger of its reported output and its content's characters / 4.
 // It only grows, stays near what the final `result.usage` will say, and the result replaces it.
+// Over 400 lines because the zod schemas of the stream's event shapes live here beside their readers.
 
 import { z } from 'zod';
 import { readClaudeToolCall } from '../hook/claude-tool-call.js';

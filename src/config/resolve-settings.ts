@@ -3,7 +3,9 @@
 // layer (parsed and validated with its own names in messages), layers merge field by field, and small
 // rule functions check the result. Nothing here prints, and API keys are not looked at (the evaluator
 // factory checks them when it builds a client). The flags and GOALD_* variables, with their parsers, are
-// the table in start-options.ts.
+// the table in start-options.ts. Over 400 lines because each settings section (agent, evaluator, limits,
+// checks, guard, sandbox, ...) has its own small layer reader and merge rule, kept together so precedence
+// is read in one place.
 
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';

@@ -1,6 +1,9 @@
 // The daemon's goal host: the GoalHost API the routes call. It runs one supervisor per running goal, fans
 // their events out to `logs -f` subscribers, and controls them; admission and the workspace queues, crash
 // recovery and live configuration live beside it (workspace-queue.ts, goal-recovery.ts, live-config.ts).
+// Over 400 lines because it is the one place each socket route's goal action is written (about twenty
+// short methods: start, loop runs, pause, resume, stop, edit, prune, streams, detach); each concern that
+// grew past a method moved beside it.
 
 import { pruneGoals, type PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, LoopRecord, Store } from '../../state/types.js';

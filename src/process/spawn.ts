@@ -1,6 +1,8 @@
 // Runs one agent child process in its own process group: output streams to the transcript on disk with
 // only a bounded tail in memory, and every way the turn can end (timeout, token limit, stop) kills the
 // whole group — SIGTERM, then SIGKILL after a grace period. Agents start their processes only through it.
+// Over 400 lines because every way a turn's process can end (exit, timeout with paused time excluded,
+// token limit, abort, stray and escaped processes, pipes held open) is settled in this one place.
 
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
