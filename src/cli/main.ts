@@ -225,6 +225,21 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     });
 
   program
+    .command('sandbox')
+    .description("the bubblewrap sandbox around agent turns and checks")
+    .command('check')
+    .description('does bwrap work here, which mode would a goal run under, and what would a turn see')
+    .option('-C, --dir <dir>', 'the workspace (default: the current directory)')
+    .option('--agent <cmd>', 'as goald start: the agent command (its CLI profile)')
+    .option('--adapter <name>', 'as goald start: the structured adapter (its CLI profile)')
+    .option('--no-sandbox', 'as goald start: the sandbox off')
+    .option('--json', 'print JSON')
+    .action(async (options: Record<string, unknown>) => {
+      const { runSandboxCheck } = await import('./commands/sandbox.js');
+      exit.code = await runSandboxCheck(options, io);
+    });
+
+  program
     .command('state')
     .description('maintenance of the state file')
     .command('restore')

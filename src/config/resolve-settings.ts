@@ -27,7 +27,7 @@ import { mergeSandbox, sandboxLayerFromConfig, sandboxLayerFromEnv, type Sandbox
 import { requireAgentCommand, requireEvaluatorModel, requireVerification } from './settings-rules.js';
 import type { ConfigAgent, ConfigCheck, ConfigEvaluator, ConfigFile, ConfigLimits } from './schema.js';
 import { applyStartEnv, applyStartFlags, type OptionLayer, type StartFlags } from './start-options.js';
-import type { AgentSpec, BaseURLSource, CheckSpec, EvaluatorSpec, GoalSettings, GuardSettings, Limits } from './types.js';
+import type { AgentSpec, BaseURLSource, CheckSpec, EvaluatorSpec, GoalSettings, GuardSettings, Limits, SandboxSettings } from './types.js';
 
 // How the user's config file is named in messages.
 const USER_CONFIG_HINT = '~/.config/goald/config.json';
@@ -131,10 +131,7 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
     recitation: { everyToolCalls: pick(layers, (layer) => layer.recitationEvery) ?? DEFAULT_RECITATION_EVERY_TOOL_CALLS },
     allowSameModel: pick(layers, (layer) => layer.allowSameModel) ?? false,
     guard: mergeGuard(layers),
-    sandbox: mergeSandbox(
-      layers.map((layer) => (layer.sandbox === undefined ? layer.sandboxLayer : { ...layer.sandbox, owner: true })),
-      warnings,
-    ),
+    sandbox: mergeSandbox(layers.map(sandboxLayerOf), warnings),
   };
   const mission = pick(layers, (layer) => layer.mission);
   const project = pick(layers, (layer) => layer.project);
@@ -147,6 +144,34 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
 
   const sources = layers.filter((layer) => layer.source !== '').map((layer) => layer.source);
   return { settings, warnings, sources: [...sources, 'defaults'], workspaceConfig: workspaceFile.config };
+}
+
+/**
+ * The sandbox and agent a goal started in `workspace` would get (`goald sandbox check`): the same layers
+ * as resolveGoalSettings, without needing a condition, checks or an evaluator.
+ */
+export async function resolveSandboxSettings(
+  input: Pick<ResolveSettingsInput, 'workspace' | 'flags' | 'env' | 'userConfigPath'>,
+): Promise<{ sandbox: SandboxSettings; agent: AgentSpec; warnings: string[] }> {
+  const warnings: string[] = [];
+  const workspacePath = join(input.workspace, CONFIG_FILE_NAME);
+  const userPath = resolve(input.userConfigPath ?? resolveUserConfigPath(input.env));
+  const files = [
+    { ...(await loadConfigFile(workspacePath)), from: 'workspace-config' as const },
+    ...(userPath === workspacePath ? [] : [{ ...(await loadConfigFile(userPath)), from: 'user-config' as const }]),
+  ];
+  const layers = [
+    layerFromFlags(input.flags),
+    layerFromEnv(input.env),
+    ...files.flatMap(({ config, path, from }) => (config === null ? [] : [layerFromConfig(config, path, from, warnings)])),
+  ];
+  const sandbox = mergeSandbox(layers.map(sandboxLayerOf), warnings);
+  return { sandbox, agent: mergeAgent(layers), warnings };
+}
+
+// A layer's sandbox settings: the flag's (the owner's) or a file's / GOALD_SANDBOX's.
+function sandboxLayerOf(layer: Layer): SandboxLayer | undefined {
+  return layer.sandbox === undefined ? layer.sandboxLayer : { ...layer.sandbox, owner: true };
 }
 
 /** The first value a layer defines, highest precedence first. */

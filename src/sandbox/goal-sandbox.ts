@@ -42,8 +42,10 @@ export interface GoalSandbox {
   readonly problem: { problem: string; fix: string } | null;
   /** The warning of an `auto` sandbox that fell back, on the first such goal of this process; else null. */
   readonly warning: string | null;
-  /** What an agent turn sees (its prompt file readable, its hook state directory writable). */
-  viewForTurn(files: TurnFiles): SandboxView;
+  /** The bwrap executable that works here; null when none does. */
+  readonly executable: string | null;
+  /** What an agent turn sees (with `files`: its prompt file readable, its hook state directory writable). */
+  viewForTurn(files?: TurnFiles): SandboxView;
   /** What a check sees (no agent CLI's state). */
   viewForChecks(): SandboxView;
   /** The wrapper of one agent turn; null when unsandboxed. */
@@ -58,7 +60,7 @@ export interface TurnFiles {
 }
 
 /** Decides and prepares one goal's sandbox; throws a `config` GoaldError for bad paths and for `required` without bwrap. */
-export async function openGoalSandbox(input: GoalSandboxInput): Promise<GoalSandbox> {
+export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse?: boolean } = {}): Promise<GoalSandbox> {
   const settings = input.settings ?? { ...DEFAULT_SANDBOX };
   const home = input.env.HOME !== undefined && input.env.HOME !== '' ? input.env.HOME : homedir();
   const userConfigDir = path.dirname(resolveUserConfigPath(input.env));
@@ -72,12 +74,12 @@ export async function openGoalSandbox(input: GoalSandboxInput): Promise<GoalSand
   });
   const probe: BwrapProbe = await probeBwrap(settings.bwrap === null ? null : expandHome(settings.bwrap, home), settings.network, input.env);
   const problem = probe.ok ? null : { problem: probe.problem, fix: probe.fix };
-  if (settings.mode === 'required' && problem !== null) {
+  if (settings.mode === 'required' && problem !== null && options.refuse !== false) {
     throw new GoaldError('config', `sandbox "required": ${problem.problem}`, problem.fix);
   }
   const use: SandboxUse = settings.mode === 'off' ? 'off' : problem === null ? 'bwrap' : 'unavailable';
   let warning: string | null = null;
-  if (use === 'unavailable' && problem !== null && !warnedUnavailable) {
+  if (use === 'unavailable' && problem !== null && !warnedUnavailable && options.refuse !== false) {
     warnedUnavailable = true;
     warning = `agent turns and checks run without a sandbox: ${problem.problem} (fix: ${problem.fix})`;
   }
@@ -113,12 +115,13 @@ export async function openGoalSandbox(input: GoalSandboxInput): Promise<GoalSand
     prepare();
     return { executable, args: toBwrapArgs(view, { cwd: input.workspace.root, emptyFile, isDirectory }) };
   };
-  const viewForTurn = (files: TurnFiles): SandboxView =>
-    buildView({ ...base, cli, turn: { readable: [files.promptPath], writable: [files.stateDir] } });
+  const viewForTurn = (files?: TurnFiles): SandboxView =>
+    buildView({ ...base, cli, ...(files === undefined ? {} : { turn: { readable: [files.promptPath], writable: [files.stateDir] } }) });
   const viewForChecks = (): SandboxView => buildView({ ...base, cli: null });
   return {
     mode: settings.mode,
     use,
+    executable: probe.ok ? probe.executable : null,
     problem,
     warning,
     viewForTurn,
@@ -129,7 +132,7 @@ export async function openGoalSandbox(input: GoalSandboxInput): Promise<GoalSand
 }
 
 /** The CLI profile of an agent: its adapter's, or for a `command` agent the CLI its command runs. */
-function cliOf(agent: Pick<AgentSpec, 'adapter' | 'command'>): CliProfile | null {
+export function cliOf(agent: Pick<AgentSpec, 'adapter' | 'command'>): CliProfile | null {
   if (agent.adapter !== 'command') return agent.adapter;
   const name = readCommandName(agent.command)?.split('/').at(-1);
   return name === undefined ? null : (CLI_OF_COMMAND[name] ?? null);

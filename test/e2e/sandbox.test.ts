@@ -241,3 +241,40 @@ describe('sandbox modes', () => {
     expect(existsSync(path.join(context.sandbox.home, 'state.json'))).toBe(false);
   });
 });
+
+describe('goald sandbox check', () => {
+  it('says whether bwrap works, the mode, and what a turn and a check see (--json)', async () => {
+    const context = await setup();
+    await mkdir(path.join(context.sandbox.root, '.claude'));
+    await mkdir(path.join(context.sandbox.root, '.ssh'));
+    await mkdir(path.join(context.sandbox.root, 'data'));
+    await mkdir(context.sandbox.home, { mode: 0o700 });
+    const userConfig = path.join(context.sandbox.root, 'config', 'goald', 'config.json');
+    await mkdir(path.dirname(userConfig), { recursive: true });
+    await writeFile(userConfig, JSON.stringify({ sandbox: { network: false, writable: ['~/data'] } }));
+    const run = await context.sandbox.run(['sandbox', 'check', '-C', context.workspace, '--adapter', 'claude-code', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as Record<string, unknown>;
+    const root = context.sandbox.root;
+    expect(report).toMatchObject({ mode: 'required', use: 'bwrap', bwrap: { works: true }, workspace: context.workspace, agent: { adapter: 'claude-code', profile: 'claude-code' } });
+    const turn = report.turn as { writable: string[]; hidden: string[]; network: boolean };
+    expect(turn.writable).toEqual(expect.arrayContaining([context.workspace, path.join(root, '.claude'), path.join(root, 'data')]));
+    expect(turn.hidden).toEqual(expect.arrayContaining([context.sandbox.home, path.join(root, '.ssh'), path.join(root, 'config', 'goald')]));
+    expect(turn.network).toBe(false);
+    // A check gets no agent CLI's state: Claude Code's directory is hidden from it.
+    const checks = report.checks as { writable: string[]; hidden: string[] };
+    expect(checks.writable).not.toContain(path.join(root, '.claude'));
+    expect(checks.hidden).toContain(path.join(root, '.claude'));
+  });
+
+  it('exits 2 when the mode is required and bwrap does not work, naming the fix', async () => {
+    const context = await setup();
+    const userConfig = path.join(context.sandbox.root, 'config', 'goald', 'config.json');
+    await mkdir(path.dirname(userConfig), { recursive: true });
+    await writeFile(userConfig, JSON.stringify({ sandbox: { bwrap: path.join(context.sandbox.root, 'no-such-bwrap') } }));
+    const run = await context.sandbox.run(['sandbox', 'check', '-C', context.workspace]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain('sandbox: required → refused');
+    expect(run.stdout).toContain('apt-get install bubblewrap');
+  });
+});
