@@ -12,6 +12,8 @@ export default defineConfig({
     // Each CLI starts in about a second and uses a core while it does; two files at a time on 2 cores.
     maxWorkers: 2,
     testTimeout: 90_000,
+    // goald runs the real CLIs inside its bubblewrap sandbox here (test/helpers/run-goald.ts reads it).
+    env: { GOALD_TEST_SANDBOX: 'required' },
     hookTimeout: 30_000,
   },
 });

@@ -163,6 +163,8 @@ describe.skipIf(skipClaude !== null)(`goald start --adapter claude-code, real Cl
     expect(cost).toBeGreaterThan(0);
     const { input, output, cacheRead, cacheCreation } = fake.reported;
     expect(agent.outcome).toBe('completed');
+    // Inside goald's bubblewrap sandbox (vitest.agents.config.ts): Claude Code wrote the workspace and its ~/.claude.
+    expect(turn?.sandbox).toBe('bwrap');
     expect(agent.usage).toEqual({
       inputTokens: input + cacheCreation,
       outputTokens: output,
@@ -388,6 +390,8 @@ describe.skipIf(skipCodex !== null)(`goald start --adapter codex, real Codex ${s
     const id = goalIdOf(events);
     const turns = await readTurns(sandbox, id);
     const agent = agentOf(turns[1]);
+    // Inside goald's bubblewrap sandbox (vitest.agents.config.ts), with Codex's own left off.
+    expect(turns[1]?.sandbox).toBe('bwrap');
     const { input, cached, output } = fake.reported;
     const uncached = input - cached;
     const cost = (uncached * PRICE.input + cached * PRICE.cachedInput + output * PRICE.output) / 1e6;

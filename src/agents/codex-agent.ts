@@ -28,6 +28,9 @@ import { estimateTokens } from './usage-meter.js';
 
 /** goald's `--sandbox` unless agent.args choose one: `codex exec` is read-only by default, so it could not edit. */
 const DEFAULT_SANDBOX = 'workspace-write';
+// Inside goald's own sandbox (src/sandbox/), Codex's cannot start (its bwrap cannot mount /proc under ours),
+// and goald's already keeps the turn to the workspace: Codex runs its commands without one of its own.
+const INSIDE_GOALD_SANDBOX = 'danger-full-access';
 // A file_change or command item with its output is one line.
 const MAX_EVENT_LINE_CHARS = 8 * 1024 * 1024;
 const MAX_NOTE_CHARS = 300;
@@ -83,7 +86,7 @@ export function createCodexAgent(options: CodexAgentOptions = {}): AgentAdapter 
       const parser = createCodexStreamParser({ cwd: input.workspace, now, timeZone: readTimeZone(env) });
       const inArgv = fitsInArgv(input.prompt);
       const resumeId = resumeThreads ? (thread?.id ?? null) : null;
-      const args = buildCodexArgs({ args: userArgs, model: configuredModel, resumeThreadId: resumeId });
+      const args = buildCodexArgs({ args: userArgs, model: configuredModel, resumeThreadId: resumeId, insideSandbox: input.sandbox != null });
       let lastNote = '';
       // Codex reports usage only at the end of the turn: live, the prompt and the items' text are all there is.
       const liveTokens = (): number => promptTokens + parser.itemTokens();
@@ -145,6 +148,8 @@ interface ArgChoices {
   model: string | null;
   /** Resume this thread; null starts a new one. */
   resumeThreadId: string | null;
+  /** The turn runs inside goald's sandbox: Codex's own is left off unless agent.args choose one. */
+  insideSandbox?: boolean;
 }
 
 /** The argv after `codex`, up to (not including) the prompt. */
@@ -153,7 +158,7 @@ export function buildCodexArgs(choices: ArgChoices): string[] {
   const choosesSandbox = ['--sandbox', '-s', '--full-auto', '--dangerously-bypass-approvals-and-sandbox'].some((flag) =>
     hasFlag(choices.args, flag),
   );
-  if (!choosesSandbox) args.push('--sandbox', DEFAULT_SANDBOX);
+  if (!choosesSandbox) args.push('--sandbox', choices.insideSandbox === true ? INSIDE_GOALD_SANDBOX : DEFAULT_SANDBOX);
   if (choices.model !== null && !hasFlag(choices.args, '--model') && !hasFlag(choices.args, '-m')) {
     args.push('--model', choices.model);
   }

@@ -70,6 +70,12 @@ describe('codex adapter', () => {
     for (const flag of ['--last', 'resume', 'exec']) expect(() => createCodexAgent({ args: [flag] })).toThrow(GoaldError);
   });
 
+  test("inside goald's sandbox Codex's own is off (it cannot nest there), unless agent.args choose one", () => {
+    expect(buildCodexArgs({ args: [], model: null, resumeThreadId: null, insideSandbox: true })).toEqual(['exec', '--json', '--sandbox', 'danger-full-access', '--']);
+    expect(buildCodexArgs({ args: [], model: null, resumeThreadId: null, insideSandbox: false })).toEqual(['exec', '--json', '--sandbox', 'workspace-write', '--']);
+    expect(buildCodexArgs({ args: ['-s', 'read-only'], model: null, resumeThreadId: null, insideSandbox: true })).toEqual(['exec', '--json', '-s', 'read-only', '--']);
+  });
+
   test('session resume: exec resume <thread_id>, and the thread’s cumulative usage becomes per-turn', async () => {
     const { run, env } = await setUp({ FAKE_CLI_STDOUT: streamPath('codex-resume-1.jsonl') }, { session: 'resume', model: 'gpt-5-codex' });
     const first = await run();

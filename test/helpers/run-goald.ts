@@ -43,8 +43,9 @@ export async function goaldSandbox(): Promise<GoaldSandbox> {
   for (const name of Object.keys(env)) if (name.startsWith('GOALD_') || name.startsWith('GIT_')) delete env[name];
   Object.assign(env, { GOALD_HOME: home, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') });
   // The fixtures signal through files beside GOALD_HOME (pid files, gates), which a sandboxed turn cannot
-  // write (its /tmp is private): tests run unsandboxed unless they ask for it (test/e2e/sandbox.test.ts).
-  env.GOALD_SANDBOX = 'off';
+  // write (its /tmp is private): tests run unsandboxed unless they ask for it (test/e2e/sandbox.test.ts)
+  // or the suite does (GOALD_TEST_SANDBOX: the real agent CLIs' suite runs in the sandbox).
+  env.GOALD_SANDBOX = process.env.GOALD_TEST_SANDBOX ?? 'off';
   const sandbox: GoaldSandbox = {
     root,
     home,
