@@ -35,6 +35,19 @@ export async function makeTempDir(prefix = 'goald-real-'): Promise<string> {
   return dir;
 }
 
+/**
+ * A scratch directory outside the system's temporary directory, for a CLI home that must not live in it:
+ * Codex refuses to create its helper aliases (codex-linux-sandbox) under the temporary directory, and with
+ * a system bubblewrap installed its sandboxed commands then fail (`bwrap: execvp codex-linux-sandbox`).
+ */
+async function makeDirOutsideTmp(prefix: string): Promise<string> {
+  const base = join(homedir(), '.cache', 'goald-test-homes');
+  await mkdir(base, { recursive: true, mode: 0o700 });
+  const dir = await realpath(await mkdtemp(join(base, prefix)));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** A git work tree with one commit, as goald requires of a workspace. */
 export async function makeWorkspace(): Promise<string> {
   const dir = await makeTempDir('goald-real-ws-');
@@ -89,7 +102,7 @@ const CODEX_KEY_ENV = 'GOALD_FAKE_OPENAI_KEY';
 
 /** Codex against the fake Responses server: a temp CODEX_HOME with a custom provider, no retries. */
 export async function codexEnv(baseUrl: string, model: string): Promise<NodeJS.ProcessEnv> {
-  const home = await makeTempDir('goald-real-home-');
+  const home = await makeDirOutsideTmp('goald-real-home-');
   const codexHome = join(home, '.codex');
   await mkdir(codexHome, { recursive: true });
   await writeFile(
