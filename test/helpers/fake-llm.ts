@@ -44,6 +44,8 @@ export interface FakeTurn {
   usage?: FakeUsage;
   /** A streamed Chat Completions turn without the usage chunk, as servers that ignore stream_options send. */
   omitUsage?: boolean;
+  /** The reply was cut at the output limit (finish_reason `length`, stop_reason `max_tokens`). */
+  truncated?: boolean;
 }
 
 /** Decides a reply from the request's body (the conversation so far), for scripts that react to it. */
@@ -488,7 +490,7 @@ function streamOpenAI(res: ServerResponse, body: Record<string, unknown>, turn: 
     res.write(chunk([delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: fn.name, arguments: fn.arguments.slice(0, half) } }] })]));
     res.write(chunk([delta({ tool_calls: [{ index, function: { arguments: fn.arguments.slice(half) } }] })]));
   });
-  res.write(chunk([delta({}, toolCalls.length > 0 ? 'tool_calls' : 'stop')]));
+  res.write(chunk([delta({}, turn.truncated === true ? 'length' : toolCalls.length > 0 ? 'tool_calls' : 'stop')]));
   const options = body.stream_options;
   if (turn.omitUsage !== true && typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true) {
     res.write(chunk([], { usage: openaiUsage(turn.usage ?? DEFAULT_USAGE) }));
@@ -556,7 +558,7 @@ function streamAnthropic(res: ServerResponse, turn: FakeTurn, id: string, model:
     }
     res.write(event('content_block_stop', { index }));
   });
-  const stopReason = content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
+  const stopReason = turn.truncated === true ? 'max_tokens' : content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
   res.write(event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.outputTokens } }));
   res.end(event('message_stop', {}));
 }

@@ -9,7 +9,7 @@ import { renderReflection } from '../../prompt/reflection.js';
 import type { CheckResult } from '../../workspace/types.js';
 import type { AgentEndEvent, AgentEvent, EndReason } from './agent-protocol.js';
 import { elideOldToolResults } from './context-elision.js';
-import { estimateTextTokens, type Message, type ModelToolCall } from './conversation.js';
+import { estimateMessageTokens, estimateTextTokens, type Message, type ModelToolCall } from './conversation.js';
 import type { InTurnDrift } from './in-turn-drift.js';
 import { callModel, ModelCallError } from './providers/call-model.js';
 import type { ModelProvider, ToolDefinition } from './providers/provider.js';
@@ -18,6 +18,10 @@ import type { Tool, ToolContext, ToolResult } from './tools/tool.js';
 
 /** Replies in a row whose every tool call was malformed before the turn ends as an agent failure. */
 const MAX_MALFORMED_REPLIES = 3;
+// A tokenizer can count up to ~3× the chars/4 estimate (CJK text, minified code); beyond that it is noise.
+const MAX_TOKEN_SCALE = 3;
+const TRUNCATED_REPLY =
+  'Your reply was cut off at the output limit. Continue from where it stopped; for a long file, write it in parts (write_file, then edit_file).';
 // The failing checks' output handed back to the model on re-entry (their tails are 4 KiB each already).
 const MAX_VERIFICATION_FEEDBACK_CHARS = 12_000;
 
@@ -63,6 +67,8 @@ export async function runAgentLoop(input: LoopInput): Promise<AgentEndEvent> {
   let retriesLeft = limits.verificationRetries;
   let lastText = '';
   let failingChecks: string[] = [];
+  // Server tokens per estimated token, from the last reply's usage; never below 1 (the estimate is the floor).
+  let tokenScale = 1;
 
   const end = (reason: EndReason, message: string, extra: Partial<AgentEndEvent> = {}): AgentEndEvent => ({
     type: 'end',
@@ -77,9 +83,11 @@ export async function runAgentLoop(input: LoopInput): Promise<AgentEndEvent> {
     if (iterations >= limits.maxIterations) {
       return end('max-iterations', `max iterations: stopped after ${limits.maxIterations} model calls (agent.maxIterations)${lastText === '' ? '' : `; last said: ${lastText}`}`);
     }
-    const elided = elideOldToolResults(messages, Math.max(0, limits.maxContextTokens - fixedTokens));
+    // The budget in estimated tokens: the server's own count of the last request corrects the estimate.
+    const elided = elideOldToolResults(messages, Math.max(0, limits.maxContextTokens / tokenScale - fixedTokens));
     if (elided > 0) log(`[goald agent] elided ${elided} old tool result${elided === 1 ? '' : 's'} (agent.maxContextTokens ${limits.maxContextTokens})`);
     iterations += 1;
+    const sentTokens = fixedTokens + messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
     let reply;
     try {
       reply = await callModel(provider, { system: input.system, messages, tools: definitions }, signal);
@@ -89,11 +97,20 @@ export async function runAgentLoop(input: LoopInput): Promise<AgentEndEvent> {
       return end('model-error', error.message);
     }
     emit({ type: 'usage', model: reply.model, input: reply.usage.input, cached: reply.usage.cached, output: reply.usage.output, estimated: reply.usage.estimated });
+    if (!reply.usage.estimated && sentTokens > 0) {
+      tokenScale = Math.min(MAX_TOKEN_SCALE, Math.max(1, (reply.usage.input + reply.usage.cached) / sentTokens));
+    }
     if (reply.text.trim() !== '') {
       lastText = reply.text.trim();
       log(reply.text.trim());
     }
 
+    if (reply.toolCalls.length === 0 && reply.truncated) {
+      // Cut at the output limit mid-answer: not a final answer, and nothing to verify yet.
+      messages.push({ role: 'assistant', text: reply.text, toolCalls: [] });
+      messages.push({ role: 'user', text: TRUNCATED_REPLY });
+      continue;
+    }
     if (reply.toolCalls.length === 0) {
       messages.push({ role: 'assistant', text: reply.text, toolCalls: [] });
       if (input.verify === null) return end('done', lastText);

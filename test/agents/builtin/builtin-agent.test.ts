@@ -193,6 +193,27 @@ describe('what the model sees', () => {
     expect(last.messages[1]?.content).toBe(task);
   });
 
+  it("elides earlier when the server counts more tokens than the estimate (its usage calibrates the budget)", async () => {
+    const repo = await gitdir({ files: { 'big.txt': `${'lorem ipsum dolor sit amet '.repeat(600)}\n` }, initialCommit: true });
+    llm.openai
+      .replyToolCalls([{ name: 'read_file', arguments: { path: 'big.txt' } }], { usage: { inputTokens: 60_000, outputTokens: 5 } })
+      .replyToolCalls([{ name: 'read_file', arguments: { path: 'big.txt' } }], { usage: { inputTokens: 60_000, outputTokens: 5 } })
+      .replyText('enough');
+    await runBuiltinTurn(repo, llm, { spec: { maxContextTokens: 12_000 } });
+    const third = toolResultsOf(llm.openai.requests[2]?.body);
+    expect(third[0]).toMatch(/^\[elided: this read_file result/);
+    expect(third[1]).toContain('lorem ipsum');
+  });
+
+  it('asks the model to go on when its reply was cut at the output limit, instead of taking it as the answer', async () => {
+    const repo = await buggyRepo();
+    llm.openai.respond(() => ({ text: 'Here is my plan: first I will', truncated: true })).replyText('…read the file. Done.');
+    const { result } = await runBuiltinTurn(repo, llm);
+    expect(llm.openai.requests).toHaveLength(2);
+    expect(JSON.stringify(llm.openai.requests[1]?.body)).toContain('Your reply was cut off at the output limit');
+    expect(result.finalMessage).toBe('…read the file. Done.');
+  });
+
   it('injects the reflection block every recitation.everyToolCalls tool calls', async () => {
     const repo = await buggyRepo();
     for (let call = 0; call < 5; call += 1) llm.openai.replyToolCalls([{ name: 'list_files', arguments: {} }]);
