@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readGoal, readTurns } from '../helpers/daemon.js';
+import { expectToHold, processState, readGoal, readTurns, submitGoal, waitForFinished, waitForGoal } from '../helpers/daemon.js';
+import { waitUntil } from '../helpers/wait.js';
 import { startFakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
 import { isProcessRunning } from '../helpers/processes.js';
@@ -160,6 +161,43 @@ describe('a sandboxed turn (bubblewrap)', () => {
     expect(report.install).toBe('ok');
     expect(report.test).toBe('ok');
     expect(existsSync(path.join(context.workspace, 'node_modules', 'answer', 'index.js'))).toBe(true);
+  });
+});
+
+describe('controlling a sandboxed turn', () => {
+  it('pause --now stops the agent inside the sandbox (bwrap leads its process group), resume continues it', async () => {
+    const context = await setup();
+    // The agent waits for a gate file the test writes into the workspace (the one place both can reach).
+    const agent = 'touch started; while [ ! -f gate ]; do sleep 0.02; done; echo done > out.txt';
+    const { id } = await submitGoal(context.sandbox, ['out.txt exists', '-C', context.workspace, ...FAST, '--agent', agent, '--check', 'test -f out.txt']);
+    await waitUntil('the agent to start', () => existsSync(path.join(context.workspace, 'started')) || undefined);
+    const running = await waitForGoal(context.sandbox, id, 'to record its agent', (goal) => goal.runningAgent !== null);
+    const pid = running.runningAgent?.pid ?? 0;
+    const paused = await context.sandbox.run(['pause', id, '--now']);
+    expect(paused.code, paused.stderr).toBe(0);
+    await waitUntil('bwrap to be stopped', () => processState(pid) === 'T' || undefined);
+    await writeFile(path.join(context.workspace, 'gate'), '');
+    // Stopped with its sandbox: the agent inside does not see the gate.
+    await expectToHold('the agent to stay stopped', 500, () => !existsSync(path.join(context.workspace, 'out.txt')));
+    const resumed = await context.sandbox.run(['resume', id]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const finished = await waitForFinished(context.sandbox, id);
+    expect(finished.status).toBe('achieved');
+    const turns = await readTurns(context.sandbox, id);
+    expect(turns.at(-1)?.sandbox).toBe('bwrap');
+  });
+});
+
+describe('stopping a sandboxed turn', () => {
+  it('goald stop ends the sandbox and everything in it', async () => {
+    const context = await setup();
+    const { id } = await submitGoal(context.sandbox, ['never', '-C', context.workspace, ...FAST, '--agent', 'touch started; sleep 600', '--check', 'false']);
+    await waitUntil('the agent to start', () => existsSync(path.join(context.workspace, 'started')) || undefined);
+    const running = await waitForGoal(context.sandbox, id, 'to record its agent', (goal) => goal.runningAgent !== null);
+    const stopped = await context.sandbox.run(['stop', id]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect((await waitForFinished(context.sandbox, id)).reason).toBe('stopped');
+    expect(isProcessRunning(running.runningAgent?.pid ?? 0)).toBe(false);
   });
 });
 
