@@ -1,0 +1,63 @@
+// A sandboxed agent process (real bwrap): when the turn's process is done, nothing it started is left —
+// neither a background child in its group nor one that left the group without goald's token — although
+// goald skips its own /proc sweep there (the PID namespace ends only once all of it is gone).
+
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { DEFAULT_SANDBOX } from '../../src/config/defaults.js';
+import { spawnAgentProcess } from '../../src/process/spawn.js';
+import { openGoalSandbox } from '../../src/sandbox/goal-sandbox.js';
+import { isProcessRunning } from '../helpers/processes.js';
+
+/** Host pids of running `sleep <marker>` processes. */
+function sleepers(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number)
+    .filter(isProcessRunning);
+}
+
+describe('spawnAgentProcess in the sandbox', () => {
+  it('leaves no process behind once done: a background child and a token-less setsid child die with the namespace', async () => {
+    const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gss-')));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const workspace = path.join(root, 'ws');
+    const home = path.join(root, 'home');
+    await mkdir(workspace);
+    await mkdir(home, { mode: 0o700 });
+    const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
+    const sandbox = await openGoalSandbox({
+      settings: { ...DEFAULT_SANDBOX, mode: 'required' },
+      workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
+      agent: { adapter: 'command', command: 'sh' },
+      goaldHome: home,
+      env,
+    });
+    const marker = String(5_000_000 + Math.floor(Math.random() * 1_000_000));
+    const script = `sleep ${marker} & env -u GOALD_TURN_TOKEN setsid sleep ${marker} & until [ "$(cat /proc/[0-9]*/comm 2>/dev/null | grep -cx sleep)" -ge 2 ]; do :; done; echo ready`;
+    const agent = spawnAgentProcess({
+      command: '/bin/sh',
+      args: ['-c', script],
+      cwd: workspace,
+      env,
+      stdin: null,
+      transcriptPath: path.join(home, 'turn.log'),
+      timeoutMs: 30_000,
+      sandbox: sandbox.forChecks(),
+    });
+    const result = await agent.done;
+    expect(result.exitCode).toBe(0);
+    expect(result.outputTail).toContain('ready');
+    expect(sleepers(marker)).toEqual([]);
+  });
+});
