@@ -2,7 +2,7 @@
 // then asked for a wrapper per agent turn and per check run. `required` without a working bwrap refuses
 // the goal (exit 2); `auto` without one runs unsandboxed, warning once per process (a daemon start).
 
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { resolveSocketPath } from '../../state/paths.js';
@@ -92,6 +92,7 @@ export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse
     workspace: input.workspace.root,
     gitDirs: [...new Set([input.workspace.gitDir, input.workspace.commonDir])].filter(outside),
     goaldPaths: [input.goaldHome, userConfigDir, resolveSocketPath(input.env, input.goaldHome)],
+    runtime: [goaldInstallRoot(), path.dirname(process.execPath)],
     env: input.env,
   };
   const emptyFile = path.join(input.goaldHome, EMPTY_FILE_NAME);
@@ -143,5 +144,24 @@ function isDirectory(file: string): boolean {
     return statSync(file).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/**
+ * The directory goald is installed in: the nearest one above this module whose package.json names goald
+ * (the bundle's own dist/bundle/package.json names nothing), else this module's directory.
+ */
+function goaldInstallRoot(): string {
+  let dir = import.meta.dirname;
+  for (;;) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      if (typeof parsed === 'object' && parsed !== null && Reflect.get(parsed, 'name') === 'goald') return dir;
+    } catch {
+      // no package.json here, or not JSON: look further up
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return import.meta.dirname;
+    dir = parent;
   }
 }

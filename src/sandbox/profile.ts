@@ -51,6 +51,12 @@ export interface ProfileInput {
   gitDirs: readonly string[];
   /** GOALD_HOME, the user config's directory and the daemon's socket: hidden. */
   goaldPaths: readonly string[];
+  /**
+   * Directories the sandbox must show read-only whatever else hides them: goald's own installation (a
+   * turn runs `goald hook` and `goald agent` from it) and the Node.js that runs it, which may live under
+   * the private /tmp (a clone or an npx cache there).
+   */
+  runtime?: readonly string[];
   /** The CLI whose state the turn may write; null for checks and unknown commands. */
   cli: CliProfile | null;
   env: NodeJS.ProcessEnv;
@@ -96,7 +102,7 @@ export function buildView(input: ProfileInput): SandboxView {
     ...input.settings.writable,
     ...(input.turn?.writable ?? []),
   ]);
-  const readable = real([...input.settings.readable, ...(input.turn?.readable ?? [])]);
+  const readable = real([...(input.runtime ?? []), ...input.settings.readable, ...(input.turn?.readable ?? [])]);
   // Other CLIs' state holds their vendors' credentials: hidden, like their variables (secrets/child-env.ts).
   const hidden = real([
     ...input.goaldPaths,
