@@ -75,7 +75,7 @@ describe('createCheckRunner', () => {
     expect(result).toMatchObject({ name: 'hangs', passed: false, timedOut: true, exitCode: null });
     expect(result?.durationMs).toBeGreaterThanOrEqual(300);
     expect(result?.durationMs).toBeLessThan(SIGKILL_GRACE_MS);
-    expect(await isGone(pidIn(result?.outputTail ?? '', 'grandchild'))).toBe(true);
+    await expect.poll(() => isGone(pidIn(result?.outputTail ?? '', 'grandchild')), { timeout: 2_000 }).toBe(true); // an exiting process closes its pipes before it turns zombie
   });
 
   test('a group that ignores SIGTERM gets SIGKILL after the grace period', async () => {
@@ -87,7 +87,7 @@ describe('createCheckRunner', () => {
     const [result] = await runner.run();
     expect(result).toMatchObject({ timedOut: true, passed: false, exitCode: null });
     expect(result?.durationMs).toBeGreaterThanOrEqual(200 + SIGKILL_GRACE_MS - 100);
-    expect(await isGone(pidIn(result?.outputTail ?? '', 'grandchild'))).toBe(true);
+    await expect.poll(() => isGone(pidIn(result?.outputTail ?? '', 'grandchild')), { timeout: 2_000 }).toBe(true); // an exiting process closes its pipes before it turns zombie
   }, 15_000);
 
   test('a check that exits but leaves a process behind still finishes, and the leftover is ended', async () => {
@@ -99,7 +99,7 @@ describe('createCheckRunner', () => {
     const [result] = await runner.run();
     expect(result).toMatchObject({ passed: true, exitCode: 0, timedOut: false });
     expect(result?.durationMs).toBeLessThan(SIGKILL_GRACE_MS);
-    expect(await isGone(pidIn(result?.outputTail ?? '', 'leftover'))).toBe(true);
+    await expect.poll(() => isGone(pidIn(result?.outputTail ?? '', 'leftover')), { timeout: 2_000 }).toBe(true); // an exiting process closes its pipes before it turns zombie
   });
 
   test('an abort rejects promptly, kills the running group and skips later checks', async () => {
