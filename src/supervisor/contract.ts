@@ -3,7 +3,6 @@
 // goal.config.json made while no turn of the workspace runs. These are the pure parts: a config's
 // fingerprint, what an edit changes, and which failed goals an edit may reopen.
 
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { BreakerName } from '../../machines/goal.machine.js';
 import { toJson } from '../../state/json.js';
@@ -40,6 +39,8 @@ export function raisesLimit(breaker: BudgetBreaker, before: Limits, next: Limits
 /** A fingerprint of a parsed goal.config.json (null: no file); equal configs have equal fingerprints. */
 export function configHash(config: ConfigFile | null): string | null {
   if (config === null) return null;
+  // Loaded on first use: `start --foreground` imports this module but hashes only when an edit is held.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   return createHash('sha256').update(canonicalJson(config)).digest('hex');
 }
 
