@@ -35,6 +35,14 @@ export const progressEventSchema = z.discriminatedUnion('type', [
     agentError: z.string().nullable(),
     // Events written before the guard existed have none.
     tamper: z.array(tamperFindingSchema).default([]),
+    view: z
+      .object({
+        costUsd: z.number().nullable(),
+        remaining: z.array(z.string()),
+        files: z.array(z.string()),
+        breakers: z.partialRecord(z.enum(BREAKER_NAMES), z.number()),
+      })
+      .optional(),
   }),
   z.object({ type: z.literal('goal.paused'), id: z.string(), reason: pauseReasonSchema }),
   z.object({ type: z.literal('goal.resumed'), id: z.string() }),

@@ -42,6 +42,7 @@ import {
 } from './turn-record.js';
 import { askEvaluator, evaluationTokens, isGoalMet, judgeTurn, type Judge, type TurnEvidence } from './turn-judgement.js';
 import { briefChecks, turnFacts, turnFinishedEvent, type FinishedTurn } from './turn-report.js';
+import { breakerCounters } from '../breakers/counters.js';
 import type { SupervisorObserver, TurnRecord } from './types.js';
 import { WorkspaceTrees } from './workspace-trees.js';
 import { redactSecrets } from '../secrets/redact.js';
@@ -491,7 +492,7 @@ export class GoalSupervisor {
       // Persistent high drift: a human should look before more turns are spent (stored just below).
       this.session.send({ type: 'goal.pause', now: false, reason: 'drift' });
     }
-    this.session.emit(turnFinishedEvent(finished));
+    this.session.emit(turnFinishedEvent(finished, breakerCounters(breakers, limits)));
     if (this.session.status === 'paused') await this.session.onPaused();
   }
 

@@ -1,7 +1,7 @@
 // What a finished turn reports: the facts the breakers fold in, and the `turn.finished` progress event.
 
 import type { TurnResult } from '../agents/types.js';
-import type { TurnFacts } from '../breakers/types.js';
+import type { BreakerName, TurnFacts } from '../breakers/types.js';
 import type { EvaluationResult } from '../evaluator/types.js';
 import type { TamperFinding } from '../guard/types.js';
 import { checksSignature } from '../workspace/checks.js';
@@ -52,8 +52,14 @@ export function turnFacts(turn: FinishedTurn): TurnFacts {
   };
 }
 
-/** The `turn.finished` event of one evaluated turn. */
-export function turnFinishedEvent(turn: FinishedTurn): Extract<ProgressEvent, { type: 'turn.finished' }> {
+// The files a turn.finished event names (the count is always whole).
+const VIEW_FILES = 20;
+
+/** The `turn.finished` event of one evaluated turn; `counters` are the breakers' after it (views show them). */
+export function turnFinishedEvent(
+  turn: FinishedTurn,
+  counters: Partial<Record<BreakerName, number>> = {},
+): Extract<ProgressEvent, { type: 'turn.finished' }> {
   const { result, evaluation } = turn;
   return {
     type: 'turn.finished',
@@ -70,5 +76,11 @@ export function turnFinishedEvent(turn: FinishedTurn): Extract<ProgressEvent, { 
     evaluatorError: evaluation.kind === 'error' ? evaluation.message : null,
     agentError: result.error ?? null,
     tamper: turn.tamper.map(({ path, kind, detail }) => ({ path, kind, detail })),
+    view: {
+      costUsd: result.usage.costUsd,
+      remaining: evaluation.kind === 'verdict' ? evaluation.verdict.remaining : [],
+      files: turn.delta.files.slice(0, VIEW_FILES).map((file) => file.path),
+      breakers: counters,
+    },
   };
 }

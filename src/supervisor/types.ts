@@ -38,6 +38,8 @@ export type ProgressEvent =
       agentError: string | null;
       /** The tamper guard's findings: always present, [] when the turn was clean (or the guard is off). */
       tamper: TamperFinding[];
+      /** What the views show (goald watch, the dashboard); absent in events older than them. */
+      view?: TurnViewFacts;
     }
   | { type: 'goal.paused'; id: string; reason: PauseReason }
   | { type: 'goal.resumed'; id: string }
@@ -54,6 +56,18 @@ export type ProgressEvent =
       turns: number;
       tokens: number;
     };
+
+/** The per-turn facts a view needs beyond the rest of `turn.finished`: cost, the verdict's remaining items, the files, the breakers' counters. */
+export interface TurnViewFacts {
+  /** USD of the agent's turn, null when unknown. */
+  costUsd: number | null;
+  /** The evaluator's remaining items (empty without a verdict). */
+  remaining: string[];
+  /** The paths this turn changed (the first 20). */
+  files: string[];
+  /** Breaker counters after the turn, by breaker name (`stagnation`: turns in a row without meaningful change...). */
+  breakers: Partial<Record<BreakerName, number>>;
+}
 
 /** Observers get every event; a throwing observer never disturbs the goal. */
 export interface SupervisorObserver {
