@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DEFAULT_SANDBOX } from '../../src/config/defaults.js';
 import { spawnAgentProcess } from '../../src/process/spawn.js';
+import { createCheckRunner } from '../../src/workspace/checks.js';
 import { openGoalSandbox } from '../../src/sandbox/goal-sandbox.js';
 import { isProcessRunning } from '../helpers/processes.js';
 
@@ -58,6 +59,31 @@ describe('spawnAgentProcess in the sandbox', () => {
     const result = await agent.done;
     expect(result.exitCode).toBe(0);
     expect(result.outputTail).toContain('ready');
+    expect(sleepers(marker)).toEqual([]);
+  });
+
+  it('a sandboxed check leaves nothing behind either, though goald does not sweep for it', async () => {
+    const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gss-')));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const workspace = path.join(root, 'ws');
+    const home = path.join(root, 'home');
+    await mkdir(workspace);
+    await mkdir(home, { mode: 0o700 });
+    const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
+    const sandbox = await openGoalSandbox({
+      settings: { ...DEFAULT_SANDBOX, mode: 'required' },
+      workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
+      agent: { adapter: 'command', command: 'sh' },
+      goaldHome: home,
+      env,
+    });
+    const marker = String(5_000_000 + Math.floor(Math.random() * 1_000_000));
+    // Both sleepers close their copies of the pipes, so nothing but the namespace's end stops them.
+    const run = `sleep ${marker} >/dev/null 2>&1 & setsid sleep ${marker} >/dev/null 2>&1 & until [ "$(cat /proc/[0-9]*/comm 2>/dev/null | grep -cx sleep)" -ge 2 ]; do :; done; echo ready`;
+    const runner = createCheckRunner({ workspace, checks: [{ name: 'leaves sleepers', run, timeoutMs: 30_000 }] });
+    const [result] = await runner.run(undefined, undefined, sandbox.forChecks());
+    expect(result?.passed).toBe(true);
+    expect(result?.outputTail).toContain('ready');
     expect(sleepers(marker)).toEqual([]);
   });
 });
