@@ -13,6 +13,7 @@ import {
 } from './defaults.js';
 import { guardSchema } from './guard-schema.js';
 import { sandboxSchema } from './sandbox-schema.js';
+import { notifySchema } from './notify-schema.js';
 import { DURATION_PATTERN, toDurationText } from './duration.js';
 
 const ADAPTER_NAMES = ['command', 'claude-code', 'codex', 'gemini', 'aider', 'builtin'] as const;
@@ -283,6 +284,7 @@ export const configFileSchema = z
     loops: z.array(loopSchema).meta({ description: 'Schedules, read by the daemon.' }).optional(),
     guard: guardSchema.optional(),
     sandbox: sandboxSchema.optional(),
+    notify: notifySchema.optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'expected a JSON object ({ ... })' : undefined) },
   )

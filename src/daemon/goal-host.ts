@@ -17,6 +17,7 @@ import type { ProgressEvent } from '../supervisor/types.js';
 import { GoalEditor } from './goal-edit.js';
 import { recoverGoals } from './goal-recovery.js';
 import { LiveConfig } from './live-config.js';
+import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { loadGoalRuntime } from './load-goal-runtime.js';
 import type { LoopHost, LoopRunRequest } from './loop-host.js';
 import { markGoalFailed, type HostFailureReason } from './mark-goal-failed.js';
@@ -59,6 +60,8 @@ export class DaemonGoalHost implements GoalHost {
   /** Endings announced while the store refused writes (disk full), shown until stored. */
   private readonly unstored = new UnstoredEndings();
   private readonly editor: GoalEditor;
+  /** Tells the user when a goal ends or needs them (the user's config.json `notify`). */
+  private readonly notifier: Notifier;
   /**
    * Settles once recover() has adopted the goals a previous daemon left; control requests wait for it, so
    * one that arrives while a goal is still being recovered finds it running rather than "not running here".
@@ -97,6 +100,7 @@ export class DaemonGoalHost implements GoalHost {
       announce: (goalId, event) => this.announce(goalId, event),
       isClosing,
     });
+    this.notifier = createNotifier({ store: this.store, env: this.env, log: this.log });
     this.editor = new GoalEditor({
       store: this.store,
       env: this.env,
@@ -316,6 +320,7 @@ export class DaemonGoalHost implements GoalHost {
     const pending = [...this.running.values()];
     for (const goal of pending) goal.supervisor.detach();
     await Promise.all(pending.map((goal) => goal.done));
+    await this.notifier.idle(); // each channel is cut after NOTIFY_TIMEOUT_MS
   }
 
   /**
@@ -387,6 +392,7 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   private emit(goalId: string, event: ProgressEvent): void {
+    this.notifier.notify(goalId, event);
     for (const listener of this.listeners.get(goalId) ?? []) {
       try {
         listener(event);

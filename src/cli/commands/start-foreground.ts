@@ -17,6 +17,7 @@ import type { CliIO } from '../io.js';
 import { renderFinalBox } from '../render-final-box.js';
 import { renderProgressLine } from '../render-progress.js';
 import { toStartFlags, type StartOptions } from './start-request.js';
+import { createNotifier } from '../../notify/notifier.js';
 
 // One active goal per workspace: registering refuses while a live process runs another goal there, and
 // while the workspace's goal.config.json holds an edit made during a turn that nobody approved (the daemon
@@ -109,11 +110,13 @@ export async function runInForeground(
     const line = renderProgressLine(event);
     if (line !== null) io.out(line);
   };
+  // Notifications (the user's config.json `notify`): the process waits for them before it exits.
+  const notifier = createNotifier({ store, env: process.env, log: (line) => io.err(`goald: ${line}`) });
   const supervisor = await buildSupervisor({
     store,
     goal,
     prepared,
-    observers: [createEventLogObserver(store.goalDir(goal.id)), { onEvent: print }],
+    observers: [createEventLogObserver(store.goalDir(goal.id)), { onEvent: print }, { onEvent: (event) => notifier.notify(goal.id, event) }],
     owner: 'foreground',
     snapshotter: withSnapshotUnderWay(snapshotter, firstSnapshot),
   });
@@ -131,5 +134,6 @@ export async function runInForeground(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await notifier.idle();
   }
 }

@@ -1,0 +1,106 @@
+// End to end: the real daemon and the real `start --foreground` notify through the user's config.json
+// `notify` (a local HTTP server as the webhook), once per event; and a hostile agent that writes a
+// `notify` section into the workspace's goal.config.json makes goald run and post nothing of its own.
+
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { gitdir } from '../helpers/gitdir.js';
+import { goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
+import { expectToHold } from '../helpers/daemon.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const FAST = ['--cooldown', '0', '--evaluator', 'none'];
+let servers: Server[] = [];
+
+afterEach(async () => {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  servers = [];
+});
+
+/** A webhook receiver on loopback; `bodies` fills as POSTs arrive. */
+async function webhook(): Promise<{ url: string; bodies: Record<string, unknown>[] }> {
+  const bodies: Record<string, unknown>[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
+      response.writeHead(204).end();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies };
+}
+
+async function writeUserConfig(sandbox: GoaldSandbox, config: unknown): Promise<void> {
+  const dir = path.join(sandbox.root, 'config', 'goald');
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'config.json'), JSON.stringify(config));
+}
+
+describe('notifications', () => {
+  it('the daemon posts one notification when a goal is achieved, and one when another fails', async () => {
+    const hook = await webhook();
+    const sandbox = await goaldSandbox();
+    await writeUserConfig(sandbox, { notify: { webhook: hook.url } });
+    const [good, bad] = await Promise.all([gitdir({ initialCommit: true }), gitdir({ initialCommit: true })]);
+    const achieved = await sandbox.run(['start', 'n has a line', '-C', good.dir, ...FAST, '--agent', 'echo x >> n', '--check', 'test -s n', '--wait', '--json']);
+    expect(achieved.code, achieved.stderr).toBe(0);
+    const failed = await sandbox.run(['start', 'impossible', '-C', bad.dir, ...FAST, '--agent', 'echo y >> m', '--check', 'exit 1', '--max-turns', '2', '--wait', '--json']);
+    expect(failed.code, failed.stderr).toBe(1);
+    const ids = [achieved, failed].map((run) => parseJsonLines(run.stdout)[0]?.id);
+    // The daemon sends after it announced the end; --wait may return a moment before the POST lands.
+    await waitUntil('both notifications posted', () => hook.bodies.length >= 2);
+    await expectToHold('no third notification', 500, () => hook.bodies.length <= 2);
+    expect(hook.bodies.map((body) => [body.kind, (body.goal as { id: string }).id])).toEqual([
+      ['achieved', ids[0]],
+      ['failed', ids[1]],
+    ]);
+    expect(hook.bodies[1]).toMatchObject({ reason: 'max-turns', next: `goald show ${String(ids[1])}` });
+    expect(String(hook.bodies[1]?.text)).toContain('✗ failed (max-turns) "impossible" after 2 turns');
+  });
+
+  it('--foreground notifies before it exits', async () => {
+    const hook = await webhook();
+    const sandbox = await goaldSandbox();
+    await writeUserConfig(sandbox, { notify: { webhook: hook.url, events: ['achieved'] } });
+    const repo = await gitdir({ initialCommit: true });
+    const run = await sandbox.run(['start', 'n has a line', '-C', repo.dir, ...FAST, '--agent', 'echo x >> n', '--check', 'test -s n', '--foreground', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(hook.bodies).toHaveLength(1);
+    expect(hook.bodies[0]).toMatchObject({ kind: 'achieved', event: { type: 'goal.finished', status: 'achieved' } });
+  });
+
+  it("a hostile agent's notify section in goal.config.json runs nothing and posts nothing: only the user's config counts", async () => {
+    const userHook = await webhook();
+    const agentHook = await webhook();
+    const sandbox = await goaldSandbox();
+    await writeUserConfig(sandbox, { notify: { webhook: userHook.url } });
+    const repo = await gitdir({ initialCommit: true });
+    const marker = path.join(sandbox.root, 'agent-command-ran');
+    const hostile = JSON.stringify({ notify: { command: `touch '${marker}'`, webhook: agentHook.url } });
+    // Turn 1 plants the section; turn 2 meets the goal, so the goal ends with the agent's file in place.
+    const agent = `if [ -f goal.config.json ]; then echo done > n; else printf '%s' '${hostile}' > goal.config.json; fi`;
+    const run = await sandbox.run(['start', 'n says done', '-C', repo.dir, ...FAST, '--max-turns', '4', '--agent', agent, '--check', 'grep -q done n', '--wait', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    await expectToHold('the agent-named webhook never hears from goald', 500, () => agentHook.bodies.length === 0);
+    expect(existsSync(marker)).toBe(false);
+    await waitUntil('the achieved notification', () => userHook.bodies.some((body) => body.kind === 'achieved'));
+    // The agent's edit of goal.config.json was held for the user, who hears of that too.
+    expect(userHook.bodies.map((body) => body.kind)).toEqual(['held', 'achieved']);
+    // A goal started now sees the file, says it ignores `notify`, and still notifies only the user.
+    await writeFile(path.join(repo.dir, 'goal.config.json'), hostile);
+    const next = await sandbox.run(['start', 'again', '-C', repo.dir, ...FAST, '--agent', 'true', '--check', 'true', '--foreground']);
+    expect(next.stderr).toContain('notify is ignored; only your user config (~/.config/goald/config.json) can set it');
+    expect(existsSync(marker)).toBe(false);
+    expect(agentHook.bodies).toEqual([]);
+  });
+});
