@@ -126,7 +126,9 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     .description('show one goal with a row per turn')
     .argument('<goal>', 'goal id or unique prefix')
     .option('--json', 'print JSON')
-    .action(async (goal: string, options: { json?: boolean }) => {
+    .option('--receipt', 'a receipt of every turn (trees, patch ids, checks, verdicts, tokens, cost), stable enough for a pull request')
+    .addOption(new Option('--format <format>', 'the receipt as Markdown or JSON (default md)').choices(['md', 'json']))
+    .action(async (goal: string, options: { json?: boolean; receipt?: boolean; format?: 'md' | 'json' }) => {
       const { runShow } = await import('./commands/history.js');
       exit.code = await runShow(goal, options, io);
     });

@@ -100,3 +100,34 @@ describe('status --json', () => {
     expect(jsonLines(named)).toEqual([{ daemon: true, goals: [expect.objectContaining({ id, status: 'active' })] }]);
   });
 });
+
+describe('show --receipt', () => {
+  it('prints the Markdown receipt and, with --format json, the JSON one; bad flags and unknown goals exit 2', async () => {
+    const sandbox = await goaldSandbox();
+    const dir = await repo();
+    const run = await sandbox.run(['start', 'n has a line', '-C', dir, '--foreground', '--json', '--evaluator', 'none', '--cooldown', '0', '--agent', 'echo x >> n', '--check', 'test -s n']);
+    expect(run.code, run.stderr).toBe(0);
+    const id = String(eventLines(run)[0]?.id);
+
+    const markdown = await sandbox.run(['show', id, '--receipt']);
+    expect(markdown.code, markdown.stderr).toBe(0);
+    expect(markdown.stdout).toContain(`## goald receipt · n has a line`);
+    expect(markdown.stdout).toMatch(/\| 1 \| completed \| .* \| `[0-9a-f]{12}` \| `[0-9a-f]{12}` \| 1 \| 1\/1 \| achieved: /);
+    expect(markdown.stdout).toContain('**Stop:** achieved');
+
+    const json = await sandbox.run(['show', id, '--receipt', '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const receipt = JSON.parse(json.stdout) as { receipt: number; goal: { id: string }; turns: { turn: number; tree: string }[]; totals: { turns: number } };
+    expect(receipt).toMatchObject({ receipt: 1, goal: { id }, totals: { turns: 1 } });
+    expect(receipt.turns.map((turn) => turn.turn)).toEqual([0, 1]);
+    expect(receipt.turns[1]?.tree).toMatch(/^[0-9a-f]{40}$/);
+    // The same goal, the same receipt.
+    expect((await sandbox.run(['show', id, '--receipt', '--format', 'json'])).stdout).toBe(json.stdout);
+
+    const formatAlone = await sandbox.run(['show', id, '--format', 'json']);
+    expect(formatAlone.code).toBe(2);
+    expect(formatAlone.stderr).toContain('--format applies to --receipt only');
+    expect((await sandbox.run(['show', id, '--receipt', '--format', 'xml'])).code).toBe(2);
+    expect((await sandbox.run(['show', 'nosuchgoal', '--receipt'])).code).toBe(2);
+  });
+});

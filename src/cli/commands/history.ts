@@ -5,7 +5,7 @@ import type { GoalRecord, Store } from '../../../state/types.js';
 import { connectIfRunning } from '../../daemon/auto-start.js';
 import { isLiveGoal } from '../../daemon/resolve-goal.js';
 import { finishedEventOf } from '../../daemon/unstored-endings.js';
-import { EXIT } from '../../errors.js';
+import { EXIT, GoaldError } from '../../errors.js';
 import { readEventLog } from '../../supervisor/event-log.js';
 import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
@@ -36,11 +36,20 @@ export async function runHistory(options: { json?: boolean; loop?: string }, io:
   return EXIT.ok;
 }
 
-/** `goald show <goal> [--json]`: the goal and one row per turn. */
-export async function runShow(ref: string, options: { json?: boolean }, io: CliIO): Promise<number> {
+/** `goald show <goal> [--json] [--receipt [--format md|json]]`: the goal and one row per turn. */
+export async function runShow(ref: string, options: { json?: boolean; receipt?: boolean; format?: 'md' | 'json' }, io: CliIO): Promise<number> {
+  if (options.format !== undefined && options.receipt !== true) {
+    throw new GoaldError('usage', '--format applies to --receipt only', `goald show ${ref} --receipt --format ${options.format}`);
+  }
   const store = await openReadOnly(io.env);
   const goal = await lookupGoal((await store.read()).goals, ref, io.cwd);
   const turns = await readTurnRecords(store.goalDir(goal.id));
+  if (options.receipt === true) {
+    const { buildReceipt, renderReceiptMarkdown } = await import('../receipt.js');
+    const receipt = buildReceipt(goal, turns);
+    io.out((options.format ?? (options.json === true ? 'json' : 'md')) === 'json' ? JSON.stringify(receipt, null, 2) : renderReceiptMarkdown(receipt));
+    return EXIT.ok;
+  }
   if (options.json) {
     io.out(JSON.stringify({ goal, turns }));
     return EXIT.ok;
