@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { isErrnoCode } from '../errno.js';
 import { GoaldError } from '../errors.js';
 import { isProcessAlive } from '../process/process-identity.js';
@@ -72,7 +73,7 @@ function listenOnLockName(name: string, lockPath: string, home: string): Promise
   return new Promise((resolve, reject) => {
     const server = createServer((socket) => socket.destroy());
     server.once('error', (error) => {
-      if (isErrnoCode(error, 'EADDRINUSE')) reject(runningError(lockPath, home));
+      if (isErrnoCode(error, 'EADDRINUSE')) void heldLockError(lockPath, home).then(reject);
       else reject(error);
     });
     server.listen({ path: name }, () => {
@@ -83,15 +84,29 @@ function listenOnLockName(name: string, lockPath: string, home: string): Promise
   });
 }
 
-function runningError(lockPath: string, home: string): GoaldError {
-  let holder = '';
+// The holder writes its pid just after it takes the lock: a daemon that lost a race waits this long for it.
+const HOLDER_PID_WAIT_MS = 2_000;
+
+// The lock is held (its abstract socket is in use): the error names the holder once its pid is in the file.
+async function heldLockError(lockPath: string, home: string): Promise<GoaldError> {
+  const deadline = Date.now() + HOLDER_PID_WAIT_MS;
+  let pid = readHolderPid(lockPath);
+  while (pid === null && Date.now() < deadline) {
+    await delay(10);
+    pid = readHolderPid(lockPath);
+  }
+  return new GoaldError('conflict', `a goald daemon${pid === null ? '' : ` (pid ${pid})`} already runs for ${home}`, HINT_RUNNING);
+}
+
+// The live pid in the lock's pid file; null before the holder wrote it, or while it still names a daemon
+// that died (kill -9) and the new holder has not replaced it yet.
+function readHolderPid(lockPath: string): number | null {
   try {
     const pid = Number(readFileSync(lockPath, 'utf8').trim());
-    if (Number.isInteger(pid) && pid > 0) holder = ` (pid ${pid})`;
+    return Number.isInteger(pid) && pid > 0 && isProcessAlive(pid) ? pid : null;
   } catch {
-    // The holder has not written its pid yet.
+    return null;
   }
-  return new GoaldError('conflict', `a goald daemon${holder} already runs for ${home}`, HINT_RUNNING);
 }
 
 // ---- the pid-file lock, where there are no abstract sockets -------------------------------------------
