@@ -21,6 +21,7 @@ export const BREAKER_NAMES = [
   'wall-clock',
   'permission-denied',
   'tamper',
+  'no-progress',
 ] as const;
 export type BreakerName = (typeof BREAKER_NAMES)[number];
 

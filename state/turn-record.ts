@@ -57,6 +57,8 @@ const checkResultSchema = z.object({
   timedOut: z.boolean(),
   durationMs: z.number(),
   outputTail: z.string(),
+  /** The test runner's counts, when goald recognised it in the check's output (absent in older records). */
+  tests: z.object({ runner: z.string(), passed: z.number(), failed: z.number(), skipped: z.number() }).optional(),
 });
 
 const verdictSchema = z.object({
@@ -94,6 +96,14 @@ const breakerStateSchema = z.object({
   lastTurnTokenLimitHit: z.boolean(),
   recentTurns: z.array(turnUsageSchema).optional(),
   tamperTurns: z.number().optional(),
+  noProgress: z
+    .object({
+      fewestRemaining: z.number().nullable(),
+      fewestFailingTests: z.number().nullable(),
+      turnsWithout: z.number(),
+      recent: z.array(z.object({ turn: z.number(), remaining: z.number().nullable(), failingTests: z.number().nullable() })),
+    })
+    .optional(),
 });
 
 const tripSchema = z.object({
@@ -144,6 +154,8 @@ export const turnRecordSchema = z.object({
   tamper: z.array(tamperFindingSchema).optional(),
   /** What the guard reported without counting it as tamper (lost assertions, a config change nobody claimed). */
   guardNotes: z.array(guardNoteSchema).optional(),
+  /** Items the evaluator said remain and tests the checks failed (null: not measured); absent in older records. */
+  distance: z.object({ remaining: z.number().nullable(), failingTests: z.number().nullable() }).optional(),
   /** How the turn's agent and checks ran: `bwrap` (sandboxed), `off` (by setting), `unavailable` (auto, no working bwrap). Absent in older records. */
   sandbox: z.enum(['bwrap', 'off', 'unavailable']).optional(),
 });

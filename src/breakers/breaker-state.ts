@@ -2,6 +2,7 @@
 // persisted in the machine context and in every turn record.
 
 import { isNoisePath } from './noise.js';
+import { nextProgressTrack, startProgressTrack, type Distance } from './no-progress.js';
 import type { BreakerState, TurnFacts, TurnUsage } from './types.js';
 
 /**
@@ -20,7 +21,7 @@ const PROJECTION_TURNS = 3;
  * The state before turn 1. `checksSignature` is the precheck's; without it the first turn's checks are
  * compared with nothing and count as unchanged.
  */
-export function initialBreakerState(initialTree: string, checksSignature: string | null = null): BreakerState {
+export function initialBreakerState(initialTree: string, checksSignature: string | null = null, distance: Distance | null = null): BreakerState {
   return {
     turns: 0,
     tokens: 0,
@@ -35,6 +36,7 @@ export function initialBreakerState(initialTree: string, checksSignature: string
     lastChecksSignature: checksSignature,
     lastTurnTokenLimitHit: false,
     recentTurns: [],
+    noProgress: startProgressTrack(distance),
   };
 }
 
@@ -77,6 +79,7 @@ export function nextBreakerState(state: BreakerState, facts: TurnFacts, noisePat
     lastTurnTokenLimitHit: facts.turnTokenLimitHit,
     recentTurns: [...(state.recentTurns ?? []), usage].slice(-PROJECTION_TURNS),
     tamperTurns: (state.tamperTurns ?? 0) + (facts.tampered === true ? 1 : 0),
+    noProgress: nextProgressTrack(state.noProgress, { turn: facts.turn, distance: facts.distance, changedFiles: meaningfulTreeChange, tampered: facts.tampered === true }),
   };
 }
 

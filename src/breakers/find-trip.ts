@@ -13,6 +13,7 @@
 // | repeated-diff      | one non-empty patch id >= count times in the last window | -                               |
 // | oscillation        | returns to a tree seen 2+ turns ago >= limit             | -                               |
 // | stagnation         | consecutive turns without meaningful change >= limit     | -                               |
+// | no-progress        | turns changing files, distance not below its fewest >= limit | -                           |
 // | max-turns          | turns >= limit                                           | turns >= limit                  |
 //
 // After a turn the rules run in that order and the first trip wins: the turn's own hard failure first,
@@ -22,6 +23,7 @@
 // The projection is the average of the recent turns (projectNextTurn).
 
 import { PATCH_HISTORY_LIMIT, projectNextTurn } from './breaker-state.js';
+import { noProgressTrip } from './no-progress.js';
 import { formatDuration, toDurationText } from '../config/duration.js';
 import { formatCount, formatUsd, pluralize } from './format-quantity.js';
 import type { BreakerName, BreakerState, Trip, TurnFacts } from './types.js';
@@ -167,6 +169,7 @@ const AFTER_TURN_RULES: readonly [BreakerName, Rule][] = [
           )
         : null,
   ],
+  ['no-progress', (state, limits, facts) => noProgressTrip(state, limits, facts.distance)],
   [
     'max-turns',
     (state, limits) =>

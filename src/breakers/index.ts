@@ -11,3 +11,4 @@ export {
 export { findTrip, mostRepeatedPatch, refuseNextTurn, TRIP_PRIORITY } from './find-trip.js';
 export { DEFAULT_NOISE_PATHS, isNoisePath } from './noise.js';
 export { nearBreakerWarnings } from './warnings.js';
+export { distanceOf } from './no-progress.js';

@@ -1,6 +1,7 @@
 // Breakers: pure rules that end a goal before it burns more time or tokens.
 
 import type { BreakerName } from '../../machines/goal.machine.js';
+import type { Distance, ProgressTrack } from './no-progress.js';
 export type { BreakerName } from '../../machines/goal.machine.js';
 
 /** What one finished turn contributes to the breakers. */
@@ -31,6 +32,8 @@ export interface TurnFacts {
   activeMs: number;
   /** The tamper guard found the turn weakening its own grading (src/guard/). */
   tampered?: boolean;
+  /** How far the turn left the goal (no-progress.ts); absent: not measured. */
+  distance?: Distance;
 }
 
 /** Plain JSON; persisted in the machine context and in every turn record. */
@@ -55,6 +58,8 @@ export interface BreakerState {
   recentTurns?: TurnUsage[];
   /** Turns with tamper findings so far, in a row or not (absent in older records). */
   tamperTurns?: number;
+  /** The no-progress breaker's fewest distances and turns without progress (absent in older records). */
+  noProgress?: ProgressTrack;
 }
 
 /** The resources one finished turn used. */

@@ -3,6 +3,7 @@
 
 import { projectNextTurn } from './breaker-state.js';
 import { mostRepeatedPatch } from './find-trip.js';
+import { noProgressWarning } from './no-progress.js';
 import { formatDuration, toDurationText } from '../config/duration.js';
 import { formatCount, formatUsd, pluralize } from './format-quantity.js';
 import type { BreakerState } from './types.js';
@@ -87,6 +88,8 @@ export function nearBreakerWarnings(state: BreakerState, limits: Limits): string
       `${pluralize(state.consecutiveStagnantTurns, 'turn')} without meaningful change; goald stops at ${limits.stagnation}`,
     );
   }
+  const noProgress = noProgressWarning(state, limits, WARN_WITHIN);
+  if (noProgress !== null) warnings.push(noProgress);
   if (near(state.turns, limits.maxTurns)) {
     warnings.push(`${formatCount(state.turns)} of ${pluralize(limits.maxTurns, 'turn')} used; goald stops at ${limits.maxTurns}`);
   }

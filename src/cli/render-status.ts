@@ -8,6 +8,7 @@ import { describeTamper } from './render-progress.js';
 import { formatDuration } from '../config/duration.js';
 import { toTerminalText } from './terminal-text.js';
 import { renderHeldConfig } from './render-edits.js';
+import { renderDistanceCell } from './render-distance.js';
 
 function maxTurnsOf(goal: GoalRecord): number | null {
   const settings = goal.settings;
@@ -108,6 +109,7 @@ export function renderTurnRow(turn: TurnRecord): string {
     : `stag ${b.consecutiveStagnantTurns} · agentF ${b.consecutiveAgentFailures} · evalF ${b.consecutiveEvaluatorFailures} · osc ${b.oscillations}`;
   const tamper = turn.tamper ?? [];
   const tamperText = tamper.length === 0 ? [] : [`TAMPER: ${clip(describeTamper(tamper), 100)}`];
+  const distanceText = turn.distance === undefined ? [] : [renderDistanceCell(turn.distance)].filter((text) => text !== '');
   return [
     String(turn.turn).padStart(4),
     outcome.padEnd(11),
@@ -118,6 +120,7 @@ export function renderTurnRow(turn: TurnRecord): string {
     verdict.padEnd(60),
     breakerState,
     ...(turn.sandbox === undefined ? [] : [`sandbox ${turn.sandbox}`]),
+    ...distanceText,
     ...tamperText,
   ].join('  ');
 }

@@ -23,6 +23,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   permissionDenials: 2,
   // DESIGN.md § Breakers: one tamper turn is a warning the next prompt explains; a second ends the goal.
   tamper: 2,
+  // Issue 12: four turns of edits that leave as much remaining and as many tests failing is a loop.
+  noProgress: 4,
 });
 
 export const DEFAULT_EVALUATOR: Readonly<EvaluatorSpec> = Object.freeze({

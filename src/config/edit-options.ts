@@ -5,7 +5,7 @@
 import { SETTING_OPTIONS, type StartFlags } from './start-options.js';
 
 /** The start options `goald edit` takes, by key (in the table's order). */
-export const EDIT_OPTION_KEYS = ['check', 'evaluator', 'maxTurns', 'tokenBudget', 'turnTimeout', 'costBudget', 'wallClock'] as const;
+export const EDIT_OPTION_KEYS = ['check', 'evaluator', 'maxTurns', 'tokenBudget', 'turnTimeout', 'costBudget', 'wallClock', 'progress'] as const;
 
 type EditKey = (typeof EDIT_OPTION_KEYS)[number];
 

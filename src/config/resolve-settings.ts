@@ -321,6 +321,7 @@ function limitsFromConfig(limits: ConfigLimits, path: string): Partial<Limits> {
   if (limits.blockedVerdicts !== undefined) out.blockedVerdicts = limits.blockedVerdicts;
   if (limits.permissionDenials !== undefined) out.permissionDenials = limits.permissionDenials;
   if (limits.tamper !== undefined) out.tamper = limits.tamper;
+  if (limits.noProgress !== undefined) out.noProgress = limits.noProgress;
   return out;
 }
 
@@ -434,6 +435,7 @@ function mergeLimits(layers: readonly Layer[]): Limits {
     blockedVerdicts: limit('blockedVerdicts'),
     permissionDenials: limit('permissionDenials'),
     tamper: limit('tamper'),
+    noProgress: limit('noProgress'),
   };
 }
 

@@ -229,6 +229,9 @@ const limitsSchema = z
     tamper: positiveInt(
       `Turns with tamper findings (a protected path changed, a test deleted or skipped, a check's script changed) before goald stops. Default: ${DEFAULT_LIMITS.tamper}.`,
     ).optional(),
+    noProgress: positiveInt(
+      `Turns that change files while neither the evaluator's remaining items nor the failing tests go below their fewest before the no-progress breaker. Default: ${DEFAULT_LIMITS.noProgress}.`,
+    ).optional(),
   })
   .meta({
     id: 'Limits',

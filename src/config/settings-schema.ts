@@ -56,6 +56,7 @@ const goalSettingsSchema = z.object({
     blockedVerdicts: nonNegative,
     permissionDenials: nonNegative.default(2),
     tamper: nonNegative.default(DEFAULT_LIMITS.tamper),
+    noProgress: nonNegative.default(DEFAULT_LIMITS.noProgress),
   }),
   ancestry: z.object({
     mission: z.string().optional(),

@@ -259,6 +259,16 @@ export const START_OPTIONS = [
     parse: parseDuration,
     describe: (ms) => `pause between turns (default ${toDurationText(ms)}; 0 for none)`,
   }),
+  limitOption({
+    // commander reads a `--no-x <value>` flag as `x` (true unless given, the text when given).
+    key: 'progress',
+    flag: '--no-progress',
+    placeholder: '<n>',
+    limit: 'noProgress',
+    env: 'GOALD_NO_PROGRESS',
+    parse: parsePositiveInt,
+    describe: (turns) => `stop after this many turns that change files without fewer remaining items or failing tests (default ${turns})`,
+  }),
   {
     kind: 'switch',
     key: 'allowSameModel',

@@ -98,6 +98,8 @@ export interface Limits {
   permissionDenials: number;
   /** Turns with tamper findings (not necessarily in a row) before the tamper breaker fails the goal. */
   tamper: number;
+  /** Turns that changed files without fewer remaining items or failing tests before no-progress fails the goal. */
+  noProgress: number;
 }
 
 /** The tamper guard (src/guard/): what counts as a turn weakening its own grading. */

@@ -24,6 +24,8 @@ export interface PromptInput {
   warnings: string[];
   /** The tamper guard's report on the last turn: each finding is named with a request to revert it. */
   guard?: GuardReport;
+  /** The recitation's distance line (prompt/distance-line.ts), when measured. */
+  distance?: string | null;
 }
 
 /** Builds the full prompt for one turn. */
@@ -71,6 +73,7 @@ export function buildTurnPrompt(input: PromptInput): string {
       filesChanged: input.filesChanged,
       filesOmitted: input.filesOmitted ?? 0,
       warnings: input.warnings,
+      distance: input.distance ?? null,
     }),
   );
   return sections.join('\n\n') + '\n';

@@ -21,6 +21,8 @@ export interface RecitationInput {
   filesOmitted?: number;
   /** Breaker proximity and drift warnings. */
   warnings: string[];
+  /** How far from the goal ("Distance: 3 items remain, 2 fewer than turn 4"; distance-line.ts), when measured. */
+  distance?: string | null;
 }
 
 function formatFile(file: RecitationInput['filesChanged'][number]): string {
@@ -42,6 +44,7 @@ function render(input: RecitationInput, maxFiles: number, maxRemaining: number):
   lines.push(`Objective: ${ellipsize(input.condition, OBJECTIVE_MAX_CHARS, '...')}`);
   lines.push('Progress so far:');
   lines.push(`- ${formatChecks(input.checks)}`);
+  if (input.distance) lines.push(`- ${input.distance}`);
   if (input.lastVerdictReason) {
     lines.push(`- Last review: ${clip(input.lastVerdictReason, 300, '...')}`);
   }

@@ -43,6 +43,8 @@ export const progressEventSchema = z.discriminatedUnion('type', [
         breakers: z.partialRecord(z.enum(BREAKER_NAMES), z.number()),
       })
       .optional(),
+    // Events written before the no-progress breaker existed have none.
+    distance: z.object({ remaining: z.number().nullable(), failingTests: z.number().nullable() }).optional(),
   }),
   z.object({ type: z.literal('goal.paused'), id: z.string(), reason: pauseReasonSchema }),
   z.object({ type: z.literal('goal.resumed'), id: z.string() }),

@@ -15,6 +15,7 @@ import { readProcessStartTime } from '../process/process-identity.js';
 import type { AgentAdapter, TurnResult } from '../agents/types.js';
 import {
   accountUnevaluatedTurn,
+  distanceOf,
   findTrip,
   initialBreakerState,
   nearBreakerWarnings,
@@ -28,6 +29,7 @@ import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js
 import { inspectTurn } from '../guard/inspect-turn.js';
 import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
+import { renderDistanceLine } from '../prompt/distance-line.js';
 import { DriftTracker } from '../prompt/drift-tracker.js';
 import { checksSignature } from '../workspace/checks.js';
 import type { CheckResult, CheckRunner, FileChange, Snapshotter, TurnDelta } from '../workspace/types.js';
@@ -265,12 +267,13 @@ export class GoalSupervisor {
     if (evaluation.kind === 'verdict') this.lastVerdict = evaluation.verdict;
     const tokens = evaluationTokens(evaluation);
     // The pre-check's evaluator tokens count toward the budget; its time is counted with turn 1's.
-    const initial = initialBreakerState(tree, checksSignature(checks));
+    const distance = distanceOf(this.lastVerdict, checks);
+    const initial = initialBreakerState(tree, checksSignature(checks), distance);
     this.breakers = accountUnevaluatedTurn(initial, 0, { tokens, costUsd: 0, activeMs: 0 });
     this.session.send({ type: 'precheck.finished', achieved, at: this.session.now() });
     this.session.addToSummary({ turn: 0, tokens, costUsd: 0, checks, lastVerdict: this.lastVerdict });
     const base = this.turnRecordBase(0, startedAt);
-    await this.recordTurn(buildTurnRecord({ ...base, agent: null, tree, checks, evaluation, tokens, achieved }));
+    await this.recordTurn(buildTurnRecord({ ...base, agent: null, tree, checks, evaluation, tokens, achieved, distance }));
     this.session.emit({ type: 'precheck.finished', id: this.id, checks: briefChecks(checks), achieved });
   }
 
@@ -337,6 +340,7 @@ export class GoalSupervisor {
       filesOmitted: this.session.summary.filesOmitted ?? 0,
       guard: this.lastGuard,
       warnings: [...nearBreakerWarnings(this.breakerState(), limits), ...(this.drift.warning ? [this.drift.warning] : [])],
+      distance: renderDistanceLine(this.breakerState().noProgress, limits.noProgress),
     }));
     await writeFile(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
     await mkdir(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
@@ -486,7 +490,7 @@ export class GoalSupervisor {
     const agent = agentRecordOf(result);
     const base = this.turnRecordBase(turn, context.startedAt);
     await this.recordTurn(
-      buildTurnRecord({ ...base, agent, tree, files: delta.files, patchId: delta.patchId, checks, evaluation, tokens, achieved, trip, drift, guard }),
+      buildTurnRecord({ ...base, agent, tree, files: delta.files, patchId: delta.patchId, checks, evaluation, tokens, achieved, trip, drift, guard, distance: facts.distance }),
     );
     if (drift?.pause && this.session.phase === 'coolingDown') {
       // Persistent high drift: a human should look before more turns are spent (stored just below).

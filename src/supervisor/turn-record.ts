@@ -3,6 +3,7 @@
 
 import type { GoalStatus } from '../../machines/goal.machine.js';
 import type { TurnResult } from '../agents/types.js';
+import type { Distance } from '../breakers/no-progress.js';
 import type { BreakerState, Trip } from '../breakers/types.js';
 import type { EvaluationResult } from '../evaluator/types.js';
 import type { GuardReport } from '../guard/types.js';
@@ -78,6 +79,8 @@ export interface TurnRecordFields {
   guard?: GuardReport;
   /** How the turn's agent and checks ran (src/sandbox/); absent when the runner has no sandbox to tell of. */
   sandbox?: SandboxUse;
+  /** How far the turn left the goal (breakers/no-progress.ts); absent for turns that ended before their verdict. */
+  distance?: Distance;
 }
 
 /**
@@ -108,5 +111,6 @@ export function buildTurnRecord(fields: TurnRecordFields): TurnRecord {
     tamper: fields.guard?.tamper ?? [],
     guardNotes: fields.guard?.notes ?? [],
     ...(fields.sandbox === undefined ? {} : { sandbox: fields.sandbox }),
+    ...(fields.distance === undefined ? {} : { distance: { remaining: fields.distance.remaining, failingTests: fields.distance.failingTests } }),
   };
 }

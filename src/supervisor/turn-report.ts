@@ -1,6 +1,7 @@
 // What a finished turn reports: the facts the breakers fold in, and the `turn.finished` progress event.
 
 import type { TurnResult } from '../agents/types.js';
+import { distanceOf } from '../breakers/index.js';
 import type { BreakerName, TurnFacts } from '../breakers/types.js';
 import type { EvaluationResult } from '../evaluator/types.js';
 import type { TamperFinding } from '../guard/types.js';
@@ -35,6 +36,7 @@ export function briefChecks(checks: CheckResult[]): CheckBrief[] {
 export function turnFacts(turn: FinishedTurn): TurnFacts {
   const { result, delta, evaluation } = turn;
   return {
+    distance: distanceOf(evaluation.kind === 'verdict' ? evaluation.verdict : null, turn.checks),
     turn: turn.turn,
     tokens: turn.tokens,
     costUsd: result.usage.costUsd ?? 0,
@@ -82,5 +84,6 @@ export function turnFinishedEvent(
       files: turn.delta.files.slice(0, VIEW_FILES).map((file) => file.path),
       breakers: counters,
     },
+    distance: distanceOf(evaluation.kind === 'verdict' ? evaluation.verdict : null, turn.checks),
   };
 }

@@ -40,6 +40,8 @@ export type ProgressEvent =
       tamper: TamperFinding[];
       /** What the views show (goald watch, the dashboard); absent in events older than them. */
       view?: TurnViewFacts;
+      /** Items the evaluator says remain and tests the checks fail (null: not measured); absent in older events. */
+      distance?: { remaining: number | null; failingTests: number | null };
     }
   | { type: 'goal.paused'; id: string; reason: PauseReason }
   | { type: 'goal.resumed'; id: string }

@@ -11,6 +11,7 @@ import { buildCheckEnv } from '../secrets/child-env.js';
 import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
 import { withoutRepoLocationEnv } from './git.js';
 import type { SandboxWrap } from '../sandbox/types.js';
+import { createTestCounter, type TestCounter } from './test-counts.js';
 import type { CheckGroup, CheckResult, CheckRunner } from './types.js';
 
 // After SIGKILL, how long the pipes may stay open (held by a process outside the group) before we stop reading.
@@ -66,6 +67,8 @@ function runCheck(
     const child = spawnGroupLeader('sh', ['-c', check.run], { cwd, env, stdin: 'ignore', token, sandbox });
     if (child.pid !== undefined) onGroup?.({ pid: child.pid, startTime: readProcessStartTime(child.pid), token });
     const tail = createTail(OUTPUT_TAIL_BYTES);
+    // The test runner's counts, read from the whole output as it streams (test-counts.ts).
+    const counter = createTestCounter();
     let timedOut = false;
     let settled = false;
     let terminating = false;
@@ -99,11 +102,17 @@ function runCheck(
       }, check.timeoutMs);
     }
 
-    child.stdout.on('data', tail.push);
-    child.stderr.on('data', tail.push);
+    child.stdout.on('data', (chunk: Buffer) => {
+      tail.push(chunk);
+      counter.push('stdout', chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      tail.push(chunk);
+      counter.push('stderr', chunk);
+    });
     child.on('error', (error) => {
       tail.push(Buffer.from(`\n[goald: could not start the check: ${error.message}]\n`));
-      settle(() => resolve(resultOf(check, null, false, started, tail.text())));
+      settle(() => resolve(resultOf(check, null, false, started, tail.text(), counter)));
     });
     // The shell is gone but anything it left running in the group still holds the pipes open: end it,
     // or 'close' would wait for a leaked server forever.
@@ -115,12 +124,12 @@ function runCheck(
       const abandon = setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();
-        settle(() => resolve(resultOf(check, code, timedOut, started, tail.text())));
+        settle(() => resolve(resultOf(check, code, timedOut, started, tail.text(), counter)));
       }, SIGKILL_GRACE_MS + ABANDON_PIPES_AFTER_KILL_MS);
       child.once('close', () => clearTimeout(abandon));
     });
     child.on('close', (code) => {
-      settle(() => resolve(resultOf(check, code, timedOut, started, tail.text())));
+      settle(() => resolve(resultOf(check, code, timedOut, started, tail.text(), counter)));
     });
   });
 }
@@ -131,7 +140,9 @@ function resultOf(
   timedOut: boolean,
   started: number,
   outputTail: string,
+  counter: TestCounter,
 ): CheckResult {
+  const tests = counter.result();
   return {
     name: check.name,
     command: check.run,
@@ -140,6 +151,7 @@ function resultOf(
     timedOut,
     durationMs: Math.round(performance.now() - started),
     outputTail,
+    ...(tests === null ? {} : { tests }),
   };
 }
 

@@ -1,6 +1,7 @@
 // The workspace contract: snapshots of the working tree and the checks that are ground truth.
 
 import type { SandboxWrap } from '../sandbox/types.js';
+import type { TestCounts } from './test-counts.js';
 
 export interface FileChange {
   path: string;
@@ -69,6 +70,8 @@ export interface CheckResult {
   durationMs: number;
   /** The last few KiB of combined stdout+stderr. */
   outputTail: string;
+  /** Tests passed, failed and skipped, when the output showed a test runner goald recognises (test-counts.ts). */
+  tests?: TestCounts;
 }
 
 /** The process group of a running check, recorded so a restarted daemon can kill what a crash left. */

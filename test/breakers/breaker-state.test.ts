@@ -33,6 +33,7 @@ describe('initialBreakerState', () => {
       lastChecksSignature: null,
       lastTurnTokenLimitHit: false,
       recentTurns: [],
+      noProgress: { fewestRemaining: null, fewestFailingTests: null, turnsWithout: 0, recent: [] },
     });
   });
 

@@ -244,6 +244,7 @@ describe('findTrip', () => {
       'repeated-diff',
       'oscillation',
       'stagnation',
+      'no-progress',
       'max-turns',
     ]);
   });
@@ -262,6 +263,7 @@ describe('findTrip', () => {
     recentPatchIds: ['p', 'p', 'p'],
     oscillations: 3,
     tamperTurns: 2,
+    noProgress: { fewestRemaining: 3, fewestFailingTests: null, turnsWithout: 4, recent: [] },
   };
   const allOn = limitsWith({ costBudgetUsd: 1, wallClockMs: 1_000 });
   const off: Record<BreakerName, Partial<Limits>> = {
@@ -277,6 +279,7 @@ describe('findTrip', () => {
     'max-turns': { maxTurns: 0 },
     'permission-denied': { permissionDenials: 0 },
     tamper: { tamper: 0 },
+    'no-progress': { noProgress: 0 },
   };
 
   it.each(TRIP_PRIORITY.map((breaker, index) => [breaker, index] as const))(

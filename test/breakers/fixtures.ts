@@ -23,6 +23,7 @@ export const LIMITS: Limits = {
   blockedVerdicts: 3,
   permissionDenials: 2,
   tamper: 2,
+  noProgress: 4,
 };
 
 export function limitsWith(over: Partial<Limits>): Limits {

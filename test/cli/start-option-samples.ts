@@ -38,6 +38,8 @@ const START_OPTION_SAMPLES: Record<keyof StartFlags, StartOptionSample> = {
   costBudget: { value: '2.5', expected: 2.5 },
   wallClock: { value: '3h', expected: 3 * 3_600_000 },
   cooldown: { value: '0', expected: 0 },
+  // `--no-progress 6`: commander delivers it as `progress: '6'`.
+  progress: { value: '6', expected: 6 },
   allowSameModel: { value: true, expected: true },
   // `--no-guard`: given as the flag alone; commander (and a socket request) deliver it as `guard: false`.
   guard: { value: true, expected: false },

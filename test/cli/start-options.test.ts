@@ -96,6 +96,7 @@ const BAD_VALUES: Record<string, [string, RegExp]> = {
   '--cost-budget': ['$5', /--cost-budget: "\$5" is not a number of 0 or more — use a number such as 5/],
   '--wall-clock': ['forever', /--wall-clock: "forever" is not a duration — use a number with ms, s, m, h or d/],
   '--cooldown': ['5 minutes', /--cooldown: "5 minutes" is not a duration — use a number with ms, s, m, h or d/],
+  '--no-progress': ['0', /--no-progress: "0" is not a positive whole number — use a whole number greater than 0/],
 };
 
 describe('bad values: exit 2 and one line naming the flag and the fix', () => {
