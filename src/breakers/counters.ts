@@ -17,5 +17,6 @@ export function breakerCounters(state: BreakerState, limits: Limits): Partial<Re
     'evaluator-failures': state.consecutiveEvaluatorFailures,
     'permission-denied': state.consecutivePermissionDenials ?? 0,
     tamper: state.tamperTurns ?? 0,
+    'no-progress': state.noProgress?.turnsWithout ?? 0,
   };
 }

@@ -97,6 +97,7 @@ const COUNTED: readonly { name: BreakerName; label: string; limit: (limits: Json
   { name: 'evaluator-failures', label: 'evaluator failures', limit: (l) => numberAt(l, 'evaluatorFailures') },
   { name: 'permission-denied', label: 'permission denied', limit: (l) => numberAt(l, 'permissionDenials') },
   { name: 'tamper', label: 'tamper', limit: (l) => numberAt(l, 'tamper') },
+  { name: 'no-progress', label: 'no progress', limit: (l) => numberAt(l, 'noProgress') },
 ];
 
 type JsonObject = { [key: string]: Json };
