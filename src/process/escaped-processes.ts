@@ -7,9 +7,10 @@
 //
 // Reading every process's environ costs ~0.1 ms a process, paid after every turn and every check: on a
 // desktop with 500 processes, more than the turn's own git work. A process of the turn was forked after
-// the turn's leader, so its pid was allocated after the leader's: unless the pid counter wrapped around
-// since (the kernel's last allocated pid is then below the leader's), only higher pids are read.
+// the turn's leader, so its pid was allocated after the leader's: unless the pid counter may have wrapped
+// around since (pidsMayHaveWrapped), only higher pids are read.
 
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -37,7 +38,7 @@ export function markEnvironment(env: NodeJS.ProcessEnv, token: string): NodeJS.P
  * again and again until a sweep finds none; resolves with how many distinct processes were killed. Never
  * rejects; without /proc (not Linux) it finds nothing.
  */
-export async function killMarkedProcesses(token: string, options: { bornAfter?: number } = {}): Promise<number> {
+export async function killMarkedProcesses(token: string, options: { bornAfter?: GroupBirth } = {}): Promise<number> {
   const needle = Buffer.from(`${PROCESS_TOKEN_ENV}=${token}\0`);
   const killed = new Set<number>();
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep += 1) {
@@ -60,14 +61,14 @@ export async function killMarkedProcesses(token: string, options: { bornAfter?: 
  * The live (non-zombie) processes whose environment holds `needle`; [] when /proc cannot be read. With
  * `bornAfter` (the pid of a process every marked one descends from), only pids allocated after it.
  */
-async function findMarkedProcesses(needle: Buffer, bornAfter: number | undefined): Promise<number[]> {
+async function findMarkedProcesses(needle: Buffer, bornAfter: GroupBirth | undefined): Promise<number[]> {
   let entries: string[];
   try {
     entries = await readdir('/proc');
   } catch {
     return [];
   }
-  const lowest = bornAfter !== undefined && !(await pidsWrappedSince(bornAfter)) ? bornAfter : 0;
+  const lowest = bornAfter !== undefined && !(await pidsWrappedSince(bornAfter)) ? bornAfter.pid : 0;
   const pids = entries.filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => pid >= lowest && pid !== process.pid);
   const found = await Promise.all(
     pids.map(async (pid) => {
@@ -83,13 +84,46 @@ async function findMarkedProcesses(needle: Buffer, bornAfter: number | undefined
   return found.filter((pid): pid is number => pid !== null);
 }
 
-// Whether the kernel's pid counter has wrapped around since `pid` was allocated: its last allocated pid is
-// lower. Unknown (no ns_last_pid) counts as wrapped, so everything is read.
-async function pidsWrappedSince(pid: number): Promise<boolean> {
+/** Where a process group began: its leader's pid, and the kernel's fork count just before it was started. */
+export interface GroupBirth {
+  pid: number;
+  forksBefore: number | null;
+}
+
+/** The kernel's count of forks since boot (`processes` in /proc/stat); null without /proc. */
+export function readForkCount(): number | null {
   try {
-    const last = Number((await readFile('/proc/sys/kernel/ns_last_pid', 'utf8')).trim());
-    return !Number.isInteger(last) || last < pid;
+    const match = /^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    return match?.[1] === undefined ? null : Number(match[1]);
   } catch {
-    return true;
+    return null;
   }
+}
+
+// Pids below this are never handed out again once the counter wraps (the kernel's RESERVED_PIDS).
+const RESERVED_PIDS = 300;
+
+/**
+ * Whether a process of the group may hold a pid below its leader's: the kernel's last allocated pid is
+ * lower than the leader's (the counter wrapped), or so many processes were forked since the leader that
+ * the counter may have gone all the way round and past it again (a full cycle takes pid_max − 300 forks;
+ * an agent can fork that many on purpose to hide a child below its leader). Unknown counts as wrapped.
+ */
+export function pidsMayHaveWrapped(birth: GroupBirth, now: { lastPid: number | null; forks: number | null; pidMax: number | null }): boolean {
+  if (now.lastPid === null || now.lastPid < birth.pid) return true;
+  if (birth.forksBefore === null || now.forks === null || now.pidMax === null) return true;
+  return now.forks - birth.forksBefore >= now.pidMax - RESERVED_PIDS;
+}
+
+async function pidsWrappedSince(birth: GroupBirth): Promise<boolean> {
+  const read = async (file: string): Promise<number | null> => {
+    try {
+      const value = Number((await readFile(file, 'utf8')).trim());
+      return Number.isInteger(value) ? value : null;
+    } catch {
+      return null;
+    }
+  };
+  const [lastPid, pidMax] = await Promise.all([read('/proc/sys/kernel/ns_last_pid'), read('/proc/sys/kernel/pid_max')]);
+  return pidsMayHaveWrapped(birth, { lastPid, forks: readForkCount(), pidMax });
 }

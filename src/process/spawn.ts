@@ -13,7 +13,7 @@ import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { SandboxWrap } from '../sandbox/types.js';
 import { createBoundedTail } from './bounded-tail.js';
-import { killMarkedProcesses, markEnvironment, newProcessToken } from './escaped-processes.js';
+import { killMarkedProcesses, markEnvironment, newProcessToken, readForkCount } from './escaped-processes.js';
 import { createLineSplitter, type LineSplitter } from './line-splitter.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
 import { SIGKILL_GRACE_MS, terminateGroup, type TerminationOutcome } from './terminate-group.js';
@@ -167,6 +167,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
     return notStarted(`cannot start ${options.command}: ${options.command.includes('/') ? 'no such file' : 'not found on PATH'}`, null);
   }
   const token = newProcessToken();
+  const forksBefore = readForkCount();
   let child: ChildProcess;
   try {
     child = spawnGroupLeader(options.command, options.args, {
@@ -315,7 +316,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
     const nothingLeft = options.sandbox != null && termination === null;
     const strayProcessesKilled = nothingLeft ? false : await reapGroup();
     // Before waiting for the pipes: an escaped process usually still holds them.
-    const escapedProcessesKilled = nothingLeft ? 0 : await killMarkedProcesses(token, { bornAfter: groupId });
+    const escapedProcessesKilled = nothingLeft ? 0 : await killMarkedProcesses(token, { bornAfter: { pid: groupId, forksBefore } });
     await waitAtMost(stdioClosed, STDIO_CLOSE_WAIT_MS);
     child.stdout?.destroy();
     child.stderr?.destroy();

@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 
 import type { CheckSpec } from '../config/types.js';
-import { killMarkedProcesses, newProcessToken } from '../process/escaped-processes.js';
+import { killMarkedProcesses, newProcessToken, readForkCount } from '../process/escaped-processes.js';
 import { readProcessStartTime } from '../process/process-identity.js';
 import { spawnGroupLeader } from '../process/spawn.js';
 import { buildCheckEnv } from '../secrets/child-env.js';
@@ -64,6 +64,7 @@ function runCheck(
     // The shell leads a new process group, so terminating it reaches all it started; the token in its
     // environment reaches what left the group.
     const token = newProcessToken();
+    const forksBefore = readForkCount();
     const child = spawnGroupLeader('sh', ['-c', check.run], { cwd, env, stdin: 'ignore', token, sandbox });
     if (child.pid !== undefined) onGroup?.({ pid: child.pid, startTime: readProcessStartTime(child.pid), token });
     const tail = createTail(OUTPUT_TAIL_BYTES);
@@ -79,7 +80,7 @@ function runCheck(
       if (terminating || child.pid === undefined) return;
       terminating = true;
       const leader = child.pid;
-      void terminateGroup(leader, { graceMs: SIGKILL_GRACE_MS }).then(() => killMarkedProcesses(token, { bornAfter: leader }));
+      void terminateGroup(leader, { graceMs: SIGKILL_GRACE_MS }).then(() => killMarkedProcesses(token, { bornAfter: { pid: leader, forksBefore } }));
     };
     const settle = (fn: () => void): void => {
       if (settled) return;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killMarkedProcesses, markEnvironment, newProcessToken } from '../../src/process/escaped-processes.js';
+import { killMarkedProcesses, markEnvironment, newProcessToken, pidsMayHaveWrapped, readForkCount } from '../../src/process/escaped-processes.js';
 
 const started: ChildProcess[] = [];
 
@@ -33,16 +33,44 @@ describe('killMarkedProcesses', () => {
   it('with bornAfter, reads only the processes started since that pid (unless the pid counter wrapped)', async () => {
     const token = newProcessToken();
     const before = markedSleeper(token);
+    const forksBefore = readForkCount();
     const leader = markedSleeper(token);
     const after = markedSleeper(token);
     const leaderPid = leader.pid ?? 0;
     // pids rise unless the counter wrapped between these spawns (then everything is read: still correct).
     const wrapped = (before.pid ?? 0) > leaderPid || leaderPid > (after.pid ?? 0);
-    expect(await killMarkedProcesses(token, { bornAfter: leaderPid })).toBe(wrapped ? 3 : 2);
+    expect(await killMarkedProcesses(token, { bornAfter: { pid: leaderPid, forksBefore } })).toBe(wrapped ? 3 : 2);
     await Promise.all([exited(leader), exited(after)]);
     expect([leader.signalCode, after.signalCode]).toEqual(['SIGKILL', 'SIGKILL']);
     if (!wrapped) expect(before.exitCode === null && before.signalCode === null).toBe(true);
     // Without the bound, the older one is found as well.
     expect(await killMarkedProcesses(token)).toBe(wrapped ? 0 : 1);
+  });
+
+  it('counts forks: the kernel counter rises with every process started', async () => {
+    const first = readForkCount();
+    expect(first).toBeTypeOf('number');
+    await exited(spawn('true'));
+    expect(readForkCount()).toBeGreaterThan(first ?? Infinity);
+  });
+});
+
+describe('pidsMayHaveWrapped', () => {
+  const birth = { pid: 20_000, forksBefore: 1_000_000 };
+  it.each([
+    ['the counter is past the leader, few forks since', { lastPid: 20_500, forks: 1_000_600, pidMax: 32_768 }, false],
+    ['the counter is below the leader: it wrapped', { lastPid: 400, forks: 1_013_000, pidMax: 32_768 }, true],
+    // A hostile agent forks a whole cycle so its hidden child lands below the leader and the counter ends
+    // above the leader again: the last pid alone cannot tell, the fork count can.
+    ['a full cycle of forks since the leader, the counter past it again', { lastPid: 20_100, forks: 1_000_000 + 32_568, pidMax: 32_768 }, true],
+    ['one fork short of a full cycle', { lastPid: 20_100, forks: 1_000_000 + 32_467, pidMax: 32_768 }, false],
+    ['no fork count', { lastPid: 20_100, forks: null, pidMax: 32_768 }, true],
+    ['no ns_last_pid', { lastPid: null, forks: 1_000_001, pidMax: 32_768 }, true],
+    ['no pid_max', { lastPid: 20_100, forks: 1_000_001, pidMax: null }, true],
+  ] as const)('%s', (_name, now, expected) => {
+    expect(pidsMayHaveWrapped(birth, now)).toBe(expected);
+  });
+  it('a group started without a fork count is always read in full', () => {
+    expect(pidsMayHaveWrapped({ pid: 20_000, forksBefore: null }, { lastPid: 20_001, forks: 5, pidMax: 32_768 })).toBe(true);
   });
 });
