@@ -4,10 +4,12 @@
 
 import { resolveWorkspace, type ResolvedWorkspace } from '../../workspace/find-workspace.js';
 import type { CliIO } from '../io.js';
+import { DEFAULT_SANDBOX } from '../../config/defaults.js';
 
 /** `goald start` — resolves with the process exit code. */
 export async function runStartCommand(condition: string | undefined, rawOptions: Record<string, unknown>, io: CliIO): Promise<number> {
   const workspace = rawOptions.foreground === true ? lookUpWorkspaceEarly(rawOptions.dir, io.cwd) : undefined;
+  if (rawOptions.foreground === true && rawOptions.sandbox !== false && io.env.GOALD_SANDBOX !== 'off') probeSandboxEarly(io.env);
   const { parseStartOptions } = await import('./start-request.js');
   const options = parseStartOptions(rawOptions);
   if (!options.foreground) {
@@ -25,4 +27,11 @@ function lookUpWorkspaceEarly(dir: unknown, cwd: string): { dir: string; resolve
   const resolved = resolveWorkspace(where);
   resolved.catch(() => undefined); // awaited (and reported) by prepareGoal; not unhandled meanwhile
   return { dir: where, resolved };
+}
+
+// The bubblewrap probe (one `bwrap … true`, 10-20 ms) that prepareGoal awaits, started now with the
+// default settings so it runs while goald loads; prepareGoal gets the cached answer. When the settings turn
+// out to differ (another bwrap, no network), prepareGoal probes those, and this one was only wasted work.
+function probeSandboxEarly(env: NodeJS.ProcessEnv): void {
+  void import('../../sandbox/probe.js').then(({ probeBwrap }) => probeBwrap(null, DEFAULT_SANDBOX.network, env)).catch(() => undefined);
 }
