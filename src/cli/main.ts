@@ -242,6 +242,17 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     });
 
   program
+    .command('notify')
+    .description("notifications (the notify section of your config.json)")
+    .command('test')
+    .description('send a sample notification through every configured channel and say how each did')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { runNotifyTest } = await import('./commands/notify.js');
+      exit.code = await runNotifyTest(options, io);
+    });
+
+  program
     .command('state')
     .description('maintenance of the state file')
     .command('restore')

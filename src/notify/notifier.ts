@@ -7,7 +7,7 @@ import { redactJson } from '../secrets/redact.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 import type { Store } from '../../state/types.js';
 import { payloadOf, postWebhook, runNotifyCommand, showDesktop, type ChannelResult } from './channels.js';
-import { notificationFor, type GoalFacts } from './notification.js';
+import { notificationFor, type GoalFacts, type Notification } from './notification.js';
 import { loadNotifySettings, type NotifySettings } from './notify-settings.js';
 import { claimNotification, recordResults } from './sent-log.js';
 
@@ -32,6 +32,17 @@ export interface Notifier {
   notify(goalId: string, event: ProgressEvent): void;
   /** Settles once every notification started so far is sent or has failed. */
   idle(): Promise<void>;
+}
+
+/** Sends one notification (secrets redacted) to every channel of `settings` at once; never throws. */
+export function sendNotification(notification: Notification, settings: NotifySettings, env: NodeJS.ProcessEnv, timeoutMs = NOTIFY_TIMEOUT_MS): Promise<ChannelResult[]> {
+  const redacted = redactJson(notification, env);
+  const body = payloadOf(redacted);
+  const sends: Promise<ChannelResult>[] = [];
+  if (settings.webhook !== null) sends.push(postWebhook(settings.webhook, body, timeoutMs));
+  if (settings.command !== null) sends.push(runNotifyCommand(settings.command, body, env, timeoutMs));
+  if (settings.desktop) sends.push(showDesktop(redacted, env, timeoutMs));
+  return Promise.all(sends);
 }
 
 /** A notifier for the goals of one process (the daemon, or a `--foreground` run). */
@@ -59,13 +70,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     if (found === null || !settings.events.has(found.kind)) return;
     const dir = options.store.goalDir(goalId);
     if (!claimNotification(dir, found.key, found.kind)) return;
-    const notification = redactJson(found, options.env);
-    const body = payloadOf(notification);
-    const sends: Promise<ChannelResult>[] = [];
-    if (settings.webhook !== null) sends.push(postWebhook(settings.webhook, body, timeoutMs));
-    if (settings.command !== null) sends.push(runNotifyCommand(settings.command, body, options.env, timeoutMs));
-    if (settings.desktop) sends.push(showDesktop(notification, options.env, timeoutMs));
-    const results = await Promise.all(sends);
+    const results = await sendNotification(found, settings, options.env, timeoutMs);
     for (const result of results) {
       if (!result.ok) options.log(`goal ${goalId}: notify.${result.channel} failed: ${result.detail}`);
     }

@@ -103,4 +103,31 @@ describe('notifications', () => {
     expect(existsSync(marker)).toBe(false);
     expect(agentHook.bodies).toEqual([]);
   });
+
+  it('goald notify test tries every channel: exit 0 when all took it, 1 when one failed, 2 when none is set', async () => {
+    const hook = await webhook();
+    const sandbox = await goaldSandbox();
+    const none = await sandbox.run(['notify', 'test']);
+    expect(none.code).toBe(2);
+    expect(none.stderr.trim().split('\n')).toHaveLength(1);
+    expect(none.stderr).toContain('no notify channel is set in');
+
+    await writeUserConfig(sandbox, { notify: { webhook: hook.url } });
+    const ok = await sandbox.run(['notify', 'test']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout.trim()).toBe('webhook: ok (HTTP 204)');
+    expect(hook.bodies).toHaveLength(1);
+    expect(hook.bodies[0]).toMatchObject({ title: 'goald: test notification', kind: 'achieved', goal: { id: 'test' } });
+
+    await writeUserConfig(sandbox, { notify: { webhook: hook.url, command: 'exit 4' } });
+    const failed = await sandbox.run(['notify', 'test', '--json']);
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toEqual({
+      results: [
+        { channel: 'webhook', ok: true, detail: 'HTTP 204' },
+        { channel: 'command', ok: false, detail: 'exited 4' },
+      ],
+    });
+  });
 });
+
