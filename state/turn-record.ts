@@ -158,6 +158,8 @@ export const turnRecordSchema = z.object({
   distance: z.object({ remaining: z.number().nullable(), failingTests: z.number().nullable() }).optional(),
   /** How the turn's agent and checks ran: `bwrap` (sandboxed), `off` (by setting), `unavailable` (auto, no working bwrap). Absent in older records. */
   sandbox: z.enum(['bwrap', 'off', 'unavailable']).optional(),
+  /** What the owner said with `goald say` that this turn's prompt carried (absent when nothing). */
+  guidance: z.array(z.string()).optional(),
 });
 
 /** One line of goals/<id>/turns.jsonl, as written and as read back. */

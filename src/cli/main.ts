@@ -89,6 +89,16 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
       const { runStop } = await import('./commands/control.js');
       exit.code = await runStop(goal, io);
     });
+  program
+    .command('say')
+    .description("guidance for a running goal: its next turn's prompt carries it (the condition and checks stay as they are)")
+    .argument('<goal>', 'goal id or unique prefix')
+    .argument('<text>', 'what to tell the agent, at most 2 000 characters')
+    .option('--json', 'print JSON')
+    .action(async (goal: string, text: string, options: { json?: boolean }) => {
+      const { runSay } = await import('./commands/say.js');
+      exit.code = await runSay(goal, text, options, io);
+    });
   const edit = program
     .command('edit')
     .description("change a goal's limits, checks or evaluator from its next turn; --resume reopens a goal that failed on a budget")

@@ -121,6 +121,7 @@ export function renderTurnRow(turn: TurnRecord): string {
     breakerState,
     ...(turn.sandbox === undefined ? [] : [`sandbox ${turn.sandbox}`]),
     ...distanceText,
+    ...(turn.guidance === undefined ? [] : [`guidance: ${clip(turn.guidance.join(' / ').replace(/\s+/g, ' '), 100)}`]),
     ...tamperText,
   ].join('  ');
 }

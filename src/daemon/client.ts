@@ -65,6 +65,8 @@ export interface DaemonClient {
   pauseGoal(id: string, now?: boolean): Promise<GoalRecord>;
   resumeGoal(id: string): Promise<GoalRecord>;
   stopGoal(id: string): Promise<GoalRecord>;
+  /** `goald say`: queues guidance for the goal's next turn. */
+  guideGoal(id: string, text: string): Promise<{ goal: GoalRecord; pending: number }>;
   /** `goald edit`: changes a goal's contract, applies a held config edit, or reopens a budget failure. */
   editGoal(id: string, request: EditGoalRequest): Promise<EditGoalResponse>;
   /** Streams a goal's events (past, then live unless `follow: false`); resolves when the stream ends. */
@@ -100,6 +102,7 @@ const isPing = objectOf({
   goalsRunning: isNumber,
 });
 const isGoalReply = objectOf({ goal: isGoal });
+const isGuideReply = objectOf({ goal: isGoal, pending: isNumber });
 const isGoalsReply = objectOf({ goals: arrayOf(isGoal) });
 const isLoopReply = objectOf({ loop: isLoop });
 const isLoopsReply = objectOf({ loops: arrayOf(isLoop) });
@@ -138,6 +141,7 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     pauseGoal: async (id, now = false) => (await call('POST', goalPath(id, '/pause'), isGoalReply, { now })).goal,
     resumeGoal: async (id) => (await call('POST', goalPath(id, '/resume'), isGoalReply)).goal,
     stopGoal: async (id) => (await call('POST', goalPath(id, '/stop'), isGoalReply)).goal,
+    guideGoal: (id, text) => call('POST', goalPath(id, '/say'), isGuideReply, { text }),
     editGoal: (id, editRequest) => call('POST', goalPath(id, '/edit'), isEditReply, editRequest),
     streamEvents: (id, streamOptions) =>
       streamNdjson(socketPath, `${goalPath(id, '/events')}?follow=${streamOptions.follow === false ? 0 : 1}`, streamOptions),

@@ -239,6 +239,17 @@ export class DaemonGoalHost implements GoalHost {
     return this.getGoal(goal.id);
   }
 
+  async guideGoal(ref: string, text: string): Promise<{ goal: GoalRecord; pending: number }> {
+    await this.afterRecovery();
+    const goal = await this.getGoal(ref);
+    if (!isLiveGoal(goal)) {
+      const why = goal.status === 'failed' ? `failed (${goal.reason ?? 'unknown'})` : goal.status;
+      throw new GoaldError('conflict', `goal ${goal.id} is ${why}: guidance reaches only a goal that still runs`, `start a new goal, or reopen a budget failure with goald edit ${goal.id} --resume`);
+    }
+    const pending = this.controllable(goal, 'guide').supervisor.addGuidance(text);
+    return { goal, pending };
+  }
+
   /** `goald edit <goal>`: the owner changes its contract from the next turn, or reopens a budget failure. */
   async editGoal(ref: string, request: EditGoalRequest): Promise<EditGoalResponse> {
     if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');

@@ -11,6 +11,7 @@ import type { GoalStatus } from '../../machines/goal.machine.js';
 import { EDIT_OPTIONS, type EditFlags } from '../config/edit-options.js';
 import { readStartFlags, SETTING_OPTIONS, type SettingOption } from '../config/start-options.js';
 import { GoaldError } from '../errors.js';
+import { MAX_GUIDANCE_CHARS } from '../prompt/guidance-block.js';
 import type { CreateLoopRequest, EditGoalRequest, PruneRequest, StartGoalRequest } from './types.js';
 
 /** Environment names a client may forward: what config precedence reads, and nothing that authenticates. */
@@ -160,6 +161,17 @@ export function parseSyncLoopsRequest(body: unknown): { dir: string } {
 /** Validates an optional POST /v1/goals/:id/pause body: `{ now?: boolean }`. */
 export function parsePauseRequest(body: unknown): { now: boolean } {
   return parseWith(pauseSchema, body === undefined ? {} : body, 'pause request');
+}
+
+const saySchema = z.strictObject({
+  text: stringWithoutNul()
+    .refine((text) => text.trim() !== '', 'must not be empty')
+    .refine((text) => text.length <= MAX_GUIDANCE_CHARS, `must be at most ${MAX_GUIDANCE_CHARS} characters`),
+});
+
+/** Validates a POST /v1/goals/:id/say body: `{ text }`, 1 to 2 000 characters. */
+export function parseSayRequest(body: unknown): { text: string } {
+  return parseWith(saySchema, body, 'say request');
 }
 
 /** Validates a POST /v1/prune body: `{ olderThanMs, keep, dryRun? }`, whole numbers of 0 or more. */

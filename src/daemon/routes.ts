@@ -10,6 +10,7 @@ import {
   parseListGoalsQuery,
   parsePauseRequest,
   parsePruneRequest,
+  parseSayRequest,
   parseStartGoalRequest,
   parseSyncLoopsRequest,
 } from './request-schemas.js';
@@ -95,6 +96,14 @@ export const ROUTES: readonly Route[] = [
       const id = idParam(context, 'goal');
       parseEmptyRequest(context.body, 'stop request');
       return replyJson({ goal: await context.host.stopGoal(id) });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/goals/:id/say',
+    handler: async (context) => {
+      const id = idParam(context, 'goal');
+      return replyJson(await context.host.guideGoal(id, parseSayRequest(context.body).text));
     },
   },
   {

@@ -80,6 +80,8 @@ export interface GoalHost {
   pauseGoal(idOrPrefix: string, now: boolean): Promise<GoalRecord>;
   resumeGoal(idOrPrefix: string): Promise<GoalRecord>;
   stopGoal(idOrPrefix: string): Promise<GoalRecord>;
+  /** `goald say`: queues guidance for the goal's next turn; `pending` is how many wait. Changes no setting. */
+  guideGoal(idOrPrefix: string, text: string): Promise<{ goal: GoalRecord; pending: number }>;
   /** Changes a goal's contract from its next turn, applies a held config edit, or reopens a budget failure. */
   editGoal(idOrPrefix: string, request: EditGoalRequest): Promise<EditGoalResponse>;
   subscribe(idOrPrefix: string): Promise<EventSubscription>;

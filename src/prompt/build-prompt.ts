@@ -7,6 +7,7 @@ import type { Verdict } from '../evaluator/types.js';
 import { renderAncestry } from './ancestry.js';
 import { renderRecitation, type RecitationInput } from './recitation.js';
 import { renderTamperBlock } from './tamper-block.js';
+import { renderGuidanceBlock } from './guidance-block.js';
 import type { GuardReport } from '../guard/types.js';
 import { cutTail } from '../cut-text.js';
 
@@ -26,6 +27,8 @@ export interface PromptInput {
   guard?: GuardReport;
   /** The recitation's distance line (prompt/distance-line.ts), when measured. */
   distance?: string | null;
+  /** What the owner said (`goald say`) since the last turn started: its own block, before the recitation. */
+  guidance?: string[];
 }
 
 /** Builds the full prompt for one turn. */
@@ -60,6 +63,9 @@ export function buildTurnPrompt(input: PromptInput): string {
 
   const tamper = input.guard ? renderTamperBlock(input.guard) : null;
   if (tamper) sections.push(tamper);
+
+  const guidance = renderGuidanceBlock(input.guidance ?? []);
+  if (guidance) sections.push(guidance);
 
   const lastChecks = input.checks?.map((check) => ({ name: check.name, passed: check.passed })) ?? null;
   sections.push(

@@ -45,6 +45,7 @@ import {
 import { askEvaluator, evaluationTokens, isGoalMet, judgeTurn, type Judge, type TurnEvidence } from './turn-judgement.js';
 import { briefChecks, turnFacts, turnFinishedEvent, type FinishedTurn } from './turn-report.js';
 import { breakerCounters } from '../breakers/counters.js';
+import { GuidanceQueue } from './guidance-queue.js';
 import type { SupervisorObserver, TurnRecord } from './types.js';
 import { WorkspaceTrees } from './workspace-trees.js';
 import { redactSecrets } from '../secrets/redact.js';
@@ -106,7 +107,7 @@ interface TurnObservation extends TurnEvidence {
   guard: GuardReport;
 }
 
-type TurnRecordBase = Pick<TurnRecordFields, 'goalId' | 'turn' | 'startedAt' | 'finishedAt' | 'breakers' | 'status' | 'sandbox'>;
+type TurnRecordBase = Pick<TurnRecordFields, 'goalId' | 'turn' | 'startedAt' | 'finishedAt' | 'breakers' | 'status' | 'sandbox' | 'guidance'>;
 
 // The agent's time limit this turn: the turn timeout, or less when the wall-clock budget ends sooner (0 = none).
 function turnTimeoutMs(limits: GoalSettings['limits'], activeMs: number): number {
@@ -136,6 +137,9 @@ export class GoalSupervisor {
   private readonly drift: DriftTracker;
   /** The write that recorded the agent's spawn; the turn waits for it before going on. */
   private spawnRecorded: Promise<void> = Promise.resolve();
+  /** Guidance (`goald say`) queued for the next prompt, and what the current turn's prompt carried. */
+  private readonly guidance = new GuidanceQueue();
+  private turnGuidance: string[] = [];
 
   constructor(goal: GoalRecord, settings: GoalSettings, deps: SupervisorDeps, restored?: RestoredGoal) {
     this.id = goal.id;
@@ -244,6 +248,11 @@ export class GoalSupervisor {
     this.session.stop(message);
   }
 
+  /** Queues the owner's guidance for the next turn's prompt; resolves how many are queued. Never touches the settings. */
+  addGuidance(text: string): number {
+    return this.guidance.add(text);
+  }
+
   /** Takes new settings (limits, checks, evaluator, noise paths) from the next turn on. */
   applySettings(settings: GoalSettings, parts: { checks: CheckRunner; evaluator: Evaluator }): void {
     this.pendingSettings = { settings, ...parts };
@@ -341,6 +350,7 @@ export class GoalSupervisor {
       guard: this.lastGuard,
       warnings: [...nearBreakerWarnings(this.breakerState(), limits), ...(this.drift.warning ? [this.drift.warning] : [])],
       distance: renderDistanceLine(this.breakerState().noProgress, limits.noProgress),
+      guidance: (this.turnGuidance = this.guidance.take()),
     }));
     await writeFile(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
     await mkdir(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
@@ -587,7 +597,7 @@ export class GoalSupervisor {
   private turnRecordBase(turn: number, startedAt: number): TurnRecordBase {
     const finishedAt = this.session.now();
     const sandbox = this.deps.sandbox?.use;
-    return { goalId: this.id, turn, startedAt, finishedAt, breakers: this.breakerState(), status: this.session.status, ...(sandbox ? { sandbox } : {}) };
+    return { goalId: this.id, turn, startedAt, finishedAt, breakers: this.breakerState(), status: this.session.status, ...(sandbox ? { sandbox } : {}), guidance: this.turnGuidance };
   }
 
   /** Appends the turn record (fsync), then stores the goal's progress: before anything else happens. */

@@ -81,6 +81,8 @@ export interface TurnRecordFields {
   sandbox?: SandboxUse;
   /** How far the turn left the goal (breakers/no-progress.ts); absent for turns that ended before their verdict. */
   distance?: Distance;
+  /** The guidance (`goald say`) the turn's prompt carried. */
+  guidance?: string[];
 }
 
 /**
@@ -112,5 +114,6 @@ export function buildTurnRecord(fields: TurnRecordFields): TurnRecord {
     guardNotes: fields.guard?.notes ?? [],
     ...(fields.sandbox === undefined ? {} : { sandbox: fields.sandbox }),
     ...(fields.distance === undefined ? {} : { distance: { remaining: fields.distance.remaining, failingTests: fields.distance.failingTests } }),
+    ...(fields.guidance === undefined || fields.guidance.length === 0 ? {} : { guidance: fields.guidance }),
   };
 }

@@ -328,6 +328,20 @@ describe('request validation', () => {
     expect((await rawRequest(socketPath, 'POST', '/v1/goals/g1/resume', '{}')).status).toBe(200);
   });
 
+  test('say takes {text} of 1 to 2 000 characters; anything else is a 400 and reaches no goal', async () => {
+    const { socketPath, host, client } = await startTestDaemon();
+    host.addGoal({ id: 'g1' });
+    for (const body of ['{}', '{"text":""}', '{"text":"   "}', JSON.stringify({ text: 'x'.repeat(2_001) }), '{"text":"hi","condition":"x"}', '{"text":"a\\u0000b"}']) {
+      const reply = await rawRequest(socketPath, 'POST', '/v1/goals/g1/say', body);
+      expect(reply.status, body.slice(0, 40)).toBe(400);
+      expect(errorOf(reply.json).code).toBe('bad-request');
+    }
+    expect(host.guidance.get('g1')).toBeUndefined();
+    expect(await client.guideGoal('g1', 'x'.repeat(2_000))).toMatchObject({ goal: { id: 'g1' }, pending: 1 });
+    expect(await client.guideGoal('g1', 'look at src/net')).toMatchObject({ pending: 2 });
+    expect(host.guidance.get('g1')).toEqual(['x'.repeat(2_000), 'look at src/net']);
+  });
+
   test('edit takes only the edit options as flags, plus applyConfig and resume; the client round-trips it', async () => {
     const { socketPath, host, client } = await startTestDaemon();
     host.addGoal({ id: 'g1' });

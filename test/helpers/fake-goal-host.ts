@@ -172,6 +172,18 @@ export class FakeGoalHost implements GoalHost {
     return { ...this.mustGet(id), reason: 'stopped' };
   }
 
+  /** Guidance each goal received (`goald say`), in order. */
+  readonly guidance = new Map<string, string[]>();
+
+  async guideGoal(idOrPrefix: string, text: string): Promise<{ goal: GoalRecord; pending: number }> {
+    await this.enter('guideGoal');
+    const goal = this.mustGet(this.resolve(idOrPrefix, this.goals, 'goal'));
+    if (goal.status !== 'active' && goal.status !== 'paused') throw new GoaldError('conflict', `goal ${goal.id} is ${goal.status}`);
+    const said = [...(this.guidance.get(goal.id) ?? []), text];
+    this.guidance.set(goal.id, said);
+    return { goal, pending: said.length };
+  }
+
   async editGoal(idOrPrefix: string, request: EditGoalRequest): Promise<EditGoalResponse> {
     await this.enter('editGoal');
     const goal = this.mustGet(this.resolve(idOrPrefix, this.goals, 'goal'));
