@@ -40,6 +40,10 @@ export interface PruneResult {
   bytes: number;
   /** Finished goals left in place. */
   kept: number;
+  /** Worktree directories removed (src/worktree/prune-worktrees.ts; absent from a daemon that predates them). */
+  worktrees?: string[];
+  /** `goald/*` branches of pruned goals deleted, as `<repo>:<branch>`. */
+  branches?: string[];
 }
 
 /** Deletes the finished goals no limit protects (records first, under the store's lock; then their directories). */

@@ -73,6 +73,9 @@ const goalRecordSchema = z.looseObject({
   contract: z.looseObject({ configHash: z.string().nullable(), loops: jsonSchema, sealedAt: z.string() }).optional(),
   heldConfig: heldConfigSchema.nullable().optional(),
   edits: z.array(goalEditSchema).optional(),
+  worktree: z
+    .looseObject({ repo: z.string(), dir: z.string(), branch: z.string(), base: z.string(), author: z.string(), discardOnFail: z.boolean() })
+    .optional(),
 }) satisfies z.ZodType<GoalRecord>;
 
 const loopRecordSchema = z.looseObject({

@@ -77,6 +77,24 @@ export interface GoalRecord {
   heldConfig?: HeldConfig | null;
   /** Every change of the goal's contract after it started, oldest first (append-only). */
   edits?: GoalEdit[];
+  /** A worktree goal's worktree and branch (issue 12, src/worktree/); absent for an in-place goal. */
+  worktree?: GoalWorktree;
+}
+
+/** What a worktree goal's record says about its worktree and branch (src/worktree/goal-worktree.ts). */
+export interface GoalWorktree {
+  /** The user's repository (its work tree's top level) the goal was started in. */
+  repo: string;
+  /** The goal's worktree directory, under GOALD_HOME/worktrees/. */
+  dir: string;
+  /** The goal's branch, `goald/<id>` (with a suffix when that name was taken). */
+  branch: string;
+  /** The commit the branch was made from (the user's HEAD at start). */
+  base: string;
+  /** The author of the turn commits, `Name <email>`. */
+  author: string;
+  /** A failed goal's branch is deleted too. */
+  discardOnFail: boolean;
 }
 
 /** The part of a goal's contract that is not in its settings (issue 9: sealed at start). */

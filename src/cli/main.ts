@@ -225,6 +225,27 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     });
 
   program
+    .command('diff')
+    .description("show a worktree goal's changes: its branch since it started, or one turn's commit")
+    .argument('<goal>', 'goal id or unique prefix')
+    .option('--turn <n>', "only this turn's commit")
+    .action(async (goal: string, options: Record<string, unknown>) => {
+      const { runDiff } = await import('./commands/worktree.js');
+      exit.code = await runDiff(goal, options, io);
+    });
+  program
+    .command('apply')
+    .description("merge an achieved worktree goal's branch into your current branch (fast-forward or a merge commit)")
+    .argument('<goal>', 'goal id or unique prefix')
+    .option('-C, --dir <dir>', 'the checkout to apply it to (default: the current directory)')
+    .option('--pr', 'open a pull request with gh pr create instead (the command line is shown)')
+    .option('--json', 'print JSON')
+    .action(async (goal: string, options: Record<string, unknown>) => {
+      const { runApply } = await import('./commands/worktree.js');
+      exit.code = await runApply(goal, options, io);
+    });
+
+  program
     .command('prune')
     .description('delete finished goals (records, transcripts, snapshot objects) beyond the limits; prints what it freed')
     .option('--older-than <dur>', 'only goals that finished longer ago than this', '30d')

@@ -52,6 +52,7 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
     `turn ${goal.summary.turns}${maxTurns === null ? '' : `/${maxTurns}`} · ${formatCount(goal.summary.tokens)} tokens · ${formatDuration(elapsedOf(goal, now))}`,
     `workspace ${goal.workspace}`,
   ];
+  if (goal.worktree) lines.push(`worktree of ${goal.worktree.repo} · branch ${goal.worktree.branch}`);
   const checks = goal.summary.checksPassing + goal.summary.checksFailing;
   if (checks > 0) lines.push(`checks ${goal.summary.checksPassing}/${checks} passing`);
   if (goal.summary.lastVerdictReason) lines.push(`last verdict: ${clip(goal.summary.lastVerdictReason, 90)}`);

@@ -133,6 +133,14 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
     guard: mergeGuard(layers),
     sandbox: mergeSandbox(layers.map(sandboxLayerOf), warnings),
   };
+  // Absent unless some layer speaks of it: absent means in place (and settings stored before it agree).
+  if (layers.some((layer) => layer.isolation !== undefined)) {
+    settings.isolation = {
+      mode: pick(layers, (layer) => layer.isolation?.mode) ?? 'in-place',
+      author: pick(layers, (layer) => layer.isolation?.author) ?? null,
+      discardOnFail: pick(layers, (layer) => layer.isolation?.discardOnFail) ?? false,
+    };
+  }
   const mission = pick(layers, (layer) => layer.mission);
   const project = pick(layers, (layer) => layer.project);
   if (mission !== undefined) settings.ancestry.mission = mission;
@@ -237,6 +245,13 @@ function layerFromConfig(config: ConfigFile, path: string, from: BaseURLSource, 
   if (config.recitation?.everyToolCalls !== undefined) layer.recitationEvery = config.recitation.everyToolCalls;
   if (config.guard !== undefined) layer.guard = guardFromConfig(config.guard);
   if (config.sandbox !== undefined) layer.sandboxLayer = sandboxLayerFromConfig(config.sandbox, path, from === 'user-config', warnings);
+  if (config.isolation !== undefined || config.worktree !== undefined) {
+    layer.isolation = {
+      ...(config.isolation === undefined ? {} : { mode: config.isolation }),
+      ...(config.worktree?.author === undefined ? {} : { author: config.worktree.author.trim() }),
+      ...(config.worktree?.discardOnFail === undefined ? {} : { discardOnFail: config.worktree.discardOnFail }),
+    };
+  }
   return layer;
 }
 

@@ -14,6 +14,7 @@ import {
 import { guardSchema } from './guard-schema.js';
 import { sandboxSchema } from './sandbox-schema.js';
 import { notifySchema } from './notify-schema.js';
+import { isolationSchema, worktreeSchema } from './isolation-schema.js';
 import { DURATION_PATTERN, toDurationText } from './duration.js';
 
 const ADAPTER_NAMES = ['command', 'claude-code', 'codex', 'gemini', 'aider', 'builtin'] as const;
@@ -288,6 +289,8 @@ export const configFileSchema = z
     guard: guardSchema.optional(),
     sandbox: sandboxSchema.optional(),
     notify: notifySchema.optional(),
+    isolation: isolationSchema.optional(),
+    worktree: worktreeSchema.optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'expected a JSON object ({ ... })' : undefined) },
   )

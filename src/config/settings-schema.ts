@@ -89,6 +89,10 @@ const goalSettingsSchema = z.object({
       bwrap: z.string().nullable(),
     })
     .optional(),
+  // Absent in settings stored before worktree goals existed: those goals work in place.
+  isolation: z
+    .object({ mode: z.enum(['in-place', 'worktree']), author: z.string().nullable(), discardOnFail: z.boolean() })
+    .optional(),
 }) satisfies z.ZodType<GoalSettings>;
 
 /** Parses stored settings; the error message says which field is off. */

@@ -16,7 +16,7 @@ import {
   parseWallClock,
   type EvaluatorChoice,
 } from './flag-values.js';
-import type { AdapterName, CheckSpec, GuardSettings, Limits, SandboxMode } from './types.js';
+import type { AdapterName, CheckSpec, GuardSettings, IsolationSettings, Limits, SandboxMode } from './types.js';
 
 /** The part of a settings layer that start options (and their GOALD_* variables) fill. */
 export interface OptionLayer {
@@ -27,6 +27,7 @@ export interface OptionLayer {
   allowSameModel?: boolean;
   guard?: Partial<GuardSettings>;
   sandbox?: { mode?: SandboxMode };
+  isolation?: Partial<IsolationSettings>;
 }
 
 interface OptionBase<Key extends string> {
@@ -301,6 +302,26 @@ export const START_OPTIONS = [
     description: "run this goal's agent turns and checks without the bubblewrap sandbox (sandbox: \"off\")",
     apply: (layer) => {
       layer.sandbox = { mode: 'off' };
+    },
+  },
+  {
+    kind: 'switch',
+    key: 'worktree',
+    flag: '--worktree',
+    setting: 'isolation.mode',
+    description: 'run the goal in its own git worktree on a new branch goald/<id> (isolation: "worktree"); your checkout is not touched',
+    apply: (layer) => {
+      (layer.isolation ??= {}).mode = 'worktree';
+    },
+  },
+  {
+    kind: 'switch',
+    key: 'discardOnFail',
+    flag: '--discard-on-fail',
+    setting: 'isolation.discardOnFail',
+    description: "a worktree goal that fails deletes its branch too (default: kept for inspection)",
+    apply: (layer) => {
+      (layer.isolation ??= {}).discardOnFail = true;
     },
   },
   {

@@ -143,6 +143,17 @@ export interface SandboxSettings {
   bwrap: string | null;
 }
 
+/** Where a goal works (issue 12): in the user's checkout, or in its own git worktree on a `goald/<id>` branch. */
+export type IsolationMode = 'in-place' | 'worktree';
+
+export interface IsolationSettings {
+  mode: IsolationMode;
+  /** The turn commits' author, `Name <email>`; null: goald's own. */
+  author: string | null;
+  /** A failed worktree goal's branch is deleted too (else kept for inspection). */
+  discardOnFail: boolean;
+}
+
 export interface GoalSettings {
   condition: string;
   /** Absolute path of the git work tree's top level. */
@@ -161,4 +172,6 @@ export interface GoalSettings {
   guard: GuardSettings;
   /** The sandbox, sealed at start; absent in settings stored before it existed (then the defaults). */
   sandbox?: SandboxSettings;
+  /** Worktree isolation; absent in settings stored before it existed (then in place). */
+  isolation?: IsolationSettings;
 }

@@ -5,7 +5,7 @@
 // short methods: start, loop runs, pause, resume, stop, edit, prune, streams, detach); each concern that
 // grew past a method moved beside it.
 
-import { pruneGoals, type PruneResult } from '../../state/prune-goals.js';
+import type { PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, LoopRecord, Store } from '../../state/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
@@ -152,9 +152,15 @@ export class DaemonGoalHost implements GoalHost {
 
   async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
     if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
-    const prepared = await this.prepare(request);
-    await this.config.refuseWhileHeld(prepared.workspace.root);
-    const admitted = await this.queue.admit(prepared, request, { queue: request.queue, loopId: null });
+    const inPlace = await this.prepare(request);
+    await this.config.refuseWhileHeld(inPlace.workspace.root);
+    // A worktree goal gets its own workspace (its worktree), so the workspace queue never holds it back.
+    const { isolateInWorktree, abandonWorktree } = await import('../worktree/worktree-goal.js');
+    const prepared = await isolateInWorktree(inPlace, this.store.home);
+    const admitted = await this.queue.admit(prepared, request, { queue: request.queue, loopId: null }).catch(async (error: unknown) => {
+      await abandonWorktree(prepared, this.store.home);
+      throw error;
+    });
     if (admitted.goal === null) throw new GoaldError('internal', 'the goal was neither started nor queued');
     return { goal: admitted.goal, queued: admitted.queued, warnings: prepared.warnings };
   }
@@ -314,7 +320,11 @@ export class DaemonGoalHost implements GoalHost {
   /** Deletes finished goals beyond the limits; never one a supervisor here still holds. */
   async prune(request: PruneRequest): Promise<PruneResult> {
     await this.afterRecovery();
-    const result = await pruneGoals(this.store, { ...request, now: this.clock.now(), isBusy: (goalId) => this.running.has(goalId) });
+    const { pruneGoalsAndWorktrees } = await import('../worktree/prune-worktrees.js');
+    const result = await pruneGoalsAndWorktrees(this.store, { ...request, now: this.clock.now(), isBusy: (goalId) => this.running.has(goalId) });
+    if (!result.dryRun && (result.worktrees.length > 0 || result.branches.length > 0)) {
+      this.log(`pruned ${result.worktrees.length} worktree(s), ${result.branches.length} goald branch(es)`);
+    }
     if (!result.dryRun && result.goals.length > 0) {
       this.log(`pruned ${result.goals.length} finished goal(s), ${result.bytes} bytes`);
       await this.unstored.flush(this.store); // space freed: endings the disk refused may fit now

@@ -61,7 +61,11 @@ export class WorkspaceQueue {
   admit(prepared: PreparedGoal, request: StartGoalRequest, options: AdmitOptions): Promise<Admission> {
     return this.admission.run(async () => {
       const { newGoalRecord } = await loadGoalRuntime();
-      const goal = newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid }, options.loopId ? { loopId: options.loopId } : {});
+      const goal = newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid }, {
+        ...(options.loopId ? { loopId: options.loopId } : {}),
+        ...(prepared.goalId === undefined ? {} : { id: prepared.goalId }),
+        ...(prepared.worktree === undefined ? {} : { worktree: prepared.worktree }),
+      });
       goal.request = toJson({ condition: request.condition ?? null, flags: request.flags, env: request.env });
       const queued = await this.options.store.update((state) => {
         const busy = state.goals.filter((other) => other.workspace === goal.workspace && isLiveGoal(other));

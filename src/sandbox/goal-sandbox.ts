@@ -16,6 +16,7 @@ import { probeBwrap, type BwrapProbe } from './probe.js';
 import { buildView, cacheDirectories, cliStateDirectories, expandHome, type CliProfile, type ProfileInput } from './profile.js';
 import { toBwrapArgs } from './bwrap-args.js';
 import type { SandboxUse, SandboxView, SandboxWrap } from './types.js';
+import { worktreeGoalGitDirs } from '../worktree/sandbox-git-dirs.js';
 
 // Bound over hidden files: an empty file of goald's own, read-only.
 const EMPTY_FILE_NAME = 'sandbox-empty';
@@ -90,7 +91,7 @@ export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse
     settings,
     home,
     workspace: input.workspace.root,
-    gitDirs: [...new Set([input.workspace.gitDir, input.workspace.commonDir])].filter(outside),
+    gitDirs: (worktreeGoalGitDirs(input.workspace, input.goaldHome) ?? [...new Set([input.workspace.gitDir, input.workspace.commonDir])]).filter(outside),
     goaldPaths: [input.goaldHome, userConfigDir, resolveSocketPath(input.env, input.goaldHome)],
     runtime: [goaldInstallRoot(), path.dirname(process.execPath)],
     env: input.env,

@@ -4,7 +4,7 @@
 
 import { createEmptySummary, openStore, newGoalId, resolveGoaldHome, toJson } from '../../state/index.js';
 import { ensureTrustedHome } from '../../state/home-trust.js';
-import type { GoalRecord, Store } from '../../state/types.js';
+import type { GoalRecord, GoalWorktree, Store } from '../../state/types.js';
 import { createAgent } from '../agents/registry.js';
 import { findExecutable } from '../agents/which.js';
 import { GoaldError } from '../errors.js';
@@ -20,6 +20,8 @@ import { openGoalSandbox } from '../sandbox/goal-sandbox.js';
 import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/find-workspace.js';
 import { createSnapshotter } from '../workspace/snapshot.js';
+import { requireHeadCommit } from '../worktree/goal-worktree.js';
+import { worktreeHooks } from '../worktree/worktree-goal.js';
 import type { Snapshotter } from '../workspace/types.js';
 import { GoalSupervisor, type RestoredGoal, type SupervisorDeps } from './supervisor.js';
 import type { SupervisorObserver } from './types.js';
@@ -32,6 +34,9 @@ export interface PreparedGoal {
   warnings: string[];
   /** The workspace's goal.config.json the settings were read from (null: none; absent: rebuilt from a record). */
   workspaceConfig?: ConfigFile | null;
+  /** A worktree goal's id, chosen before it is stored, and its worktree (src/worktree/worktree-goal.ts). */
+  goalId?: string;
+  worktree?: GoalWorktree;
 }
 
 /** Validates a start request end to end (workspace, config, agent, evaluator key, models); writes nothing. */
@@ -57,6 +62,7 @@ export async function prepareGoal(request: {
     loopConfig: request.loopConfig,
   });
   if (request.ancestry) settings.ancestry = { ...settings.ancestry, ...request.ancestry };
+  if (settings.isolation?.mode === 'worktree') await requireHeadCommit(workspace.root);
   if (settings.agent.adapter === 'command') {
     const lookup = await findExecutable(settings.agent.command, { cwd: workspace.root, env: request.env });
     if (lookup.status === 'missing') {
@@ -89,11 +95,12 @@ export async function prepareGoal(request: {
 export function newGoalRecord(
   settings: GoalSettings,
   owner: NonNullable<GoalRecord['owner']>,
-  options: { loopId?: string; now?: Date } = {},
+  options: { loopId?: string; now?: Date; id?: string; worktree?: GoalWorktree } = {},
 ): GoalRecord {
   const now = (options.now ?? new Date()).toISOString();
   return {
-    id: newGoalId(),
+    ...(options.worktree ? { worktree: options.worktree } : {}),
+    id: options.id ?? newGoalId(),
     condition: settings.condition,
     workspace: settings.workspace,
     status: 'active',
@@ -163,6 +170,7 @@ export async function buildSupervisor(options: {
     ...(options.onTurnDelta ? { onTurnDelta: options.onTurnDelta } : {}),
     goaldPaths: goaldPathsIn(prepared.workspace.root, { home: store.home, userConfig: resolveUserConfigPath(process.env) }),
     sandbox,
+    ...worktreeHooks(goal, store.home),
   };
   return new GoalSupervisor(goal, prepared.settings, deps, options.restored);
 }

@@ -76,6 +76,10 @@ export interface SupervisorDeps {
   goaldPaths?: GoaldPaths;
   /** The kernel boundary the agent's turns and the checks run in (src/sandbox/); absent: none. */
   sandbox?: GoalSandbox;
+  /** Awaited after each turn record is stored, before the next step (a worktree goal commits the turn). */
+  onTurnRecorded?: (record: TurnRecord) => Promise<void>;
+  /** Awaited once the goal has ended, before `goal.finished` (a worktree goal's directory is removed). */
+  onEnding?: (status: 'achieved' | 'failed') => Promise<void>;
 }
 
 /** Where a restarted goal picks up (from the store's record and the last turn record). */
@@ -196,6 +200,7 @@ export class GoalSupervisor {
     } catch (error) {
       if (!this.session.failOnStorageError(error)) throw error;
     }
+    await this.deps.onEnding?.(this.session.status === 'achieved' ? 'achieved' : 'failed');
     return this.session.finish();
   }
 
@@ -604,6 +609,7 @@ export class GoalSupervisor {
   private async recordTurn(record: TurnRecord): Promise<void> {
     await appendTurnRecord(this.deps.store.goalDir(this.id), record);
     await this.session.persist();
+    await this.deps.onTurnRecorded?.(record);
   }
 
   private takePendingSettings(): void {

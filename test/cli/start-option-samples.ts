@@ -45,6 +45,8 @@ const START_OPTION_SAMPLES: Record<keyof StartFlags, StartOptionSample> = {
   guard: { value: true, expected: false },
   // `--no-sandbox`: delivered as `sandbox: false`, like `--no-guard`.
   sandbox: { value: true, expected: 'off' },
+  worktree: { value: true, expected: 'worktree' },
+  discardOnFail: { value: true, expected: true },
 };
 
 /** The sample of `option`. */

@@ -4,7 +4,8 @@
 
 import { z } from 'zod';
 import { openStore, resolveGoaldHome } from '../../../state/index.js';
-import { pruneGoals, type PruneResult } from '../../../state/prune-goals.js';
+import type { PruneResult } from '../../../state/prune-goals.js';
+import { pruneGoalsAndWorktrees } from '../../worktree/prune-worktrees.js';
 import { parseDuration } from '../../config/duration.js';
 import { connectIfRunning } from '../../daemon/auto-start.js';
 import type { PruneRequest } from '../../daemon/types.js';
@@ -46,7 +47,7 @@ export async function runPrune(rawOptions: Record<string, unknown>, io: CliIO): 
   const client = await connectIfRunning(io.env);
   const result = client
     ? await client.prune(request)
-    : await pruneGoals(await openStore(resolveGoaldHome(io.env)), { ...request, now: Date.now() });
+    : await pruneGoalsAndWorktrees(await openStore(resolveGoaldHome(io.env)), { ...request, now: Date.now() });
   if (options.json) {
     io.out(JSON.stringify({ type: 'prune.finished', ...result }));
     return EXIT.ok;
@@ -60,6 +61,9 @@ function renderPrune(result: PruneResult): string[] {
   const lines = result.goals.map((goal) =>
     [goal.id, goal.status.padEnd(8), (goal.finishedAt ?? '').slice(0, 16).replace('T', ' ').padEnd(16), formatBytes(goal.bytes).padStart(9), clip(goal.condition, 50)].join('  '),
   );
+  const removal = result.dryRun ? 'would remove' : 'removed';
+  for (const dir of result.worktrees ?? []) lines.push(`${removal} worktree ${dir}`);
+  for (const branch of result.branches ?? []) lines.push(`${result.dryRun ? 'would delete' : 'deleted'} branch ${branch}`);
   const count = `${result.goals.length} finished goal${result.goals.length === 1 ? '' : 's'}`;
   const kept = `${result.kept} finished kept`;
   lines.push(

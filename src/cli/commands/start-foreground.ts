@@ -79,16 +79,21 @@ export async function runInForeground(
 ): Promise<number> {
   const dir = options.dir ?? io.cwd;
   // Everything is validated before anything is written.
-  const prepared = await prepareGoal({
+  const inPlace = await prepareGoal({
     condition,
     dir,
     flags: toStartFlags(options),
     env: io.env,
     workspace: early?.dir === dir ? early.resolved : undefined,
   });
-  for (const warning of prepared.warnings) io.err(`goald: warning: ${warning}`);
+  for (const warning of inPlace.warnings) io.err(`goald: warning: ${warning}`);
   const store = await openHomeStore(io.env);
-  const goal = newGoalRecord(prepared.settings, { kind: 'foreground', pid: process.pid });
+  const { isolateInWorktree, abandonWorktree } = await import('../../worktree/worktree-goal.js');
+  const prepared = await isolateInWorktree(inPlace, store.home);
+  const goal = newGoalRecord(prepared.settings, { kind: 'foreground', pid: process.pid }, {
+    ...(prepared.goalId === undefined ? {} : { id: prepared.goalId }),
+    ...(prepared.worktree === undefined ? {} : { worktree: prepared.worktree }),
+  });
   // The pre-check's snapshot (git, into the goal's own index) runs while the goal is registered.
   const snapshotter = await createGoalSnapshotter(store, goal, prepared.workspace);
   const firstSnapshot = snapshotter.snapshot();
@@ -99,6 +104,7 @@ export async function runInForeground(
     // Not registered (another goal runs in this workspace): leave no directory behind for it.
     await firstSnapshot.catch(() => undefined);
     await rm(store.goalDir(goal.id), { recursive: true, force: true });
+    await abandonWorktree(prepared, store.home);
     throw error;
   }
 

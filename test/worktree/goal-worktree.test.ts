@@ -1,0 +1,104 @@
+// The git side of worktree goals on real repositories: a taken branch name gets a suffix (the existing
+// branch is never moved), turn commits land on the goal's branch, rollback's reset to a turn, removal
+// only inside GOALD_HOME, and which git paths a sandboxed turn of a worktree goal may write.
+
+import { existsSync } from 'node:fs';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { resolveWorkspace } from '../../src/workspace/find-workspace.js';
+import {
+  closeGoalWorktree,
+  commitTurn,
+  createGoalWorktree,
+  parseAuthor,
+  removeGoalWorktree,
+  resetWorktreeToTurn,
+  turnCommits,
+} from '../../src/worktree/goal-worktree.js';
+import { worktreeGoalGitDirs } from '../../src/worktree/sandbox-git-dirs.js';
+import { gitdir } from '../helpers/gitdir.js';
+
+async function home(): Promise<string> {
+  const dir = await realpath(await mkdtemp(path.join(tmpdir(), 'goald-home-')));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('goal worktrees', () => {
+  it('a branch name that exists already gets a suffix; the existing branch is not moved', async () => {
+    const git = await gitdir({ files: { 'a.txt': 'a\n' }, initialCommit: true });
+    await git.write('b.txt', 'b\n');
+    await git.commitAll('second');
+    await git.git('branch', 'goald/gfixed000001', 'HEAD~1');
+    await git.git('branch', 'goald/gfixed000001-2', 'HEAD~1');
+    const before = await git.git('rev-parse', 'goald/gfixed000001');
+    const worktree = await createGoalWorktree({ repo: git.dir, home: await home(), goalId: 'gfixed000001' });
+    expect(worktree.branch).toBe('goald/gfixed000001-3');
+    expect(await git.git('rev-parse', 'goald/gfixed000001')).toBe(before);
+    expect(await git.git('rev-parse', worktree.branch)).toBe(await git.git('rev-parse', 'main'));
+  });
+
+  it('turn commits land on the goal branch even when the agent switched branches; reset to a turn restores its tree', async () => {
+    const git = await gitdir({ files: { 'a.txt': 'a\n' }, initialCommit: true });
+    const goaldHome = await home();
+    const worktree = await createGoalWorktree({ repo: git.dir, home: goaldHome, goalId: 'gturns000001', author: 'T <t@example.invalid>' });
+    await writeFile(path.join(worktree.dir, 'a.txt'), 'turn 1\n');
+    const first = await commitTurn(worktree, 1, 'first\nreason   with  spaces');
+    expect(await commitTurn(worktree, 2, 'nothing changed')).toBeNull();
+    // A hostile turn: its own branch, then a change.
+    await git.git('-C', worktree.dir, 'checkout', '-q', '-b', 'goald/agent');
+    await writeFile(path.join(worktree.dir, 'b.txt'), 'turn 3\n');
+    await commitTurn(worktree, 3, 'third');
+    expect((await turnCommits(worktree)).map((entry) => [entry.turn, entry.subject])).toEqual([
+      [1, 'goald: turn 1 · first reason with spaces'],
+      [3, 'goald: turn 3 · third'],
+    ]);
+    expect(await git.git('rev-parse', 'goald/agent')).toBe(first); // the agent's branch got no goald commit
+    expect(await git.git('log', '-1', '--format=%an <%ae>', worktree.branch)).toBe('T <t@example.invalid>');
+
+    // Turn 2 changed nothing: its tree is turn 1's.
+    expect(await resetWorktreeToTurn(worktree, 2)).toBe(first);
+    expect(existsSync(path.join(worktree.dir, 'b.txt'))).toBe(false);
+    expect(await git.git('rev-parse', worktree.branch)).toBe(first);
+    await resetWorktreeToTurn(worktree, 0);
+    expect(await git.git('-C', worktree.dir, 'show', 'HEAD:a.txt')).toBe('a');
+    expect(await git.git('rev-parse', 'main')).toBe(worktree.base);
+  });
+
+  it('closing removes the directory; the branch stays unless a failed goal discards it; nothing outside GOALD_HOME is removed', async () => {
+    const git = await gitdir({ files: { 'a.txt': 'a\n' }, initialCommit: true });
+    const goaldHome = await home();
+    const kept = await createGoalWorktree({ repo: git.dir, home: goaldHome, goalId: 'gkept0000001' });
+    const gone = await createGoalWorktree({ repo: git.dir, home: goaldHome, goalId: 'ggone0000001', discardOnFail: true });
+    await closeGoalWorktree(kept, 'failed', goaldHome);
+    await closeGoalWorktree(gone, 'failed', goaldHome);
+    expect([existsSync(kept.dir), existsSync(gone.dir)]).toEqual([false, false]);
+    expect(await git.git('for-each-ref', '--format=%(refname:short)', 'refs/heads/')).toBe(['goald/gkept0000001', 'main'].join('\n'));
+    await expect(removeGoalWorktree({ repo: git.dir, dir: git.dir }, goaldHome)).rejects.toThrow(/not inside GOALD_HOME/);
+    expect(existsSync(git.path('a.txt'))).toBe(true);
+  });
+
+  it('a sandboxed turn of a worktree goal may write its own git dir, the objects and goald/* refs, not the rest of the repository', async () => {
+    const git = await gitdir({ files: { 'a.txt': 'a\n' }, initialCommit: true });
+    const goaldHome = await home();
+    const worktree = await createGoalWorktree({ repo: git.dir, home: goaldHome, goalId: 'gsandbox0001' });
+    const workspace = await resolveWorkspace(worktree.dir);
+    const writable = worktreeGoalGitDirs(workspace, goaldHome);
+    expect(writable).toEqual([
+      workspace.gitDir,
+      path.join(workspace.commonDir, 'objects'),
+      path.join(workspace.commonDir, 'refs', 'heads', 'goald'),
+      path.join(workspace.commonDir, 'logs', 'refs', 'heads', 'goald'),
+    ]);
+    expect(writable).not.toContain(workspace.commonDir);
+    // The user's own checkout (and any worktree outside GOALD_HOME) keeps the whole git directory.
+    expect(worktreeGoalGitDirs(await resolveWorkspace(git.dir), goaldHome)).toBeNull();
+  });
+
+  it('an author is "Name <email>"', () => {
+    expect(parseAuthor(' Robo  Tester <r@x.invalid> ', 'worktree.author')).toEqual({ name: 'Robo  Tester', email: 'r@x.invalid' });
+    expect(() => parseAuthor('robo', '--author')).toThrow(/--author: "robo" is not an author/);
+  });
+});
