@@ -38,7 +38,7 @@ async function worktreeList(git: Gitdir): Promise<string[]> {
 }
 
 describe('worktree goals', () => {
-  it('two goals run at once in one repository while the user edits; checkout, index, stash and branches stay as the user left them', async () => {
+  it('two goals run at once in one repository while the user edits; checkout, index, stash and branches stay as the user left them', { timeout: 60_000 }, async () => {
     const git = await repo({ 'b.txt': 'b\n' });
     // The user's state: a stash entry, a staged change, an unstaged change.
     await git.write('a.txt', 'stashed\n');
@@ -225,7 +225,7 @@ describe('worktree goals', () => {
     expect(noGh.stderr).toContain('gh (the GitHub CLI) is not on PATH');
   });
 
-  it('kill -9 of the daemon mid-goal: the next daemon recovers the worktree goal; after prune no worktree is left', async () => {
+  it('kill -9 of the daemon mid-goal: the next daemon recovers the worktree goal; after prune no worktree is left', { timeout: 60_000 }, async () => {
     const git = await repo();
     const sandbox = await goaldSandbox();
     const agent = gatedAgent(sandbox.root);
@@ -313,10 +313,13 @@ describe('worktree goals', () => {
   });
 });
 
-/** The goal's record once `goal.finished` was announced (the worktree is removed before that, not before the record says achieved). */
+/**
+ * The goal's record once `goal.finished` is in its event log: the worktree is removed just before that,
+ * after the record already says achieved (the last turn's record), so the record alone is not the signal.
+ */
 async function finished(sandbox: GoaldSandbox, id: string): Promise<GoalRecord> {
-  const follow = await sandbox.run(['logs', id, '-f', '--json']);
-  expect(parseJsonLines(follow.stdout).at(-1)?.type).toBe('goal.finished');
+  const events = path.join(sandbox.home, 'goals', id, 'events.jsonl');
+  await waitUntil(`goal ${id} to announce goal.finished`, async () => (await readFile(events, 'utf8')).includes('"type":"goal.finished"'), 30_000);
   return readGoal(sandbox, id);
 }
 
