@@ -31,6 +31,10 @@ export interface ReceiptTurn {
   /** USD from goald's price table for the agent's model; null when the model has no price. */
   costComputed: number | null;
   tamper: { kind: string; path: string }[];
+  /** What the user told the agent before this turn (`goald say`), as the prompt carried it. */
+  guidance: string[];
+  /** How far the goal still was after the turn: the evaluator's remaining items, the checks' failing tests. */
+  distance: { remaining: number | null; failingTests: number | null } | null;
   /** The breaker that tripped on this turn, with its numbers. */
   trip: { breaker: string; value: number; limit: number; message: string } | null;
 }
@@ -137,6 +141,8 @@ function receiptTurn(turn: TurnRecord, model: string | null, prices: Parameters<
     costReported: reported,
     costComputed: turn.agent?.costComputed === true ? usage?.costUsd ?? null : computed,
     tamper: (turn.tamper ?? []).map((finding) => ({ kind: finding.kind, path: finding.path })),
+    guidance: turn.guidance ?? [],
+    distance: turn.distance ?? null,
     trip: turn.trip === null ? null : { breaker: turn.trip.breaker, value: turn.trip.value, limit: turn.trip.limit, message: turn.trip.message },
   };
 }
@@ -174,6 +180,13 @@ function usd(value: number | null): string {
   return value === null ? '–' : formatUsd(value);
 }
 
+function distanceCell(distance: ReceiptTurn['distance']): string {
+  if (distance === null) return '–';
+  const parts = [distance.remaining === null ? null : `${distance.remaining} remaining`, distance.failingTests === null ? null : `${distance.failingTests} failing`];
+  const shown = parts.filter((part): part is string => part !== null);
+  return shown.length === 0 ? '–' : shown.join(', ');
+}
+
 function tokensCell(tokens: ReceiptTurn['tokens']): string {
   const agent = `${tokens.input}/${tokens.cached}/${tokens.output}${tokens.estimated ? ' (est.)' : ''}`;
   return tokens.evaluator > 0 ? `${agent} + ${tokens.evaluator} eval` : agent;
@@ -189,15 +202,16 @@ export function renderReceiptMarkdown(receipt: Receipt): string {
     `- agent ${goal.agent === null ? '?' : mdText(goal.agent)} · evaluator ${goal.evaluator === null ? '?' : mdText(goal.evaluator)}`,
     `- checks: ${goal.checks.length === 0 ? 'none' : goal.checks.map((check) => mdText(check)).join(' · ')}`,
     '',
-    '| turn | outcome | time | tree | patch id | files | checks | verdict | tokens in/cached/out | cost reported | cost computed | tamper |',
-    '|---:|---|---:|---|---|---:|---|---|---|---:|---:|---|',
+    '| turn | outcome | time | tree | patch id | files | checks | verdict | distance | tokens in/cached/out | cost reported | cost computed | tamper | guidance |',
+    '|---:|---|---:|---|---|---:|---|---|---|---|---:|---:|---|---|',
   ];
   for (const row of receipt.turns) {
     const checks = `${row.checks.passed}/${row.checks.total}${row.checks.failing.length > 0 ? ` (failing: ${row.checks.failing.map(mdText).join(', ')})` : ''}`;
     const verdict = `${row.verdict.kind}: ${mdText(row.verdict.reason)}`;
     const tamper = row.tamper.length === 0 ? '–' : row.tamper.map((finding) => `${finding.kind} ${mdText(finding.path)}`).join(', ');
+    const guidance = row.guidance.length === 0 ? '–' : row.guidance.map((text) => mdText(ellipsize(text, REASON_CHARS))).join(' / ');
     lines.push(
-      `| ${row.turn} | ${row.outcome} | ${formatDuration(row.durationMs)} | \`${row.tree.slice(0, 12)}\` | ${row.patchId === null ? '–' : `\`${row.patchId.slice(0, 12)}\``} | ${row.filesChanged} | ${checks} | ${verdict} | ${tokensCell(row.tokens)} | ${usd(row.costReported)} | ${usd(row.costComputed)} | ${tamper} |`,
+      `| ${row.turn} | ${row.outcome} | ${formatDuration(row.durationMs)} | \`${row.tree.slice(0, 12)}\` | ${row.patchId === null ? '–' : `\`${row.patchId.slice(0, 12)}\``} | ${row.filesChanged} | ${checks} | ${verdict} | ${distanceCell(row.distance)} | ${tokensCell(row.tokens)} | ${usd(row.costReported)} | ${usd(row.costComputed)} | ${tamper} | ${guidance} |`,
     );
   }
   const trip = stop.trip === null ? '' : ` · ${stop.trip.breaker} ${stop.trip.value} of ${stop.trip.limit}`;

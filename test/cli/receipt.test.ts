@@ -47,6 +47,8 @@ function sample() {
       },
       evaluation: { kind: 'verdict', verdict: { achieved: false, blocked: false, reason: HOSTILE, remaining: ['fix a'] }, usage: { inputTokens: 500, outputTokens: 50 }, model: 'gpt-5-mini' },
       tamper: [{ kind: 'skip-marker', path: 'test/a.test.ts', detail: '.skip(' }],
+      guidance: ['use the <b>fixtures</b> | not the network'],
+      distance: { remaining: 1, failingTests: 3 },
     }),
     makeTurn({
       goalId: 'gabc',
@@ -81,7 +83,10 @@ describe('buildReceipt', () => {
       // claude-opus-4-1: $15 / M input, $1.5 / M cached, $75 / M output.
       costComputed: 0.0405, // 0.015 + 0.003 + 0.0225
       tamper: [{ kind: 'skip-marker', path: 'test/a.test.ts' }],
+      guidance: ['use the <b>fixtures</b> | not the network'],
+      distance: { remaining: 1, failingTests: 3 },
     });
+    expect(pre).toMatchObject({ guidance: [], distance: null });
     // Priced by goald already (Codex-style): no reported cost, the computed one as recorded.
     expect(second).toMatchObject({ costReported: null, costComputed: 0.22, trip: { breaker: 'stagnation', value: 3, limit: 3 } });
     expect(receipt.stop).toMatchObject({ status: 'failed', reason: 'stagnation', message: 'no change in the checks for 3 turns', trip: { breaker: 'stagnation' } });
@@ -110,7 +115,7 @@ describe('renderReceiptMarkdown', () => {
     expect(markdown).toContain('\\*\\*bold\\*\\* \\[link\\](http://evil.example)');
     expect(markdown).toContain('done \\| ');
     expect(markdown).toContain('| 1 | completed | 1s | `aaaaaaaaaaaa` | `bbbbbbbbbbbb` | 1 | 0/1 (failing: npm test) |');
-    expect(markdown).toContain('1000/2000/300 + 550 eval | $0.20 | $0.04 | skip-marker test/a.test.ts |');
+    expect(markdown).toContain('| 1 remaining, 3 failing | 1000/2000/300 + 550 eval | $0.20 | $0.04 | skip-marker test/a.test.ts | use the &lt;b&gt;fixtures&lt;/b&gt; \\| not the network |');
     expect(markdown).toContain('**Stop:** failed (stagnation) · stagnation 3 of 3 — no change in the checks for 3 turns');
     expect(markdown).toContain('cost per achieved goal – (not achieved)');
   });
