@@ -13,6 +13,7 @@ import { SANDBOX_ADDED_TARGET_MS, benchSandbox } from './sandbox.bench.js';
 import { benchSnapshot } from './snapshot.bench.js';
 import { FIRST_SPAWN_RATIO_TARGET, VERSION_RATIO_TARGET, benchStartup } from './startup.bench.js';
 import { LONG_TURNS, SHORT_TURNS, SUPERVISOR_RATIO_TARGET, benchSupervisor } from './supervisor.bench.js';
+import { RACE_RATIO_TARGET, WORKTREE_RATIO_TARGET, benchRace, benchWorktreeCreation } from './worktree.bench.js';
 
 const SNAPSHOT_RATIO_TARGET = 1.3; // issue 2: snapshot cost against `git status` on 50 000 files
 
@@ -80,6 +81,21 @@ function benchesFor(argv: string[]): Bench[] {
           figure('snapshot', `snapshot(), ${r.files} files`, r.snapshotMs, 'ms'),
           figure('snapshot', 'git status --porcelain', r.gitStatusMs, 'ms'),
           figure('snapshot', 'snapshot / git status', r.ratio, '×', SNAPSHOT_RATIO_TARGET),
+        ];
+      },
+    },
+    {
+      name: 'worktree',
+      run: async () => {
+        const created = await benchWorktreeCreation({ files: numberFlag(argv, '--files') });
+        const race = await benchRace();
+        return [
+          figure('worktree', `worktree goal creation, ${created.files} files`, created.goaldMs, 'ms', null, `median of ${created.runs}`),
+          figure('worktree', 'git worktree add', created.gitMs, 'ms'),
+          figure('worktree', 'worktree goal / git worktree add', created.ratio, '×', WORKTREE_RATIO_TARGET),
+          figure('worktree', 'race of 4 agents sleeping 1 s (--wait)', race.raceMs, 'ms'),
+          figure('worktree', '4 sequential worktree goals (--wait)', race.sequentialMs, 'ms'),
+          figure('worktree', 'race / sequential', race.ratio, '×', RACE_RATIO_TARGET),
         ];
       },
     },

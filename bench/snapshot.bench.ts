@@ -77,7 +77,8 @@ export async function benchSnapshot(opts: { files?: number; runs?: number } = {}
 }
 
 /** Writes `count` small files, commits them with fast-import, then leaves a few modified and untracked. */
-async function generateRepository(repo: string, count: number): Promise<void> {
+/** A committed repository of `count` files (plus a few changed and untracked ones), as the snapshot bench uses. */
+export async function generateRepository(repo: string, count: number): Promise<void> {
   await mkdir(repo, { recursive: true });
   await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
   await runGit(['config', 'gc.auto', '0'], { cwd: repo });

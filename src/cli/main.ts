@@ -224,6 +224,23 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
       exit.code = await runDaemonInstall(io);
     });
 
+  const race = program
+    .command('race')
+    .description('race several agents on one goal, each in its own worktree; pick the first or the best that achieves it')
+    .argument('[condition]', 'the goal in plain words (default: goal from goal.config.json)');
+  // The start options but --agent/--adapter (a race takes several) and those a race decides itself.
+  for (const option of START_OPTIONS) if (!['agent', 'adapter', 'worktree', 'queue'].includes(option.key)) race.addOption(toCommanderOption(option));
+  race
+    .option('--agent <cmd|adapter>', 'a contender: an adapter name (claude-code, codex, gemini, aider, builtin) or a shell command (repeatable)', collect, [])
+    .option('--n <k>', 'members (default: one per --agent; the agents take turns)')
+    .addOption(new Option('--pick <how>', 'first: the first to achieve wins, the others stop; best: all finish, the evaluator compares').choices(['first', 'best']).default('first'))
+    .option('--foreground', 'not supported: a race runs in the daemon')
+    .option('--wait', "wait for the race's end; exit 0 when a member was picked, 1 when none achieved")
+    .action(async (condition: string | undefined, options: Record<string, unknown>) => {
+      const { runRace } = await import('./commands/race.js');
+      exit.code = await runRace(condition, options, io);
+    });
+
   program
     .command('diff')
     .description("show a worktree goal's changes: its branch since it started, or one turn's commit")

@@ -15,6 +15,7 @@ import { guardSchema } from './guard-schema.js';
 import { sandboxSchema } from './sandbox-schema.js';
 import { notifySchema } from './notify-schema.js';
 import { isolationSchema, worktreeSchema } from './isolation-schema.js';
+import { raceSchema } from './race-schema.js';
 import { DURATION_PATTERN, toDurationText } from './duration.js';
 
 const ADAPTER_NAMES = ['command', 'claude-code', 'codex', 'gemini', 'aider', 'builtin'] as const;
@@ -291,6 +292,7 @@ export const configFileSchema = z
     notify: notifySchema.optional(),
     isolation: isolationSchema.optional(),
     worktree: worktreeSchema.optional(),
+    race: raceSchema.optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'expected a JSON object ({ ... })' : undefined) },
   )

@@ -15,7 +15,8 @@ import { arrayOf, isBoolean, isNumber, isOneOf, isString, objectOf, withStringFi
 import { MAX_BODY_BYTES } from './request-body.js';
 import { exchangeOverSocket } from './socket-exchange.js';
 import { checkSocketPath } from './socket-path.js';
-import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse } from './types.js';
+import type { RaceRecord } from '../race/race-record.js';
+import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse, StartRaceRequest } from './types.js';
 
 // Generous for any control call (stopping a goal waits for its agent's SIGTERM→SIGKILL grace of 5 s),
 // short enough that a hung daemon does not hang the CLI.
@@ -82,6 +83,10 @@ export interface DaemonClient {
   prune(request: PruneRequest): Promise<PruneResult>;
   /** Asks the daemon to shut down; resolves once it has accepted (it stops right after). */
   stopDaemon(): Promise<void>;
+  /** Starts a race (`goald race`). */
+  startRace(request: StartRaceRequest): Promise<RaceRecord>;
+  /** A race by id or unique prefix. */
+  getRace(id: string): Promise<RaceRecord>;
 }
 
 export interface DaemonClientOptions {
@@ -92,6 +97,7 @@ export interface DaemonClientOptions {
 // Light checks (reply-checks.ts): the daemon is our own code, so a record needs only look like one.
 const isGoal = withStringFields<GoalRecord>('id', 'status', 'workspace');
 const isLoop = withStringFields<LoopRecord>('id', 'every', 'workspace');
+const isRaceReply = objectOf({ race: withStringFields<RaceRecord>('id', 'status', 'repo') });
 const isEvent = withStringFields<ProgressEvent>('type', 'id');
 const isPing = objectOf({
   ok: isOneOf(true),
@@ -159,6 +165,8 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     stopDaemon: async () => {
       await call('POST', '/v1/daemon/stop', isOkReply);
     },
+    startRace: async (raceRequest) => (await call('POST', '/v1/races', isRaceReply, raceRequest)).race,
+    getRace: async (id) => (await call('GET', `/v1/races/${encodeURIComponent(id)}`, isRaceReply)).race,
   };
 }
 

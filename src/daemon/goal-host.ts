@@ -24,7 +24,9 @@ import { markGoalFailed, type HostFailureReason } from './mark-goal-failed.js';
 import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
 import { describeStorageFailure } from '../supervisor/storage-failure.js';
 import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
-import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, EventSubscription, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse } from './types.js';
+import type { RaceHost } from '../race/race-host.js';
+import type { RaceRecord } from '../race/race-record.js';
+import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, EventSubscription, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse, StartRaceRequest } from './types.js';
 import { QUEUED_PHASE, WorkspaceQueue } from './workspace-queue.js';
 
 type Listener = (event: ProgressEvent) => void;
@@ -70,6 +72,7 @@ export class DaemonGoalHost implements GoalHost {
   private markRecovered: () => void = () => undefined;
   private shuttingDown = false;
   private loopHost: Promise<LoopHost> | null = null;
+  private raceHost: Promise<RaceHost> | null = null;
 
   constructor(options: GoalHostOptions) {
     this.options = options;
@@ -118,6 +121,26 @@ export class DaemonGoalHost implements GoalHost {
   private loops(): Promise<LoopHost> {
     this.loopHost ??= loadGoalRuntime().then(({ LoopHost }) => new LoopHost({ store: this.store, clock: this.clock, goals: this, log: this.log }));
     return this.loopHost;
+  }
+
+  /** The race host, created on first use (or when recovery finds a running race). */
+  private races(): Promise<RaceHost> {
+    this.raceHost ??= import('../race/race-host.js').then(({ RaceHost }) => new RaceHost({ home: this.store.home, goals: this, env: this.env, log: this.log }));
+    return this.raceHost;
+  }
+
+  /** `goald race`: k worktree goals on one condition, one picked (src/race/). */
+  async startRace(request: StartRaceRequest): Promise<RaceRecord> {
+    if (this.shuttingDown) throw new GoaldError('conflict', 'the daemon is shutting down', 'try again in a moment');
+    await this.afterRecovery();
+    return (await this.races()).start(request);
+  }
+
+  async getRace(ref: string): Promise<RaceRecord> {
+    const { readRaces, findRace } = await import('../race/race-record.js');
+    const race = findRace(await readRaces(this.store.home), ref);
+    if (race === null) throw new GoaldError('not-found', `no race ${ref}`, 'list races with `goald status`');
+    return race;
   }
 
   info(): ReturnType<GoalHost['info']> {
@@ -337,6 +360,7 @@ export class DaemonGoalHost implements GoalHost {
     this.shuttingDown = true;
     await this.afterRecovery(); // it launches nothing more once shutting down, but may be mid-write
     if (this.loopHost) await (await this.loopHost).stop();
+    if (this.raceHost) (await this.raceHost).close();
     await this.config.close();
     const pending = [...this.running.values()];
     for (const goal of pending) goal.supervisor.detach();
@@ -358,6 +382,8 @@ export class DaemonGoalHost implements GoalHost {
         materialize: (goal) => this.materialize(goal),
         launch: (goal, prepared, restored) => this.launch(goal, prepared, restored),
       });
+      const { readRaces } = await import('../race/race-record.js');
+      if ((await readRaces(this.store.home)).some((race) => race.status === 'running')) void (await this.races()).resume();
       const workspaces = new Set(goals.filter((goal) => goal.phase === QUEUED_PHASE).map((goal) => goal.workspace));
       for (const workspace of workspaces) await this.queue.startNext(workspace);
       // An idle daemon without loops never loads the scheduler (or the rest of the goal machinery).

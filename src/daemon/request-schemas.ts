@@ -12,7 +12,7 @@ import { EDIT_OPTIONS, type EditFlags } from '../config/edit-options.js';
 import { readStartFlags, SETTING_OPTIONS, type SettingOption } from '../config/start-options.js';
 import { GoaldError } from '../errors.js';
 import { MAX_GUIDANCE_CHARS } from '../prompt/guidance-block.js';
-import type { CreateLoopRequest, EditGoalRequest, PruneRequest, StartGoalRequest } from './types.js';
+import type { CreateLoopRequest, EditGoalRequest, PruneRequest, StartGoalRequest, StartRaceRequest } from './types.js';
 
 /** Environment names a client may forward: what config precedence reads, and nothing that authenticates. */
 export const FORWARDED_ENV_PATTERN = /^(GOALD_[A-Z0-9_]+|OPENAI_BASE_URL|ANTHROPIC_BASE_URL)$/;
@@ -57,6 +57,14 @@ const startGoalShape = {
 };
 
 const startGoalSchema = z.strictObject(startGoalShape);
+
+const { queue: _queue, ...raceShape } = startGoalShape;
+const startRaceSchema = z.strictObject({
+  ...raceShape,
+  agents: z.array(stringWithoutNul().min(1, 'must not be empty')).min(1, 'name at least one agent').max(32),
+  n: z.number().int().min(1).max(32).optional(),
+  pick: z.enum(['first', 'best']).default('first'),
+});
 
 const createLoopSchema = z.strictObject({
   ...startGoalShape,
@@ -142,6 +150,12 @@ export function parseStartGoalRequest(body: unknown): StartGoalRequest {
   return parseWith(startGoalSchema, body, 'start request');
 }
 
+/** Validates a POST /v1/races body (`goald race`). */
+export function parseStartRaceRequest(body: unknown): StartRaceRequest {
+  refuseForeignEnv(body);
+  return parseWith(startRaceSchema, body, 'race request');
+}
+
 /** Validates a POST /v1/loops body. */
 export function parseCreateLoopRequest(body: unknown): CreateLoopRequest {
   refuseForeignEnv(body);
@@ -185,13 +199,13 @@ export function parseEmptyRequest(body: unknown, what: string): void {
 }
 
 /** Validates a goal or loop id (or unique prefix) taken from the path. */
-export function parseId(raw: string, kind: 'goal' | 'loop'): string {
+export function parseId(raw: string, kind: 'goal' | 'loop' | 'race'): string {
   if (ID_PATTERN.test(raw)) return raw;
   const shown = raw.length > 80 ? `${raw.slice(0, 77)}...` : raw;
   throw new GoaldError(
     'bad-request',
     `${JSON.stringify(shown)} is not a ${kind} id: ids are 1-64 letters, digits, - or _`,
-    kind === 'goal' ? 'list goals with `goald status`' : 'list loops with `goald loop list`',
+    kind === 'goal' ? 'list goals with `goald status`' : kind === 'race' ? 'list races with `goald status`' : 'list loops with `goald loop list`',
   );
 }
 

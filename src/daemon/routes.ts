@@ -12,6 +12,7 @@ import {
   parsePruneRequest,
   parseSayRequest,
   parseStartGoalRequest,
+  parseStartRaceRequest,
   parseSyncLoopsRequest,
 } from './request-schemas.js';
 import type { RoutePattern } from './router.js';
@@ -65,6 +66,16 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     pattern: '/v1/goals',
     handler: async ({ host, body }) => replyJson(await host.startGoal(parseStartGoalRequest(body)), 201),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/races',
+    handler: async ({ host, body }) => replyJson({ race: await host.startRace(parseStartRaceRequest(body)) }, 201),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/races/:id',
+    handler: async (context) => replyJson({ race: await context.host.getRace(parseId(context.params.id ?? '', 'race')) }),
   },
   {
     method: 'GET',

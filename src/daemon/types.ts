@@ -6,6 +6,8 @@ import type { GoalRecord, LoopRecord, SettingChange } from '../../state/types.js
 import type { EditFlags } from '../config/edit-options.js';
 import type { StartFlags } from '../config/resolve-settings.js';
 import type { ProgressEvent } from '../supervisor/types.js';
+import type { StartRaceRequest } from '../race/race-host.js';
+import type { RaceRecord } from '../race/race-record.js';
 
 /** POST /v1/goals body. Secrets never travel over the socket: API keys come from the daemon's env. */
 export interface StartGoalRequest {
@@ -41,6 +43,8 @@ export interface EditGoalResponse {
   changes: SettingChange[];
   resumed: boolean;
 }
+
+export type { StartRaceRequest } from '../race/race-host.js';
 
 /** POST /v1/loops body (issue: scheduled reruns). */
 export interface CreateLoopRequest extends StartGoalRequest {
@@ -97,6 +101,10 @@ export interface GoalHost {
   syncLoops(dir: string): Promise<LoopRecord[]>;
   /** Deletes finished goals' records and directories beyond the limits (POST /v1/prune). */
   prune(request: PruneRequest): Promise<PruneResult>;
+  /** Starts a race of worktree goals (POST /v1/races, `goald race`). */
+  startRace(request: StartRaceRequest): Promise<RaceRecord>;
+  /** A race by id or unique prefix (GET /v1/races/:id). */
+  getRace(idOrPrefix: string): Promise<RaceRecord>;
   /** Daemon facts for /v1/ping. */
   info(): { pid: number; version: string; startedAt: string; home: string; goalsRunning: number };
   /** Asks the daemon to shut down cleanly (POST /v1/daemon/stop). */

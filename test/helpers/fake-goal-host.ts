@@ -20,6 +20,7 @@ import type { ProgressEvent } from '../../src/supervisor/types.js';
 import type { PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { waitUntil } from './wait.js';
+import type { RaceRecord } from '../../src/race/race-record.js';
 
 type HostMethod = Exclude<keyof GoalHost, 'info'>;
 
@@ -273,6 +274,15 @@ export class FakeGoalHost implements GoalHost {
     if (!request.dryRun) for (const goal of pruned) this.goals.delete(goal.id);
     const goals = pruned.map((goal) => ({ id: goal.id, status: goal.status === 'achieved' ? ('achieved' as const) : ('failed' as const), condition: goal.condition, finishedAt: goal.finishedAt, bytes: 0 }));
     return { dryRun: request.dryRun, goals, bytes: 0, kept: finished.length - pruned.length };
+  }
+
+  // Races are the real host's business (test/e2e/races.test.ts): this host knows none.
+  async startRace(): Promise<RaceRecord> {
+    throw new GoaldError('bad-request', 'the fake goal host runs no races');
+  }
+
+  async getRace(ref: string): Promise<RaceRecord> {
+    throw new GoaldError('not-found', `no race ${ref}`);
   }
 
   async shutdown(): Promise<void> {

@@ -54,8 +54,10 @@ export async function runStatus(ref: string | undefined, options: { json?: boole
   let shown: GoalRecord[];
   if (ref !== undefined) shown = [await lookupGoal(goals, ref, io.cwd)];
   else shown = goals.filter(isLiveGoal);
+  const { readRaces } = await import('../../race/race-record.js');
+  const races = ref === undefined ? (await readRaces(resolveGoaldHome(io.env))).filter((race) => race.status === 'running') : [];
   if (options.json) {
-    io.out(JSON.stringify({ daemon, goals: shown }));
+    io.out(JSON.stringify({ daemon, goals: shown, ...(races.length > 0 ? { races } : {}) }));
     return EXIT.ok;
   }
   if (!daemon) io.err('goald: the daemon is not running; showing stored state');
@@ -65,6 +67,10 @@ export async function runStatus(ref: string | undefined, options: { json?: boole
     io.out(renderGoalBox(shown[0]));
   } else {
     for (const goal of shown) io.out(renderGoalLine(goal));
+  }
+  if (races.length > 0) {
+    const { renderRaceLine } = await import('../render-race.js');
+    for (const race of races) io.out(renderRaceLine(race));
   }
   return EXIT.ok;
 }

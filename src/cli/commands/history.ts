@@ -36,8 +36,18 @@ export async function runHistory(options: { json?: boolean; loop?: string }, io:
   return EXIT.ok;
 }
 
-/** `goald show <goal> [--json] [--receipt [--format md|json]]`: the goal and one row per turn. */
+/** `goald show <goal> [--json] [--receipt [--format md|json]]`: the goal and one row per turn (a race: its members). */
 export async function runShow(ref: string, options: { json?: boolean; receipt?: boolean; format?: 'md' | 'json' }, io: CliIO): Promise<number> {
+  if (ref.startsWith('r')) {
+    const { findRace, readRaces } = await import('../../race/race-record.js');
+    const race = findRace(await readRaces(resolveGoaldHome(io.env)), ref);
+    if (race !== null) {
+      const { renderRaceDetail } = await import('../render-race.js');
+      if (options.json) io.out(JSON.stringify({ race }));
+      else for (const line of renderRaceDetail(race)) io.out(line);
+      return EXIT.ok;
+    }
+  }
   if (options.format !== undefined && options.receipt !== true) {
     throw new GoaldError('usage', '--format applies to --receipt only', `goald show ${ref} --receipt --format ${options.format}`);
   }

@@ -10,13 +10,23 @@ import { findExecutable } from '../../agents/which.js';
 import { quoteShellWord } from '../../agents/shell-quote.js';
 import { parsePositiveInt } from '../../config/duration.js';
 import { EXIT, GoaldError } from '../../errors.js';
+import { findRace, readRaces } from '../../race/race-record.js';
 import { applyGoal, goalDiff, pullRequestArgs } from '../../worktree/apply-goal.js';
 import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
 
 async function findGoal(ref: string, io: CliIO): Promise<GoalRecord> {
-  const store = await openStore(resolveGoaldHome(io.env));
-  return lookupGoal((await store.read()).goals, ref, io.cwd);
+  const home = resolveGoaldHome(io.env);
+  const goals = (await (await openStore(home)).read()).goals;
+  // A race (`goald race`) stands for its winner.
+  const race = ref.startsWith('r') ? findRace(await readRaces(home), ref) : null;
+  if (race !== null) {
+    if (race.status !== 'picked' || race.winner === null) {
+      throw new GoaldError('usage', `race ${race.id} ${race.status === 'running' ? 'is still running' : 'has no winner: no member achieved the goal'}`, `see goald show ${race.id}`);
+    }
+    return lookupGoal(goals, race.winner, io.cwd);
+  }
+  return lookupGoal(goals, ref, io.cwd);
 }
 
 const diffOptionsSchema = z.object({ turn: z.string().optional() });

@@ -1,0 +1,128 @@
+// End to end (issue 12, `goald race`): three scripted agents race on one goal in their own worktrees, through
+// the real daemon. `first`: the first to achieve wins and the others are stopped; `best`: all finish and
+// the (fake) evaluator compares their diffs in one call, ties going to the smaller diff. Bad input exits 2.
+
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readGoal } from '../helpers/daemon.js';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { gitdir } from '../helpers/gitdir.js';
+import { goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
+
+let llm: FakeLlm;
+beforeAll(async () => {
+  llm = await startFakeLlm();
+});
+afterAll(async () => {
+  await llm.close();
+});
+
+interface RaceEnd {
+  id: string;
+  status: string;
+  winner: string | null;
+  reason: string | null;
+  members: { agent: string; goalId: string | null; status: string; diffLines?: number | null }[];
+}
+
+async function race(sandbox: GoaldSandbox, dir: string, args: string[]): Promise<{ code: number | null; end: RaceEnd; stderr: string }> {
+  const run = await sandbox.run(['race', 'done.txt exists', '-C', dir, '--cooldown', '0', '--check', 'test -f done.txt', ...args, '--wait', '--json']);
+  const events = parseJsonLines(run.stdout);
+  expect(events[0]?.type, run.stderr).toBe('race.submitted');
+  const end = events.at(-1) as unknown as RaceEnd & { type: string };
+  expect(end.type).toBe('race.finished');
+  return { code: run.code, end, stderr: run.stderr };
+}
+
+describe('goald race', () => {
+  it('--pick first: the first member to achieve wins, the others are stopped; apply <race> applies the winner', async () => {
+    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const sandbox = await goaldSandbox();
+    const signals = path.join(sandbox.root, 'signals');
+    await mkdir(signals);
+    // The slow member waits for a gate nobody opens: only the race's stop ends it.
+    const slow = `touch ${signals}/slow; while [ ! -f ${signals}/never ]; do sleep 0.05; done; echo slow > done.txt`;
+    const fast = `while [ ! -f ${signals}/slow ]; do sleep 0.02; done; echo fast > done.txt`;
+    const failing = 'echo nothing > other.txt';
+    const { code, end } = await race(sandbox, git.dir, ['--evaluator', 'none', '--max-turns', '1', '--agent', slow, '--agent', fast, '--agent', failing]);
+    expect(code).toBe(0);
+    expect(end.status).toBe('picked');
+    const [slowMember, fastMember, failingMember] = end.members;
+    expect(end.winner).toBe(fastMember?.goalId);
+    expect(end.reason).toBe('the first member to achieve the goal');
+    expect(fastMember?.status).toBe('achieved');
+    expect(slowMember?.status).toBe('failed');
+    expect(['failed']).toContain(failingMember?.status);
+    const stopped = readGoal(sandbox, String(slowMember?.goalId));
+    expect(stopped).toMatchObject({ status: 'failed', reason: 'stopped' });
+    expect(existsSync(stopped.workspace)).toBe(false);
+
+    const shown = await sandbox.run(['show', end.id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`race ${end.id} · pick first · picked`);
+    expect(shown.stdout).toMatch(new RegExp(`${String(fastMember?.goalId)} +achieved .*← picked`));
+    const applied = await sandbox.run(['apply', end.id, '-C', git.dir]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(`applied goal ${String(fastMember?.goalId)}`);
+    expect(await git.git('show', 'HEAD:done.txt')).toBe('fast');
+  });
+
+  it('--pick best: every member finishes, the evaluator compares the diffs in one call and its pick is recorded; a tie goes to the smaller diff', async () => {
+    llm.reset();
+    const compared: string[] = [];
+    let pickNext = '2';
+    llm.openai.setDefaultTurn((body) => {
+      const text = JSON.stringify(body);
+      if (text.includes('### candidate 1')) {
+        compared.push(text);
+        return { text: JSON.stringify({ achieved: true, blocked: false, reason: `candidate ${pickNext} is the clearest`, remaining: [], next_step: pickNext, confidence: null }) };
+      }
+      return { text: JSON.stringify({ achieved: true, blocked: false, reason: 'done.txt exists', remaining: [], next_step: null, confidence: null }) };
+    });
+    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const sandbox = await goaldSandbox();
+    const env = { OPENAI_API_KEY: 'sk-test-not-a-secret', OPENAI_BASE_URL: llm.openaiBaseURL };
+    await writeFile(path.join(sandbox.root, 'unused'), '');
+    // Diffs of 1, 3 and 2 lines.
+    const agents = ['echo a > done.txt', 'printf "b\\nb\\nb\\n" > done.txt', 'printf "c\\nc\\n" > done.txt'];
+    const args = ['--evaluator', 'openai:judge-model', '--pick', 'best', ...agents.flatMap((agent) => ['--agent', agent])];
+    const run = async (): Promise<RaceEnd> => {
+      const result = await sandbox.run(['race', 'done.txt exists', '-C', git.dir, '--cooldown', '0', '--check', 'test -f done.txt', ...args, '--wait', '--json'], { env });
+      expect(result.code, result.stderr).toBe(0);
+      return parseJsonLines(result.stdout).at(-1) as unknown as RaceEnd;
+    };
+    const picked = await run();
+    expect(compared).toHaveLength(1); // one extra call, with every candidate
+    expect(compared[0]).toContain('### candidate 3');
+    expect(picked.members.map((member) => [member.status, member.diffLines])).toEqual([
+      ['achieved', 1],
+      ['achieved', 3],
+      ['achieved', 2],
+    ]);
+    expect(picked.winner).toBe(picked.members[1]?.goalId); // the evaluator's pick, not the smallest diff
+    expect(picked.reason).toBe('candidate 2 is the clearest');
+
+    pickNext = '2, 3';
+    const tie = await run();
+    expect(tie.winner).toBe(tie.members[2]?.goalId); // 2 lines beat 3
+    expect(tie.reason).toMatch(/a tie of 2: the smaller diff/);
+  });
+
+  it('bad input exits 2: one member, an unknown race to apply', async () => {
+    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const sandbox = await goaldSandbox();
+    const one = await sandbox.run(['race', 'x', '-C', git.dir, '--agent', 'true', '--n', '1', '--check', 'true', '--evaluator', 'none']);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/1 member is no race/);
+    const single = await sandbox.run(['race', 'x', '-C', git.dir, '--agent', 'true', '--check', 'true', '--evaluator', 'none']);
+    expect(single.code).toBe(2);
+    const noCommit = await gitdir();
+    const empty = await sandbox.run(['race', 'x', '-C', noCommit.dir, '--agent', 'true', '--agent', 'false', '--check', 'true', '--evaluator', 'none']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('has no commit yet');
+    const unknown = await sandbox.run(['apply', 'rnosuchrace', '-C', git.dir]);
+    expect(unknown.code).toBe(2);
+  });
+});
