@@ -46,6 +46,18 @@ const goalEditSchema = z.looseObject({
   resumed: z.boolean(),
 });
 
+const goalRollbackSchema = z.looseObject({
+  at: z.string(),
+  by: z.enum(['goald rollback', 'keep-best']),
+  toTurn: z.number(),
+  afterTurn: z.number(),
+  tree: z.string(),
+  written: z.array(z.string()),
+  removed: z.array(z.string()),
+  writtenCount: z.number(),
+  removedCount: z.number(),
+});
+
 const goalRecordSchema = z.looseObject({
   id: z.string(),
   condition: z.string(),
@@ -76,6 +88,7 @@ const goalRecordSchema = z.looseObject({
   worktree: z
     .looseObject({ repo: z.string(), dir: z.string(), branch: z.string(), base: z.string(), author: z.string(), discardOnFail: z.boolean() })
     .optional(),
+  rollbacks: z.array(goalRollbackSchema).optional(),
 }) satisfies z.ZodType<GoalRecord>;
 
 const loopRecordSchema = z.looseObject({

@@ -154,6 +154,17 @@ export const turnRecordSchema = z.object({
   tamper: z.array(tamperFindingSchema).optional(),
   /** What the guard reported without counting it as tamper (lost assertions, a config change nobody claimed). */
   guardNotes: z.array(guardNoteSchema).optional(),
+  /** The regression guard (`--keep-best`): this turn's score, the best turn after it, and a rollback it made. */
+  keepBest: z
+    .object({
+      passingChecks: z.number(),
+      passingTests: z.number(),
+      best: z.object({ turn: z.number(), tree: z.string(), passingChecks: z.number(), passingTests: z.number(), allPassed: z.boolean() }),
+      rolledBackTo: z.number().nullable(),
+      /** Why a rollback the guard wanted did not happen (the user edited one of the files). */
+      refused: z.string().optional(),
+    })
+    .optional(),
   /** Items the evaluator said remain and tests the checks failed (null: not measured); absent in older records. */
   distance: z.object({ remaining: z.number().nullable(), failingTests: z.number().nullable() }).optional(),
   /** How the turn's agent and checks ran: `bwrap` (sandboxed), `off` (by setting), `unavailable` (auto, no working bwrap). Absent in older records. */

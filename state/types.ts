@@ -79,6 +79,8 @@ export interface GoalRecord {
   edits?: GoalEdit[];
   /** A worktree goal's worktree and branch (issue 12, src/worktree/); absent for an in-place goal. */
   worktree?: GoalWorktree;
+  /** Every rollback of the goal's files, oldest first (issue 12: `goald rollback`, `--keep-best`). */
+  rollbacks?: GoalRollback[];
 }
 
 /** What a worktree goal's record says about its worktree and branch (src/worktree/goal-worktree.ts). */
@@ -95,6 +97,24 @@ export interface GoalWorktree {
   author: string;
   /** A failed goal's branch is deleted too. */
   discardOnFail: boolean;
+}
+
+/** One rollback of a goal's files to an earlier turn's snapshot. */
+export interface GoalRollback {
+  at: string;
+  /** The owner's `goald rollback`, or the regression guard (`--keep-best`). */
+  by: 'goald rollback' | 'keep-best';
+  /** The turn whose files were restored. */
+  toTurn: number;
+  /** The goal's last turn when it happened. */
+  afterTurn: number;
+  /** The work tree's snapshot afterwards (the next rollback compares the user's edits with it). */
+  tree: string;
+  /** Paths written back and paths removed (at most 50 each named; the counts are whole). */
+  written: string[];
+  removed: string[];
+  writtenCount: number;
+  removedCount: number;
 }
 
 /** The part of a goal's contract that is not in its settings (issue 9: sealed at start). */

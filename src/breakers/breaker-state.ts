@@ -98,6 +98,14 @@ export function accountUnevaluatedTurn(state: BreakerState, turn: number, usage:
   };
 }
 
+/**
+ * The state after goald restored an earlier turn's files between turns (a rollback): the restored tree is
+ * the one the next turn starts from, so a next turn that changes nothing is stagnant, not a return.
+ */
+export function afterRestoredTree(state: BreakerState, tree: string): BreakerState {
+  return { ...state, treeHistory: [...state.treeHistory, tree].slice(-TREE_HISTORY_LIMIT) };
+}
+
 /** The expected cost of the next turn: the average of the recent turns (all turns for older states). */
 export function projectNextTurn(state: BreakerState): TurnUsage {
   const recent = state.recentTurns ?? [];

@@ -2,6 +2,7 @@
 
 export {
   accountUnevaluatedTurn,
+  afterRestoredTree,
   initialBreakerState,
   nextBreakerState,
   projectNextTurn,

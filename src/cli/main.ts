@@ -113,6 +113,16 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
       exit.code = await runEdit(goal, options, io);
     });
   program
+    .command('rollback')
+    .description("put a paused or finished goal's files back as turn n left them (only the files the goal changed)")
+    .argument('<goal>', 'goal id or unique prefix')
+    .option('--to-turn <n>', 'the turn whose files to restore (0: before the first turn)')
+    .option('--json', 'print JSON')
+    .action(async (goal: string, options: { toTurn?: string; json?: boolean }) => {
+      const { runRollback } = await import('./commands/rollback.js');
+      exit.code = await runRollback(goal, options, io);
+    });
+  program
     .command('logs')
     .description("print a goal's progress; -f follows it live")
     .argument('[goal]', 'goal id or unique prefix')

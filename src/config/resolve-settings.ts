@@ -132,6 +132,7 @@ export async function resolveGoalSettings(input: ResolveSettingsInput): Promise<
     allowSameModel: pick(layers, (layer) => layer.allowSameModel) ?? false,
     guard: mergeGuard(layers),
     sandbox: mergeSandbox(layers.map(sandboxLayerOf), warnings),
+    keepBest: pick(layers, (layer) => layer.keepBest) ?? false,
   };
   // Absent unless some layer speaks of it: absent means in place (and settings stored before it agree).
   if (layers.some((layer) => layer.isolation !== undefined)) {
@@ -244,6 +245,7 @@ function layerFromConfig(config: ConfigFile, path: string, from: BaseURLSource, 
   if (config.noisePaths !== undefined) layer.noisePaths = [...config.noisePaths];
   if (config.recitation?.everyToolCalls !== undefined) layer.recitationEvery = config.recitation.everyToolCalls;
   if (config.guard !== undefined) layer.guard = guardFromConfig(config.guard);
+  if (config.keepBest !== undefined) layer.keepBest = config.keepBest;
   if (config.sandbox !== undefined) layer.sandboxLayer = sandboxLayerFromConfig(config.sandbox, path, from === 'user-config', warnings);
   if (config.isolation !== undefined || config.worktree !== undefined) {
     layer.isolation = {

@@ -293,6 +293,13 @@ export const configFileSchema = z
     isolation: isolationSchema.optional(),
     worktree: worktreeSchema.optional(),
     race: raceSchema.optional(),
+    keepBest: z
+      .boolean()
+      .meta({
+        description:
+          "Regression guard: when a turn passes fewer tests than the best turn so far, goald restores the best turn's files before the next turn and tells the agent why. Default: false.",
+      })
+      .optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'expected a JSON object ({ ... })' : undefined) },
   )

@@ -93,6 +93,7 @@ const goalSettingsSchema = z.object({
   isolation: z
     .object({ mode: z.enum(['in-place', 'worktree']), author: z.string().nullable(), discardOnFail: z.boolean() })
     .optional(),
+  keepBest: z.boolean().optional(),
 }) satisfies z.ZodType<GoalSettings>;
 
 /** Parses stored settings; the error message says which field is off. */

@@ -28,6 +28,7 @@ export interface OptionLayer {
   guard?: Partial<GuardSettings>;
   sandbox?: { mode?: SandboxMode };
   isolation?: Partial<IsolationSettings>;
+  keepBest?: boolean;
 }
 
 interface OptionBase<Key extends string> {
@@ -322,6 +323,16 @@ export const START_OPTIONS = [
     description: "a worktree goal that fails deletes its branch too (default: kept for inspection)",
     apply: (layer) => {
       (layer.isolation ??= {}).discardOnFail = true;
+    },
+  },
+  {
+    kind: 'switch',
+    key: 'keepBest',
+    flag: '--keep-best',
+    setting: 'keepBest',
+    description: "regression guard: when a turn passes fewer tests than the best turn so far, restore the best turn's files before the next turn",
+    apply: (layer) => {
+      layer.keepBest = true;
     },
   },
   {

@@ -174,4 +174,6 @@ export interface GoalSettings {
   sandbox?: SandboxSettings;
   /** Worktree isolation; absent in settings stored before it existed (then in place). */
   isolation?: IsolationSettings;
+  /** The regression guard (`--keep-best`, src/checkpoints/); absent in settings stored before it existed (off). */
+  keepBest?: boolean;
 }

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 
 import { assertTrustedSocket } from '../../state/home-trust.js';
 import type { PruneResult } from '../../state/prune-goals.js';
-import type { GoalRecord, LoopRecord, SettingChange } from '../../state/types.js';
+import type { GoalRecord, GoalRollback, LoopRecord, SettingChange } from '../../state/types.js';
 import { systemClock } from '../clock.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { ProgressEvent } from '../supervisor/types.js';
@@ -65,6 +65,7 @@ export interface DaemonClient {
   startGoal(request: StartGoalRequest): Promise<StartGoalResponse>;
   pauseGoal(id: string, now?: boolean): Promise<GoalRecord>;
   resumeGoal(id: string): Promise<GoalRecord>;
+  rollbackGoal(id: string, toTurn: number): Promise<{ goal: GoalRecord; rollback: GoalRollback }>;
   stopGoal(id: string): Promise<GoalRecord>;
   /** `goald say`: queues guidance for the goal's next turn. */
   guideGoal(id: string, text: string): Promise<{ goal: GoalRecord; pending: number }>;
@@ -110,6 +111,7 @@ const isPing = objectOf({
 const isGoalReply = objectOf({ goal: isGoal });
 const isGuideReply = objectOf({ goal: isGoal, pending: isNumber });
 const isGoalsReply = objectOf({ goals: arrayOf(isGoal) });
+const isRollbackReply = objectOf({ goal: isGoal, rollback: withStringFields<GoalRollback>('at', 'by', 'tree') });
 const isLoopReply = objectOf({ loop: isLoop });
 const isLoopsReply = objectOf({ loops: arrayOf(isLoop) });
 const isStartReply = objectOf({ goal: isGoal, queued: isBoolean, warnings: arrayOf(isString) });
@@ -146,6 +148,7 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     startGoal: (startRequest) => call('POST', '/v1/goals', isStartReply, startRequest),
     pauseGoal: async (id, now = false) => (await call('POST', goalPath(id, '/pause'), isGoalReply, { now })).goal,
     resumeGoal: async (id) => (await call('POST', goalPath(id, '/resume'), isGoalReply)).goal,
+    rollbackGoal: async (id, toTurn) => call('POST', goalPath(id, '/rollback'), isRollbackReply, { toTurn }),
     stopGoal: async (id) => (await call('POST', goalPath(id, '/stop'), isGoalReply)).goal,
     guideGoal: (id, text) => call('POST', goalPath(id, '/say'), isGuideReply, { text }),
     editGoal: (id, editRequest) => call('POST', goalPath(id, '/edit'), isEditReply, editRequest),

@@ -6,7 +6,7 @@
 // grew past a method moved beside it.
 
 import type { PruneResult } from '../../state/prune-goals.js';
-import type { GoalRecord, LoopRecord, Store } from '../../state/types.js';
+import type { GoalRecord, GoalRollback, LoopRecord, Store } from '../../state/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import { GoaldError } from '../errors.js';
@@ -250,6 +250,26 @@ export class DaemonGoalHost implements GoalHost {
     }
     await running.supervisor.resume();
     return this.getGoal(goal.id);
+  }
+
+  async rollbackGoal(ref: string, toTurn: number): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {
+    await this.afterRecovery();
+    const goal = await this.getGoal(ref);
+    let rollback: GoalRollback;
+    if (!isLiveGoal(goal)) {
+      // Loaded on use: the restore's git plumbing is no part of an idle daemon.
+      const { rollbackFinishedGoal } = await import('../checkpoints/rollback-goal.js');
+      rollback = await rollbackFinishedGoal(this.store, goal, toTurn);
+    } else {
+      const { refuseWorktreeGoal } = await import('../checkpoints/rollback-goal.js');
+      refuseWorktreeGoal(goal);
+      const running = this.controllable(goal, 'roll back');
+      if (goal.status !== 'paused') {
+        throw new GoaldError('conflict', `goal ${goal.id} is ${goal.status}: its agent may be writing the files`, `pause it first: goald pause ${goal.id}, then goald rollback`);
+      }
+      rollback = await running.supervisor.rollback(toTurn);
+    }
+    return { goal: await this.getGoal(goal.id), rollback };
   }
 
   async stopGoal(ref: string): Promise<GoalRecord> {

@@ -86,6 +86,7 @@ const editGoalSchema = z.strictObject({
 });
 
 const pauseSchema = z.strictObject({ now: z.boolean().default(false) });
+const rollbackSchema = z.strictObject({ toTurn: z.number().int().min(0) });
 
 const emptySchema = z.strictObject({});
 
@@ -186,6 +187,11 @@ const saySchema = z.strictObject({
 /** Validates a POST /v1/goals/:id/say body: `{ text }`, 1 to 2 000 characters. */
 export function parseSayRequest(body: unknown): { text: string } {
   return parseWith(saySchema, body, 'say request');
+}
+
+/** Validates a POST /v1/goals/:id/rollback body: `{ toTurn }`, a whole number of 0 or more. */
+export function parseRollbackRequest(body: unknown): { toTurn: number } {
+  return parseWith(rollbackSchema, body, 'rollback request');
 }
 
 /** Validates a POST /v1/prune body: `{ olderThanMs, keep, dryRun? }`, whole numbers of 0 or more. */

@@ -11,6 +11,7 @@ import {
   parsePauseRequest,
   parsePruneRequest,
   parseSayRequest,
+  parseRollbackRequest,
   parseStartGoalRequest,
   parseStartRaceRequest,
   parseSyncLoopsRequest,
@@ -98,6 +99,15 @@ export const ROUTES: readonly Route[] = [
       const id = idParam(context, 'goal');
       parseEmptyRequest(context.body, 'resume request');
       return replyJson({ goal: await context.host.resumeGoal(id) });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/goals/:id/rollback',
+    handler: async (context) => {
+      const id = idParam(context, 'goal');
+      const { toTurn } = parseRollbackRequest(context.body);
+      return replyJson(await context.host.rollbackGoal(id, toTurn));
     },
   },
   {

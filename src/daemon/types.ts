@@ -2,7 +2,7 @@
 // (supervisors, queue, recovery). The server never touches a supervisor directly.
 
 import type { PruneResult } from '../../state/prune-goals.js';
-import type { GoalRecord, LoopRecord, SettingChange } from '../../state/types.js';
+import type { GoalRecord, GoalRollback, LoopRecord, SettingChange } from '../../state/types.js';
 import type { EditFlags } from '../config/edit-options.js';
 import type { StartFlags } from '../config/resolve-settings.js';
 import type { ProgressEvent } from '../supervisor/types.js';
@@ -83,6 +83,8 @@ export interface GoalHost {
   startGoal(request: StartGoalRequest): Promise<StartGoalResponse>;
   pauseGoal(idOrPrefix: string, now: boolean): Promise<GoalRecord>;
   resumeGoal(idOrPrefix: string): Promise<GoalRecord>;
+  /** Rolls a paused or finished goal's files back to a turn's snapshot (`goald rollback`). */
+  rollbackGoal(idOrPrefix: string, toTurn: number): Promise<{ goal: GoalRecord; rollback: GoalRollback }>;
   stopGoal(idOrPrefix: string): Promise<GoalRecord>;
   /** `goald say`: queues guidance for the goal's next turn; `pending` is how many wait. Changes no setting. */
   guideGoal(idOrPrefix: string, text: string): Promise<{ goal: GoalRecord; pending: number }>;

@@ -6,6 +6,7 @@ import type { CheckResult } from '../workspace/types.js';
 import type { Verdict } from '../evaluator/types.js';
 import { renderAncestry } from './ancestry.js';
 import { renderRecitation, type RecitationInput } from './recitation.js';
+import { renderRollbackBlock, type RollbackNote } from './rollback-block.js';
 import { renderTamperBlock } from './tamper-block.js';
 import { renderGuidanceBlock } from './guidance-block.js';
 import type { GuardReport } from '../guard/types.js';
@@ -29,6 +30,8 @@ export interface PromptInput {
   distance?: string | null;
   /** What the owner said (`goald say`) since the last turn started: its own block, before the recitation. */
   guidance?: string[];
+  /** A rollback of the files since the last turn (`--keep-best`, `goald rollback`): its own section. */
+  rollback?: RollbackNote | null;
 }
 
 /** Builds the full prompt for one turn. */
@@ -60,6 +63,8 @@ export function buildTurnPrompt(input: PromptInput): string {
     });
     sections.push(`# Failing checks\n${blocks.join('\n\n')}`);
   }
+
+  if (input.rollback) sections.push(renderRollbackBlock(input.rollback));
 
   const tamper = input.guard ? renderTamperBlock(input.guard) : null;
   if (tamper) sections.push(tamper);

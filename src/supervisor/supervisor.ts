@@ -15,6 +15,7 @@ import { readProcessStartTime } from '../process/process-identity.js';
 import type { AgentAdapter, TurnResult } from '../agents/types.js';
 import {
   accountUnevaluatedTurn,
+  afterRestoredTree,
   distanceOf,
   findTrip,
   initialBreakerState,
@@ -50,6 +51,13 @@ import type { SupervisorObserver, TurnRecord } from './types.js';
 import { WorkspaceTrees } from './workspace-trees.js';
 import { redactSecrets } from '../secrets/redact.js';
 import type { GoalSandbox } from '../sandbox/goal-sandbox.js';
+import { readTurnRecords } from '../../state/index.js';
+import type { GoalRollback } from '../../state/types.js';
+import { describeScore, fellBelow, nextBest, scoreOf, type BestTurn } from '../checkpoints/keep-best.js';
+import type { TreeSource } from '../checkpoints/restore-tree.js';
+import { goalPathsOf, recordRollback, rollBackFiles, treeOfTurn } from '../checkpoints/rollback-goal.js';
+import { GoaldError, isGoaldError } from '../errors.js';
+import type { RollbackNote } from '../prompt/rollback-block.js';
 
 export type { GoalOutcome } from './goal-session.js';
 
@@ -80,6 +88,8 @@ export interface SupervisorDeps {
   onTurnRecorded?: (record: TurnRecord) => Promise<void>;
   /** Awaited once the goal has ended, before `goal.finished` (a worktree goal's directory is removed). */
   onEnding?: (status: 'achieved' | 'failed') => Promise<void>;
+  /** Where the goal's snapshot trees are read to restore files (rollbacks, `--keep-best`); absent: none. */
+  treeSource?: TreeSource;
 }
 
 /** Where a restarted goal picks up (from the store's record and the last turn record). */
@@ -139,6 +149,11 @@ export class GoalSupervisor {
   private lastGuard: GuardReport;
   /** Drift between turns, from the adapters' parsed tool calls (the in-turn hook keeps its own). */
   private readonly drift: DriftTracker;
+  /** The regression guard's best turn so far (`--keep-best`) and its checks (null after a restart). */
+  private best: BestTurn | null;
+  private bestChecks: CheckResult[] | null = null;
+  /** A rollback since the last turn: the next prompt says so under its own heading. */
+  private rollbackNote: RollbackNote | null = null;
   /** The write that recorded the agent's spawn; the turn waits for it before going on. */
   private spawnRecorded: Promise<void> = Promise.resolve();
   /** Guidance (`goald say`) queued for the next prompt, and what the current turn's prompt carried. */
@@ -166,6 +181,8 @@ export class GoalSupervisor {
     this.lastGuard = { tamper: last?.tamper ?? [], notes: last?.guardNotes ?? [] };
     this.drift = new DriftTracker(settings.condition);
     this.reopenedAfterTurn = restored?.reopenedAfterTurn ?? null;
+    const best = last?.keepBest?.best;
+    this.best = best === undefined ? null : { turn: best.turn, tree: best.tree, score: best };
   }
 
   /** The current top-level status. */
@@ -282,12 +299,13 @@ export class GoalSupervisor {
     const tokens = evaluationTokens(evaluation);
     // The pre-check's evaluator tokens count toward the budget; its time is counted with turn 1's.
     const distance = distanceOf(this.lastVerdict, checks);
+    const keepBest = this.guardRegression(0, tree, checks, null);
     const initial = initialBreakerState(tree, checksSignature(checks), distance);
     this.breakers = accountUnevaluatedTurn(initial, 0, { tokens, costUsd: 0, activeMs: 0 });
     this.session.send({ type: 'precheck.finished', achieved, at: this.session.now() });
     this.session.addToSummary({ turn: 0, tokens, costUsd: 0, checks, lastVerdict: this.lastVerdict });
     const base = this.turnRecordBase(0, startedAt);
-    await this.recordTurn(buildTurnRecord({ ...base, agent: null, tree, checks, evaluation, tokens, achieved, distance }));
+    await this.recordTurn(buildTurnRecord({ ...base, agent: null, tree, checks, evaluation, tokens, achieved, distance, ...(await keepBest) }));
     this.session.emit({ type: 'precheck.finished', id: this.id, checks: briefChecks(checks), achieved });
   }
 
@@ -356,7 +374,9 @@ export class GoalSupervisor {
       warnings: [...nearBreakerWarnings(this.breakerState(), limits), ...(this.drift.warning ? [this.drift.warning] : [])],
       distance: renderDistanceLine(this.breakerState().noProgress, limits.noProgress),
       guidance: (this.turnGuidance = this.guidance.take()),
+      rollback: this.rollbackNote,
     }));
+    this.rollbackNote = null;
     await writeFile(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
     await mkdir(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
     return { turn, startedAt: this.session.now(), prompt, goalDir, files };
@@ -501,11 +521,13 @@ export class GoalSupervisor {
     });
     this.session.addToSummary({ turn, tokens, costUsd, checks, lastVerdict: this.lastVerdict, files: observation.filesSoFar, tamper: guard.tamper });
 
+    // The regression guard restores the best turn's files before the next turn (not when the goal ended).
+    const keepBest = await this.guardRegression(turn, tree, checks, this.session.isDone() ? null : { turnFiles: delta.files.map((file) => file.path) });
     // Persist the turn record and the machine snapshot before anything else happens.
     const agent = agentRecordOf(result);
     const base = this.turnRecordBase(turn, context.startedAt);
     await this.recordTurn(
-      buildTurnRecord({ ...base, agent, tree, files: delta.files, patchId: delta.patchId, checks, evaluation, tokens, achieved, trip, drift, guard, distance: facts.distance }),
+      buildTurnRecord({ ...base, agent, tree, files: delta.files, patchId: delta.patchId, checks, evaluation, tokens, achieved, trip, drift, guard, distance: facts.distance, ...keepBest }),
     );
     if (drift?.pause && this.session.phase === 'coolingDown') {
       // Persistent high drift: a human should look before more turns are spent (stored just below).
@@ -554,6 +576,83 @@ export class GoalSupervisor {
     const base = this.turnRecordBase(context.turn, context.startedAt);
     const evaluation: EvaluationResult = { kind: 'skipped', reason: how.reason };
     await this.recordTurn(buildTurnRecord({ ...base, agent: how.agent, tree: this.trees.current ?? '', evaluation, tokens }));
+  }
+
+  /**
+   * Rolls the goal's files back to turn `turn` (`goald rollback`): only a goal paused between turns, whose
+   * run loop waits. The next prompt says so; the history records it.
+   */
+  async rollback(turn: number): Promise<GoalRollback> {
+    if (this.session.status !== 'paused' || this.turnInFlight !== null) {
+      throw new GoaldError('conflict', `goal ${this.id} is ${this.session.status === 'paused' ? 'paused mid-turn (--now)' : this.session.status}`, `pause it between turns first: goald pause ${this.id}, then goald rollback`);
+    }
+    const records = await readTurnRecords(this.deps.store.goalDir(this.id));
+    const target = treeOfTurn(this.id, records, turn);
+    return this.restoreTurn({ by: 'goald rollback', toTurn: turn, target, afterTurn: records.at(-1)?.turn ?? 0, reason: null, goalPaths: goalPathsOf(records) });
+  }
+
+  // Restores a turn's files over what the goal left, records it, and tells the next prompt.
+  private async restoreTurn(how: {
+    by: GoalRollback['by'];
+    toTurn: number;
+    target: string;
+    afterTurn: number;
+    reason: string | null;
+    goalPaths: ReadonlySet<string>;
+  }): Promise<GoalRollback> {
+    const source = this.deps.treeSource;
+    const expected = this.trees.current;
+    if (source === undefined || expected === null) {
+      throw new GoaldError('conflict', `goal ${this.id} cannot restore files here`, 'this goal has no snapshot to restore from yet');
+    }
+    const rollback = await rollBackFiles({ source, goalPaths: how.goalPaths, snapshotter: this.deps.snapshotter, expected, target: how.target, by: how.by, toTurn: how.toTurn, afterTurn: how.afterTurn, now: new Date(this.session.now()) });
+    this.trees.restart(rollback.tree);
+    this.breakers = afterRestoredTree(this.breakerState(), rollback.tree);
+    await recordRollback(this.deps.store, this.id, rollback);
+    this.rollbackNote = { ...rollback, reason: how.reason };
+    return rollback;
+  }
+
+  // `--keep-best`: a turn below the best so far is rolled back to it (when `restore` and the goal goes on);
+  // otherwise the turn may become the best. What to record on the turn; nothing when the guard is off.
+  private async guardRegression(
+    turn: number,
+    tree: string,
+    checks: CheckResult[],
+    restore: { turnFiles: readonly string[] } | null,
+  ): Promise<{ keepBest?: TurnRecord['keepBest'] }> {
+    if (this.settings.keepBest !== true) return {};
+    const score = scoreOf(checks);
+    const best = this.best;
+    const view = (rolledBackTo: number | null, current: BestTurn, refused?: string): { keepBest: TurnRecord['keepBest'] } => ({
+      keepBest: {
+        passingChecks: score.passingChecks,
+        passingTests: score.passingTests,
+        best: { turn: current.turn, tree: current.tree, ...current.score },
+        rolledBackTo,
+        ...(refused === undefined ? {} : { refused }),
+      },
+    });
+    if (best !== null && fellBelow(score, best)) {
+      if (restore === null) return view(null, best);
+      const reason = `${describeScore(score, checks.length)}, against ${describeScore(best.score, checks.length)} at turn ${best.turn}`;
+      try {
+        const goalPaths = goalPathsOf(await readTurnRecords(this.deps.store.goalDir(this.id)), restore.turnFiles);
+        await this.restoreTurn({ by: 'keep-best', toTurn: best.turn, target: best.tree, afterTurn: turn, reason, goalPaths });
+      } catch (error) {
+        // The user edited one of the files meanwhile: theirs wins; the guard says so and goes on.
+        if (isGoaldError(error) && error.code === 'conflict') return view(null, best, error.message);
+        throw error;
+      }
+      if (this.bestChecks !== null) this.lastChecks = this.bestChecks;
+      return view(best.turn, best);
+    }
+    const next = nextBest(best, { turn, tree, score });
+    if (next !== best) {
+      this.best = next;
+      this.bestChecks = checks;
+    }
+    return view(null, next);
   }
 
   /** The evaluator and what it is told besides the turn (the settings and verdict as they stand now). */

@@ -79,6 +79,8 @@ export interface TurnRecordFields {
   guard?: GuardReport;
   /** How the turn's agent and checks ran (src/sandbox/); absent when the runner has no sandbox to tell of. */
   sandbox?: SandboxUse;
+  /** The regression guard's view of the turn (src/checkpoints/keep-best.ts); absent when it is off. */
+  keepBest?: TurnRecord['keepBest'];
   /** How far the turn left the goal (breakers/no-progress.ts); absent for turns that ended before their verdict. */
   distance?: Distance;
   /** The guidance (`goald say`) the turn's prompt carried. */
@@ -113,6 +115,7 @@ export function buildTurnRecord(fields: TurnRecordFields): TurnRecord {
     tamper: fields.guard?.tamper ?? [],
     guardNotes: fields.guard?.notes ?? [],
     ...(fields.sandbox === undefined ? {} : { sandbox: fields.sandbox }),
+    ...(fields.keepBest === undefined ? {} : { keepBest: fields.keepBest }),
     ...(fields.distance === undefined ? {} : { distance: { remaining: fields.distance.remaining, failingTests: fields.distance.failingTests } }),
     ...(fields.guidance === undefined || fields.guidance.length === 0 ? {} : { guidance: fields.guidance }),
   };

@@ -37,6 +37,13 @@ export class WorkspaceTrees {
     return this.lastTree;
   }
 
+  /** After goald restored files (a rollback): `tree` is the work tree's snapshot from now on. */
+  restart(tree: string): void {
+    this.lastTree = tree;
+    this.lastChangesSoFar = null;
+    this.lastFilesSoFar = null;
+  }
+
   /** Turn 0: the tree the goal starts from. */
   async snapshotStart(): Promise<string> {
     const tree = await this.snapshotter.snapshot();

@@ -47,6 +47,7 @@ const START_OPTION_SAMPLES: Record<keyof StartFlags, StartOptionSample> = {
   sandbox: { value: true, expected: 'off' },
   worktree: { value: true, expected: 'worktree' },
   discardOnFail: { value: true, expected: true },
+  keepBest: { value: true, expected: true },
 };
 
 /** The sample of `option`. */

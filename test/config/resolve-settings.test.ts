@@ -263,6 +263,7 @@ describe('defaults', () => {
       recitation: { everyToolCalls: 10 },
       guard: { ...DEFAULT_GUARD, protect: [], testFiles: [...DEFAULT_TEST_FILES] },
       sandbox: { mode: 'auto', network: true, writable: [], readable: [], hidden: [], bwrap: null },
+      keepBest: false,
     } satisfies GoalSettings);
   });
 

@@ -18,7 +18,7 @@ import type {
 } from '../../src/daemon/types.js';
 import type { ProgressEvent } from '../../src/supervisor/types.js';
 import type { PruneResult } from '../../state/prune-goals.js';
-import type { GoalRecord, LoopRecord } from '../../state/types.js';
+import type { GoalRecord, GoalRollback, LoopRecord } from '../../state/types.js';
 import { waitUntil } from './wait.js';
 import type { RaceRecord } from '../../src/race/race-record.js';
 
@@ -164,6 +164,12 @@ export class FakeGoalHost implements GoalHost {
     this.goals.set(goal.id, resumed);
     this.emit({ type: 'goal.resumed', id: goal.id });
     return resumed;
+  }
+
+  async rollbackGoal(idOrPrefix: string): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {
+    await this.enter('rollbackGoal');
+    const goal = this.mustGet(this.resolve(idOrPrefix, this.goals, 'goal'));
+    throw new GoaldError('conflict', `goal ${goal.id} has no files to roll back here`);
   }
 
   async stopGoal(idOrPrefix: string): Promise<GoalRecord> {
