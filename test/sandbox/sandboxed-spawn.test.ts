@@ -28,23 +28,28 @@ function sleepers(marker: string): number[] {
     .filter(isProcessRunning);
 }
 
+/** A workspace, a goald home and a `required` sandbox over them in a temp dir, and a unique sleep marker. */
+async function requiredSandbox() {
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gss-')));
+  onTestFinished(() => rm(root, { recursive: true, force: true }));
+  const workspace = path.join(root, 'ws');
+  const home = path.join(root, 'home');
+  await mkdir(workspace);
+  await mkdir(home, { mode: 0o700 });
+  const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
+  const sandbox = await openGoalSandbox({
+    settings: { ...DEFAULT_SANDBOX, mode: 'required' },
+    workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
+    agent: { adapter: 'command', command: 'sh' },
+    goaldHome: home,
+    env,
+  });
+  return { workspace, home, env, sandbox, marker: String(5_000_000 + Math.floor(Math.random() * 1_000_000)) };
+}
+
 describe('spawnAgentProcess in the sandbox', () => {
   it('leaves no process behind once done: a background child and a token-less setsid child die with the namespace', async () => {
-    const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gss-')));
-    onTestFinished(() => rm(root, { recursive: true, force: true }));
-    const workspace = path.join(root, 'ws');
-    const home = path.join(root, 'home');
-    await mkdir(workspace);
-    await mkdir(home, { mode: 0o700 });
-    const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
-    const sandbox = await openGoalSandbox({
-      settings: { ...DEFAULT_SANDBOX, mode: 'required' },
-      workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
-      agent: { adapter: 'command', command: 'sh' },
-      goaldHome: home,
-      env,
-    });
-    const marker = String(5_000_000 + Math.floor(Math.random() * 1_000_000));
+    const { workspace, home, env, sandbox, marker } = await requiredSandbox();
     const script = `sleep ${marker} & env -u GOALD_TURN_TOKEN setsid sleep ${marker} & until [ "$(cat /proc/[0-9]*/comm 2>/dev/null | grep -cx sleep)" -ge 2 ]; do :; done; echo ready`;
     const agent = spawnAgentProcess({
       command: '/bin/sh',
@@ -63,21 +68,7 @@ describe('spawnAgentProcess in the sandbox', () => {
   });
 
   it('a sandboxed check leaves nothing behind either, though goald does not sweep for it', async () => {
-    const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gss-')));
-    onTestFinished(() => rm(root, { recursive: true, force: true }));
-    const workspace = path.join(root, 'ws');
-    const home = path.join(root, 'home');
-    await mkdir(workspace);
-    await mkdir(home, { mode: 0o700 });
-    const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
-    const sandbox = await openGoalSandbox({
-      settings: { ...DEFAULT_SANDBOX, mode: 'required' },
-      workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
-      agent: { adapter: 'command', command: 'sh' },
-      goaldHome: home,
-      env,
-    });
-    const marker = String(5_000_000 + Math.floor(Math.random() * 1_000_000));
+    const { workspace, sandbox, marker } = await requiredSandbox();
     // Both sleepers close their copies of the pipes, so nothing but the namespace's end stops them.
     const run = `sleep ${marker} >/dev/null 2>&1 & setsid sleep ${marker} >/dev/null 2>&1 & until [ "$(cat /proc/[0-9]*/comm 2>/dev/null | grep -cx sleep)" -ge 2 ]; do :; done; echo ready`;
     const runner = createCheckRunner({ workspace, checks: [{ name: 'leaves sleepers', run, timeoutMs: 30_000 }] });
