@@ -56,6 +56,8 @@ const goalRollbackSchema = z.looseObject({
   removed: z.array(z.string()),
   writtenCount: z.number(),
   removedCount: z.number(),
+  commit: z.string().optional(),
+  fromCommit: z.string().optional(),
 });
 
 const goalRecordSchema = z.looseObject({

@@ -115,6 +115,9 @@ export interface GoalRollback {
   removed: string[];
   writtenCount: number;
   removedCount: number;
+  /** A worktree goal: the commit its branch was rolled back to, and the one it was at before. */
+  commit?: string;
+  fromCommit?: string;
 }
 
 /** The part of a goal's contract that is not in its settings (issue 9: sealed at start). */

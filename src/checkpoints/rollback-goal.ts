@@ -1,7 +1,8 @@
 // A rollback of a goal's files to an earlier turn's snapshot (`goald rollback <goal> --to-turn n`): which
 // tree turn n left, what the goal left last, the restore itself (restore-tree.ts) and its entry on the
 // goal's history (GoalRecord.rollbacks). The supervisor uses the same steps for a paused goal and for the
-// regression guard; a finished goal is rolled back here, from its stored records.
+// regression guard; a finished goal is rolled back here, from its stored records (a worktree goal's branch
+// in rollback-worktree.ts).
 
 import { readTurnRecords } from '../../state/index.js';
 import type { GoalRecord, GoalRollback, Store } from '../../state/types.js';
@@ -11,6 +12,7 @@ import { resolveWorkspace } from '../workspace/find-workspace.js';
 import { createSnapshotter } from '../workspace/snapshot.js';
 import type { Snapshotter } from '../workspace/types.js';
 import { restoreTree, type TreeSource } from './restore-tree.js';
+import { rollbackFinishedWorktreeGoal } from './rollback-worktree.js';
 
 const NAMED_PATHS = 50;
 
@@ -76,22 +78,16 @@ export async function recordRollback(store: Store, goalId: string, rollback: Goa
   });
 }
 
-/** Refuses a worktree goal (issue 12 part A): its branch holds its turns, and resetting it is not built here yet. */
-export function refuseWorktreeGoal(goal: Pick<GoalRecord, 'id' | 'worktree'>): void {
-  if (goal.worktree === undefined) return;
-  throw new GoaldError(
-    'conflict',
-    `goal ${goal.id} ran in a worktree (branch ${goal.worktree.branch}); goald rollback restores in-place goals only so far`,
-    `each turn is a commit on ${goal.worktree.branch}: goald diff ${goal.id} --turn n shows them, and git can reset the branch`,
-  );
-}
-
-/** Rolls a finished goal's files back to turn `turn` from its stored records; refuses a goal still live. */
+/**
+ * Rolls a finished goal back to turn `turn` from its stored records (an in-place goal's files; a worktree
+ * goal's branch, rollback-worktree.ts); refuses a goal still live.
+ */
 export async function rollbackFinishedGoal(store: Store, goal: GoalRecord, turn: number, now = new Date()): Promise<GoalRollback> {
-  refuseWorktreeGoal(goal);
   if (goal.status !== 'achieved' && goal.status !== 'failed') {
     throw new GoaldError('conflict', `goal ${goal.id} is ${goal.status}`, 'only a paused or finished goal can be rolled back');
   }
+  const { worktree } = goal;
+  if (worktree !== undefined) return rollbackFinishedWorktreeGoal(store, { ...goal, worktree }, turn, now);
   const goalDir = store.goalDir(goal.id);
   const records = await readTurnRecords(goalDir);
   const target = treeOfTurn(goal.id, records, turn);

@@ -120,8 +120,13 @@ export class GoalEditor {
     if (busy) {
       throw new GoaldError('conflict', `goal ${busy.id} is ${busy.status} in ${goal.workspace}`, `wait for it or stop it (goald stop ${busy.id}), then resume ${goal.id}`);
     }
+    // A worktree goal's directory went when it failed: its branch is checked out there again first.
+    const worktreeBack = await this.reopenWorktree(goal);
     // Validates the edited settings end to end (agent, evaluator key and model) before anything is stored.
-    const prepared = await this.options.materialize({ ...goal, settings: toJson(after) });
+    const prepared = await this.options.materialize({ ...goal, settings: toJson(after) }).catch(async (error: unknown) => {
+      await worktreeBack.undo();
+      throw error;
+    });
     if (request.flags.evaluator !== undefined) await assertIndependentEvaluator(after, prepared.evaluator.model);
     const owner = { kind: 'daemon' as const, pid: process.pid };
     const reopened = await this.record(goal.id, before, after, request.flags, true, (record) => {
@@ -140,6 +145,16 @@ export class GoalEditor {
     this.options.log(`goal ${goal.id}: reopened by the owner after ${breaker} with ${BUDGET_BREAKERS[breaker].flag} raised; continues after turn ${afterTurn}`);
     await this.options.launch(reopened, prepared, { machine: null, lastTurn, initialTree: turns[0]?.tree ?? null, reopenedAfterTurn: afterTurn });
     return { goal: await this.reread(goal.id), changes: diffSettings(before, after), resumed: true };
+  }
+
+  // The failed worktree goal's branch in its worktree again (exit 2 when the branch is gone); `undo` removes it.
+  private async reopenWorktree(goal: GoalRecord): Promise<{ undo: () => Promise<void> }> {
+    const { worktree } = goal;
+    if (worktree === undefined) return { undo: async () => undefined };
+    const { reopenGoalWorktree, removeGoalWorktree } = await import('../worktree/goal-worktree.js');
+    const made = await reopenGoalWorktree(worktree, goal.id);
+    if (made) this.options.log(`goal ${goal.id}: ${worktree.branch} checked out again in ${worktree.dir}`);
+    return { undo: async () => void (made ? await removeGoalWorktree(worktree, this.options.store.home) : undefined) };
   }
 
   // Stores the edited settings, the flags (so a later config re-resolution keeps them) and the history entry.

@@ -261,8 +261,6 @@ export class DaemonGoalHost implements GoalHost {
       const { rollbackFinishedGoal } = await import('../checkpoints/rollback-goal.js');
       rollback = await rollbackFinishedGoal(this.store, goal, toTurn);
     } else {
-      const { refuseWorktreeGoal } = await import('../checkpoints/rollback-goal.js');
-      refuseWorktreeGoal(goal);
       const running = this.controllable(goal, 'roll back');
       if (goal.status !== 'paused') {
         throw new GoaldError('conflict', `goal ${goal.id} is ${goal.status}: its agent may be writing the files`, `pause it first: goald pause ${goal.id}, then goald rollback`);

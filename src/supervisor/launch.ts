@@ -170,7 +170,7 @@ export async function buildSupervisor(options: {
     ...(options.onTurnDelta ? { onTurnDelta: options.onTurnDelta } : {}),
     goaldPaths: goaldPathsIn(prepared.workspace.root, { home: store.home, userConfig: resolveUserConfigPath(process.env) }),
     sandbox,
-    ...worktreeHooks(goal, store.home),
+    ...worktreeHooks(goal, store, snapshotter),
     treeSource: { workspace: prepared.workspace.root, goalDir: store.goalDir(goal.id), objectsDir: prepared.workspace.objectsDir },
   };
   return new GoalSupervisor(goal, prepared.settings, deps, options.restored);

@@ -90,6 +90,8 @@ export interface SupervisorDeps {
   onEnding?: (status: 'achieved' | 'failed') => Promise<void>;
   /** Where the goal's snapshot trees are read to restore files (rollbacks, `--keep-best`); absent: none. */
   treeSource?: TreeSource;
+  /** A worktree goal's `goald rollback`: its worktree and branch reset to the turn's commit, in place of restoring files. */
+  rollbackWorktree?: (how: { toTurn: number; afterTurn: number; records: readonly TurnRecord[]; now: Date }) => Promise<GoalRollback>;
 }
 
 /** Where a restarted goal picks up (from the store's record and the last turn record). */
@@ -588,7 +590,11 @@ export class GoalSupervisor {
     }
     const records = await readTurnRecords(this.deps.store.goalDir(this.id));
     const target = treeOfTurn(this.id, records, turn);
-    return this.restoreTurn({ by: 'goald rollback', toTurn: turn, target, afterTurn: records.at(-1)?.turn ?? 0, reason: null, goalPaths: goalPathsOf(records) });
+    const afterTurn = records.at(-1)?.turn ?? 0;
+    if (this.deps.rollbackWorktree !== undefined) {
+      return this.tookRollback(await this.deps.rollbackWorktree({ toTurn: turn, afterTurn, records, now: new Date(this.session.now()) }), null);
+    }
+    return this.restoreTurn({ by: 'goald rollback', toTurn: turn, target, afterTurn, reason: null, goalPaths: goalPathsOf(records) });
   }
 
   // Restores a turn's files over what the goal left, records it, and tells the next prompt.
@@ -606,10 +612,15 @@ export class GoalSupervisor {
       throw new GoaldError('conflict', `goal ${this.id} cannot restore files here`, 'this goal has no snapshot to restore from yet');
     }
     const rollback = await rollBackFiles({ source, goalPaths: how.goalPaths, snapshotter: this.deps.snapshotter, expected, target: how.target, by: how.by, toTurn: how.toTurn, afterTurn: how.afterTurn, now: new Date(this.session.now()) });
+    return this.tookRollback(rollback, how.reason);
+  }
+
+  // The work tree holds a rollback's tree from now on: the next turn's delta starts there; recorded; told.
+  private async tookRollback(rollback: GoalRollback, reason: string | null): Promise<GoalRollback> {
     this.trees.restart(rollback.tree);
     this.breakers = afterRestoredTree(this.breakerState(), rollback.tree);
     await recordRollback(this.deps.store, this.id, rollback);
-    this.rollbackNote = { ...rollback, reason: how.reason };
+    this.rollbackNote = { ...rollback, reason };
     return rollback;
   }
 

@@ -120,15 +120,29 @@ export async function commitTurn(worktree: GoalWorktree, turn: number, reason: s
   return (await gitOk(['rev-parse', 'HEAD'], worktree.dir)).trim();
 }
 
+/** One `goald: turn N` commit of a goal's branch. */
+export interface TurnCommit {
+  turn: number;
+  commit: string;
+  /** The commit's tree (a rollback matches it against the turn's snapshot tree). */
+  tree: string;
+  subject: string;
+}
+
 /** The goal's turn commits, oldest first (read back from the branch's subjects). */
-export async function turnCommits(worktree: Pick<GoalWorktree, 'repo' | 'branch' | 'base'>): Promise<{ turn: number; commit: string; subject: string }[]> {
-  const log = await git(['log', '--reverse', '--format=%H%x00%s', `${worktree.base}..refs/heads/${worktree.branch}`], worktree.repo);
+export async function turnCommits(worktree: Pick<GoalWorktree, 'repo' | 'branch' | 'base'>): Promise<TurnCommit[]> {
+  return turnCommitsUpTo(worktree, `refs/heads/${worktree.branch}`);
+}
+
+/** The turn commits from the goal's base up to `head` (the branch, or a tip a rollback moved it away from). */
+export async function turnCommitsUpTo(worktree: Pick<GoalWorktree, 'repo' | 'base'>, head: string): Promise<TurnCommit[]> {
+  const log = await git(['log', '--reverse', '--format=%H%x00%T%x00%s', `${worktree.base}..${head}`, '--'], worktree.repo);
   if (log.exitCode !== 0) return [];
-  const commits: { turn: number; commit: string; subject: string }[] = [];
+  const commits: TurnCommit[] = [];
   for (const line of log.stdout.split('\n')) {
-    const [commit, subject] = line.split('\0');
+    const [commit, tree, subject] = line.split('\0');
     const turn = /^goald: turn (\d+) /.exec(subject ?? '')?.[1];
-    if (commit && subject && turn) commits.push({ turn: Number(turn), commit, subject });
+    if (commit && tree && subject && turn) commits.push({ turn: Number(turn), commit, tree, subject });
   }
   return commits;
 }
@@ -138,18 +152,119 @@ export async function branchExists(repo: string, branch: string): Promise<boolea
   return (await git(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], repo)).exitCode === 0;
 }
 
+/** The commit a ref or commit name stands for, or null when it names none. */
+export async function resolveCommit(repo: string, name: string): Promise<string | null> {
+  const resolved = await git(['rev-parse', '--verify', '--quiet', `${name}^{commit}`], repo);
+  return resolved.exitCode === 0 && resolved.stdout.trim() !== '' ? resolved.stdout.trim() : null;
+}
+
+/** The tree of a commit. */
+export async function treeOfCommit(repo: string, commit: string): Promise<string> {
+  return (await gitOk(['rev-parse', `${commit}^{tree}`], repo)).trim();
+}
+
+/** The paths that differ between two commits: those `to` has (written) and those only `from` had (removed). */
+export async function changedPaths(repo: string, from: string, to: string): Promise<{ written: string[]; removed: string[] }> {
+  const listed = (await gitOk(['diff', '--name-status', '--no-renames', '-z', from, to, '--'], repo)).split('\0');
+  const written: string[] = [];
+  const removed: string[] = [];
+  for (let i = 0; i + 1 < listed.length; i += 2) {
+    const status = listed[i] ?? '';
+    const file = listed[i + 1] ?? '';
+    if (status === '' || file === '') continue;
+    (status.startsWith('D') ? removed : written).push(file);
+  }
+  return { written, removed };
+}
+
+/** The working directories (the user's checkout, any worktree) that have `branch` checked out. */
+async function checkoutsOf(repo: string, branch: string): Promise<string[]> {
+  const listed = await gitOk(['worktree', 'list', '--porcelain', '-z'], repo);
+  const dirs: string[] = [];
+  let dir: string | null = null;
+  for (const line of listed.split('\0')) {
+    if (line.startsWith('worktree ')) dir = line.slice('worktree '.length);
+    else if (line === `branch refs/heads/${branch}` && dir !== null) dirs.push(dir);
+  }
+  return dirs;
+}
+
 /**
- * For rollback (issue 12 part B): resets the goal's worktree and branch to the commit of turn `turn` (0:
- * the base). Only the goal's own worktree is reset; the user's checkout is not involved. Resolves with the
- * commit it reset to (a turn that changed nothing has the tree of the last turn before it that did).
+ * Resets a paused goal's worktree, and with it the goal's branch, to `commit` (rollback). Refused, with
+ * nothing changed, when the worktree is not on the goal's branch (a reset would move another branch) or
+ * holds changes no turn committed (someone edited it since: a reset would lose them).
  */
-export async function resetWorktreeToTurn(worktree: GoalWorktree, turn: number): Promise<string> {
-  // A turn that changed nothing made no commit: its tree is the last commit of a turn before it.
-  const commits = turn > 0 ? await turnCommits(worktree) : [];
-  const target = commits.filter((entry) => entry.turn <= turn).at(-1)?.commit ?? worktree.base;
-  await gitOk(['reset', '--quiet', '--hard', target], worktree.dir);
-  await gitOk(['clean', '-fdq'], worktree.dir);
-  return target;
+export async function resetGoalWorktree(worktree: GoalWorktree, commit: string): Promise<void> {
+  const head = (await git(['symbolic-ref', '--quiet', 'HEAD'], worktree.dir)).stdout.trim();
+  if (head !== `refs/heads/${worktree.branch}`) {
+    throw new GoaldError(
+      'conflict',
+      `the goal's worktree ${worktree.dir} is on ${head === '' ? 'a detached HEAD' : head.replace('refs/heads/', '')}, not on its branch ${worktree.branch}; nothing was changed`,
+      `put it back (git -C ${worktree.dir} switch ${worktree.branch}), then roll back again`,
+    );
+  }
+  const status = await gitOk(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'], worktree.dir);
+  const dirty = status.split('\0').filter(Boolean).map((entry) => entry.slice(3));
+  if (dirty.length > 0) {
+    const named = dirty.slice(0, 5).join(', ') + (dirty.length > 5 ? ` and ${dirty.length - 5} more` : '');
+    throw new GoaldError(
+      'conflict',
+      `the goal's worktree has changes no turn committed: ${named}; a rollback would lose them, so nothing was changed`,
+      `commit them on ${worktree.branch} or undo them (in ${worktree.dir}), then roll back again`,
+    );
+  }
+  await gitOk(['reset', '--quiet', '--hard', commit], worktree.dir);
+}
+
+/**
+ * Moves a finished goal's branch to `commit` (rollback), only if it is still at `from` (an atomic
+ * compare-and-swap); never a branch outside `goald/`, never one checked out anywhere.
+ */
+export async function moveGoalBranch(worktree: Pick<GoalWorktree, 'repo' | 'branch'>, commit: string, from: string, why: string): Promise<void> {
+  if (!worktree.branch.startsWith(GOAL_BRANCH_PREFIX)) throw new GoaldError('internal', `refusing to move ${worktree.branch}: not a goald branch`);
+  const checkouts = await checkoutsOf(worktree.repo, worktree.branch);
+  if (checkouts.length > 0) {
+    throw new GoaldError(
+      'conflict',
+      `${worktree.branch} is checked out in ${checkouts.join(', ')}; moving it would change the files under that checkout, so nothing was changed`,
+      `switch that checkout to another branch (git -C ${checkouts[0] ?? worktree.repo} switch -), or remove a leftover goal worktree with goald prune, then roll back again`,
+    );
+  }
+  const moved = await git(['update-ref', '-m', why, `refs/heads/${worktree.branch}`, commit, from], worktree.repo);
+  if (moved.exitCode !== 0) {
+    throw new GoaldError('conflict', `${worktree.branch} moved while goald rolled it back: ${lastLine(moved.stderr)}`, 'look at it (git log), then roll back again');
+  }
+}
+
+/**
+ * Checks the goal's branch out again in its worktree directory (a failed goal reopened by `goald edit
+ * --resume`; the directory was removed when it ended). Exit 2 when the branch was deleted or is checked out
+ * elsewhere. Resolves with whether it made the directory (false: it was there, on the branch, already).
+ */
+export async function reopenGoalWorktree(worktree: GoalWorktree, goalId: string): Promise<boolean> {
+  if (!(await branchExists(worktree.repo, worktree.branch))) {
+    const why = worktree.discardOnFail ? 'it was deleted when the goal failed (--discard-on-fail)' : 'it was deleted (goald prune, or by hand)';
+    throw new GoaldError('usage', `goal ${goalId}'s branch ${worktree.branch} no longer exists in ${worktree.repo}: ${why}, so its work cannot be resumed`, 'start a new goal with goald start --worktree');
+  }
+  const checkouts = await checkoutsOf(worktree.repo, worktree.branch);
+  if (checkouts.some((dir) => path.resolve(dir) === path.resolve(worktree.dir)) && existsSync(worktree.dir)) return false;
+  if (checkouts.length > 0) {
+    throw new GoaldError(
+      'conflict',
+      `goal ${goalId}'s branch ${worktree.branch} is checked out in ${checkouts.join(', ')}; the goal needs it in its own worktree`,
+      `switch that checkout to another branch (git -C ${checkouts[0] ?? worktree.repo} switch -), then resume again`,
+    );
+  }
+  if (existsSync(worktree.dir)) {
+    throw new GoaldError('conflict', `${worktree.dir} exists but is not goal ${goalId}'s worktree`, 'goald prune removes leftover worktrees; then resume again');
+  }
+  await mkdir(path.dirname(worktree.dir), { recursive: true, mode: 0o700 });
+  await git(['worktree', 'prune'], worktree.repo);
+  const added = await git(['worktree', 'add', '--quiet', worktree.dir, worktree.branch], worktree.repo);
+  if (added.exitCode !== 0) {
+    throw new GoaldError('internal', `could not check ${worktree.branch} out again in ${worktree.dir}: ${lastLine(added.stderr)}`, 'see git worktree list; goald prune removes leftovers');
+  }
+  return true;
 }
 
 /** Removes the goal's worktree directory (the branch stays); safe when it is already gone. */

@@ -4,8 +4,10 @@
 // worktree directory goes (and a failed goal's branch with --discard-on-fail).
 
 import { newGoalId } from '../../state/index.js';
-import type { GoalRecord } from '../../state/types.js';
+import type { GoalRecord, Store } from '../../state/types.js';
+import type { SupervisorDeps } from '../supervisor/supervisor.js';
 import type { TurnRecord } from '../supervisor/types.js';
+import type { Snapshotter } from '../workspace/types.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
 import { closeGoalWorktree, commitTurn, createGoalWorktree, removeGoalWorktree } from './goal-worktree.js';
@@ -46,11 +48,10 @@ function turnReason(record: TurnRecord): string {
   return record.evaluation.kind === 'skipped' ? record.evaluation.reason : 'changes';
 }
 
+type WorktreeHooks = Pick<SupervisorDeps, 'onTurnRecorded' | 'onEnding' | 'rollbackWorktree'>;
+
 /** The supervisor hooks of a worktree goal (none for an in-place goal). */
-export function worktreeHooks(
-  goal: Pick<GoalRecord, 'worktree'>,
-  home: string,
-): { onTurnRecorded?: (record: TurnRecord) => Promise<void>; onEnding?: (status: 'achieved' | 'failed') => Promise<void> } {
+export function worktreeHooks(goal: Pick<GoalRecord, 'id' | 'worktree'>, store: Pick<Store, 'home' | 'read'>, snapshotter: Snapshotter): WorktreeHooks {
   const { worktree } = goal;
   if (worktree === undefined) return {};
   return {
@@ -60,7 +61,13 @@ export function worktreeHooks(
     },
     onEnding: async (status) => {
       // The branch holds every turn; a leftover directory is for `goald prune` to remove.
-      await closeGoalWorktree(worktree, status, home).catch(() => undefined);
+      await closeGoalWorktree(worktree, status, store.home).catch(() => undefined);
+    },
+    rollbackWorktree: async (how) => {
+      // The earlier rollbacks name the tips they moved the branch away from: read them fresh.
+      const rollbacks = (await store.read()).goals.find((candidate) => candidate.id === goal.id)?.rollbacks;
+      const { rollBackPausedWorktree } = await import('../checkpoints/rollback-worktree.js');
+      return rollBackPausedWorktree({ ...how, goal: { id: goal.id, worktree, ...(rollbacks ? { rollbacks } : {}) }, snapshotter });
     },
   };
 }

@@ -14,7 +14,9 @@ import {
   createGoalWorktree,
   parseAuthor,
   removeGoalWorktree,
-  resetWorktreeToTurn,
+  moveGoalBranch,
+  reopenGoalWorktree,
+  resetGoalWorktree,
   turnCommits,
 } from '../../src/worktree/goal-worktree.js';
 import { worktreeGoalGitDirs } from '../../src/worktree/sandbox-git-dirs.js';
@@ -58,13 +60,53 @@ describe('goal worktrees', () => {
     expect(await git.git('rev-parse', 'goald/agent')).toBe(first); // the agent's branch got no goald commit
     expect(await git.git('log', '-1', '--format=%an <%ae>', worktree.branch)).toBe('T <t@example.invalid>');
 
-    // Turn 2 changed nothing: its tree is turn 1's.
-    expect(await resetWorktreeToTurn(worktree, 2)).toBe(first);
+    // A reset to turn 1's commit: the worktree and the goal's branch, nothing else.
+    await resetGoalWorktree(worktree, first ?? '');
     expect(existsSync(path.join(worktree.dir, 'b.txt'))).toBe(false);
     expect(await git.git('rev-parse', worktree.branch)).toBe(first);
-    await resetWorktreeToTurn(worktree, 0);
+    await resetGoalWorktree(worktree, worktree.base);
     expect(await git.git('-C', worktree.dir, 'show', 'HEAD:a.txt')).toBe('a');
     expect(await git.git('rev-parse', 'main')).toBe(worktree.base);
+  });
+
+  it('a reset is refused, nothing changed, when the worktree holds uncommitted changes or is on another branch', async () => {
+    const git = await gitdir({ files: { 'a.txt': 'a\n' }, initialCommit: true });
+    const worktree = await createGoalWorktree({ repo: git.dir, home: await home(), goalId: 'grefuse00001' });
+    await writeFile(path.join(worktree.dir, 'a.txt'), 'turn 1\n');
+    const first = (await commitTurn(worktree, 1, 'first')) ?? '';
+    await writeFile(path.join(worktree.dir, 'new.txt'), 'someone edited the worktree\n');
+    await expect(resetGoalWorktree(worktree, worktree.base)).rejects.toThrow("the goal's worktree has changes no turn committed: new.txt");
+    expect(await git.git('rev-parse', worktree.branch)).toBe(first);
+    await rm(path.join(worktree.dir, 'new.txt'));
+    // HEAD on the user's branch: a hard reset there would move main.
+    await git.git('-C', worktree.dir, 'symbolic-ref', 'HEAD', 'refs/heads/main');
+    await expect(resetGoalWorktree(worktree, worktree.base)).rejects.toThrow(/is on main, not on its branch goald\/grefuse00001/);
+    expect(await git.git('rev-parse', 'main')).toBe(worktree.base);
+  });
+
+  it("a finished goal's branch moves only from where it is, never while checked out, never outside goald/", async () => {
+    const git = await gitdir({ files: { 'a.txt': 'a\n' }, initialCommit: true });
+    const goaldHome = await home();
+    const worktree = await createGoalWorktree({ repo: git.dir, home: goaldHome, goalId: 'gmove0000001' });
+    await writeFile(path.join(worktree.dir, 'a.txt'), 'turn 1\n');
+    const first = (await commitTurn(worktree, 1, 'first')) ?? '';
+    // Still checked out in its worktree: refused.
+    await expect(moveGoalBranch(worktree, worktree.base, first, 'test')).rejects.toThrow(/goald\/gmove0000001 is checked out in .*gmove0000001/);
+    await closeGoalWorktree(worktree, 'failed', goaldHome);
+    await expect(moveGoalBranch(worktree, worktree.base, worktree.base, 'test')).rejects.toThrow(/moved while goald rolled it back/);
+    await expect(moveGoalBranch({ repo: git.dir, branch: 'main' }, first, worktree.base, 'test')).rejects.toThrow(/not a goald branch/);
+    await moveGoalBranch(worktree, worktree.base, first, 'test');
+    expect(await git.git('rev-parse', worktree.branch)).toBe(worktree.base);
+    expect(await git.git('rev-parse', 'main')).toBe(worktree.base);
+    // Reopened (goald edit --resume): the branch checked out again where the worktree was.
+    await moveGoalBranch(worktree, first, worktree.base, 'test');
+    expect(await reopenGoalWorktree(worktree, 'gmove0000001')).toBe(true);
+    expect(await git.git('-C', worktree.dir, 'rev-parse', 'HEAD')).toBe(first);
+    expect(await reopenGoalWorktree(worktree, 'gmove0000001')).toBe(false);
+    await closeGoalWorktree({ ...worktree, discardOnFail: true }, 'failed', goaldHome);
+    await expect(reopenGoalWorktree({ ...worktree, discardOnFail: true }, 'gmove0000001')).rejects.toThrow(
+      "goal gmove0000001's branch goald/gmove0000001 no longer exists in " + git.dir + ': it was deleted when the goal failed (--discard-on-fail), so its work cannot be resumed',
+    );
   });
 
   it('closing removes the directory; the branch stays unless a failed goal discards it; nothing outside GOALD_HOME is removed', async () => {

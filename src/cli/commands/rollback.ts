@@ -1,5 +1,5 @@
 // `goald rollback <goal> --to-turn n [--json]`: puts the files of a paused or finished goal back as turn n
-// left them (src/checkpoints/). Through the daemon when one runs (a paused goal needs it: its supervisor
+// left them (src/checkpoints/); a worktree goal's branch (and a paused one's worktree) goes back to turn n's commit. Through the daemon when one runs (a paused goal needs it: its supervisor
 // must know); a finished goal also without one. An active goal is refused (exit 2): its agent may be
 // writing the very files, so it must be paused first.
 
@@ -39,6 +39,7 @@ export async function runRollback(ref: string, options: { toTurn?: string; json?
   const files = [...rollback.written, ...rollback.removed];
   const named = files.length === 0 ? '' : `: ${files.slice(0, 10).join(', ')}${rollback.writtenCount + rollback.removedCount > 10 ? ', ...' : ''}`;
   io.out(`goal ${goal.id} rolled back to turn ${rollback.toTurn}: ${rollback.writtenCount} file${rollback.writtenCount === 1 ? '' : 's'} restored, ${rollback.removedCount} removed${named}`);
+  if (goal.worktree !== undefined && rollback.commit !== undefined) io.out(`branch ${goal.worktree.branch} is at ${rollback.commit.slice(0, 12)} (was ${rollback.fromCommit?.slice(0, 12) ?? 'unknown'}): goald diff ${goal.id} shows it`);
   if (goal.status === 'paused') io.out(`its next turn starts from there: goald resume ${goal.id}`);
   return EXIT.ok;
 }
