@@ -244,7 +244,7 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     .option('--agent <cmd|adapter>', 'a contender: an adapter name (claude-code, codex, gemini, aider, builtin) or a shell command (repeatable)', collect, [])
     .option('--n <k>', 'members (default: one per --agent; the agents take turns)')
     .addOption(new Option('--pick <how>', 'first: the first to achieve wins, the others stop; best: all finish, the evaluator compares').choices(['first', 'best']).default('first'))
-    .option('--foreground', 'not supported: a race runs in the daemon')
+    .option('--foreground', 'run the race in this process, not the daemon; exit 0 when a member is picked, 1 when none achieved')
     .option('--wait', "wait for the race's end; exit 0 when a member was picked, 1 when none achieved")
     .action(async (condition: string | undefined, options: Record<string, unknown>) => {
       const { runRace } = await import('./commands/race.js');

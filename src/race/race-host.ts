@@ -5,6 +5,7 @@
 // every change (race-record.ts); a daemon that restarts picks running races up again (resume).
 
 import path from 'node:path';
+import { isProcessAlive } from '../../state/index.js';
 import type { GoalRecord } from '../../state/types.js';
 import { readStartFlags, type StartFlags } from '../config/start-options.js';
 import { ADAPTER_NAMES } from '../config/flag-values.js';
@@ -64,13 +65,24 @@ export class RaceHost {
   private readonly goals: RaceGoals;
   private readonly env: NodeJS.ProcessEnv;
   private readonly log: (line: string) => void;
+  private readonly owner: RaceRecord['owner'];
+  /** Each race this host runs, until it is decided. */
+  private readonly runs = new Map<string, Promise<RaceRecord>>();
   private closing = false;
 
-  constructor(options: { home: string; goals: RaceGoals; env: NodeJS.ProcessEnv; log: (line: string) => void }) {
+  constructor(options: { home: string; goals: RaceGoals; env: NodeJS.ProcessEnv; log: (line: string) => void; owner?: RaceRecord['owner'] }) {
     this.home = options.home;
     this.goals = options.goals;
     this.env = options.env;
     this.log = options.log;
+    this.owner = options.owner ?? null;
+  }
+
+  /** The race's record once this host has decided it (`goald race --foreground` waits on it). */
+  async decided(raceId: string): Promise<RaceRecord> {
+    const run = this.runs.get(raceId);
+    if (run === undefined) throw new GoaldError('not-found', `race ${raceId} is not run here`);
+    return run;
   }
 
   /** Starts a race: its record is stored and its first members are running when this resolves. */
@@ -89,13 +101,22 @@ export class RaceHost {
       reason: null,
       createdAt: new Date().toISOString(),
       finishedAt: null,
+      ...(this.owner ? { owner: this.owner } : {}),
     };
     const base: Omit<StartGoalRequest, 'flags'> = { dir: request.dir, env: request.env, queue: true, ...(request.condition === undefined ? {} : { condition: request.condition }) };
-    // The first member starts here, so bad input reaches the caller before anything else runs.
-    await this.startMember(race, 0, base, request.flags);
+    // The first members start here, so bad input (every one of them refused) reaches the caller before
+    // anything is stored.
+    const refused = await this.startMembers(race, base, request.flags);
+    if (refused !== null && race.members.every((member) => member.status !== 'running')) throw refused;
     await writeRace(this.home, race);
     this.log(`race ${race.id}: ${race.members.length} members, pick ${race.pick}, ${race.concurrency} at once`);
-    void this.run(race, base, request.flags).catch((error: unknown) => this.log(`race ${race.id} crashed: ${error instanceof Error ? error.message : String(error)}`));
+    this.runs.set(race.id, this.run(race, base, request.flags).then(
+      () => race,
+      (error: unknown) => {
+        this.log(`race ${race.id} crashed: ${error instanceof Error ? error.message : String(error)}`);
+        return race;
+      },
+    ));
     return race;
   }
 
@@ -103,6 +124,11 @@ export class RaceHost {
   async resume(): Promise<void> {
     for (const race of await readRaces(this.home)) {
       if (race.status !== 'running') continue;
+      if (race.owner?.kind === 'foreground') {
+        // A foreground race is its process's: left alone while it lives, ended once it is gone.
+        if (!isProcessAlive(race.owner.pid)) await this.finish(race, null, `the foreground process that ran it (pid ${race.owner.pid}) ended`);
+        continue;
+      }
       const member = race.members.find((entry) => entry.goalId !== null);
       const first = member?.goalId ? await this.goals.getGoal(member.goalId).catch(() => null) : null;
       const stored = storedStart(first?.request);
@@ -119,6 +145,32 @@ export class RaceHost {
   /** Nothing more starts (daemon shutdown); running members are detached with every goal. */
   close(): void {
     this.closing = true;
+  }
+
+  /**
+   * Starts the waiting members the concurrency leaves room for, all at once: each start (validation, the
+   * worktree, admission) overlaps the others' instead of queueing behind them. A member that cannot start
+   * is marked failed; resolves with the first such error (null: none).
+   */
+  private async startMembers(race: RaceRecord, base: Omit<StartGoalRequest, 'flags'>, flags: StartFlags, watch?: (goalId: string) => void): Promise<Error | null> {
+    const running = race.members.filter((member) => member.status === 'running').length;
+    const next = race.members.flatMap((member, index) => (member.status === 'waiting' ? [index] : [])).slice(0, Math.max(0, race.concurrency - running));
+    const errors = await Promise.all(
+      next.map(async (index) => {
+        try {
+          await this.startMember(race, index, base, flags);
+          const id = race.members[index]?.goalId;
+          if (id) watch?.(id);
+          return null;
+        } catch (error) {
+          const member = race.members[index];
+          if (member) member.status = 'failed';
+          this.log(`race ${race.id}: member ${index + 1} could not start: ${error instanceof Error ? error.message : String(error)}`);
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      }),
+    );
+    return errors.find((error) => error !== null) ?? null;
   }
 
   private async startMember(race: RaceRecord, index: number, base: Omit<StartGoalRequest, 'flags'>, flags: StartFlags): Promise<void> {
@@ -138,18 +190,9 @@ export class RaceHost {
     };
     for (const member of race.members) if (member.status === 'running' && member.goalId) watch(member.goalId);
     const fill = async (): Promise<void> => {
-      while (!this.closing && race.winner === null && ends.size < race.concurrency) {
-        const next = race.members.findIndex((member) => member.status === 'waiting');
-        if (next < 0) return;
-        try {
-          await this.startMember(race, next, base, flags);
-          const id = race.members[next]?.goalId;
-          if (id) watch(id);
-        } catch (error) {
-          const member = race.members[next];
-          if (member) member.status = 'failed';
-          this.log(`race ${race.id}: member ${next + 1} could not start: ${error instanceof Error ? error.message : String(error)}`);
-        }
+      // A member that could not start frees its slot again: go on until the slots are full or none waits.
+      while (!this.closing && race.winner === null && ends.size < race.concurrency && race.members.some((member) => member.status === 'waiting')) {
+        await this.startMembers(race, base, flags, watch);
         await writeRace(this.home, race);
       }
     };

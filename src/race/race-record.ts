@@ -35,6 +35,8 @@ export const raceRecordSchema = z.looseObject({
   reason: z.string().nullable(),
   createdAt: z.string(),
   finishedAt: z.string().nullable(),
+  /** A `goald race --foreground`: the process that runs it (a daemon leaves such a race alone). */
+  owner: z.object({ kind: z.literal('foreground'), pid: z.number() }).nullable().optional(),
 });
 
 export type RaceRecord = z.infer<typeof raceRecordSchema>;

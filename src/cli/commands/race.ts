@@ -1,6 +1,6 @@
 // `goald race <condition> --agent <cmd|adapter> --agent ... [--n k] [--pick first|best]`: k worktree goals on
-// one condition, run by the daemon (src/race/), one of them picked. Validated here first, each distinct
-// member as a start of its own, so bad input exits 2 before the daemon starts anything.
+// one condition, run by the daemon (src/race/) or, with --foreground, in this process; one of them picked.
+// Validated here first, each distinct member as a start of its own, so bad input exits 2 before anything runs.
 
 import path from 'node:path';
 import { z } from 'zod';
@@ -37,9 +37,6 @@ function parseCount(text: string | undefined): number | undefined {
 /** `goald race` — resolves with the exit code (with --wait: 0 when a member was picked, 1 when none). */
 export async function runRace(condition: string | undefined, rawOptions: Record<string, unknown>, io: CliIO): Promise<number> {
   const options = optionsSchema.parse(rawOptions);
-  if (options.foreground) {
-    throw new GoaldError('usage', 'race --foreground is not supported: a race runs in the daemon', 'drop --foreground; --wait follows the race to its end');
-  }
   const n = parseCount(options.n);
   const members = raceMembers(options.agent, n);
   const dir = path.resolve(io.cwd, options.dir ?? '.');
@@ -48,8 +45,7 @@ export async function runRace(condition: string | undefined, rawOptions: Record<
     const prepared = await prepareGoal({ condition, dir, flags: memberFlags(flags, agent), env: io.env });
     for (const warning of prepared.warnings) io.err(`goald: warning: ${warning}`);
   }
-  const client = await ensureDaemon(io.env);
-  const race = await client.startRace({
+  const request = {
     ...(condition === undefined ? {} : { condition }),
     dir,
     flags,
@@ -57,7 +53,13 @@ export async function runRace(condition: string | undefined, rawOptions: Record<
     agents: options.agent,
     ...(n === undefined ? {} : { n }),
     pick: options.pick,
-  });
+  };
+  if (options.foreground) {
+    const { runRaceInForeground } = await import('./race-foreground.js');
+    return runRaceInForeground(request, options.json, io);
+  }
+  const client = await ensureDaemon(io.env);
+  const race = await client.startRace(request);
   if (options.json) io.out(JSON.stringify({ type: 'race.submitted', id: race.id, repo: race.repo, pick: race.pick, members: race.members }));
   else io.out(`race ${race.id} started in ${race.repo}: ${race.members.length} members, pick ${race.pick}`);
   if (!options.wait) return EXIT.ok;
