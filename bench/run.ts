@@ -13,6 +13,7 @@ import { SANDBOX_ADDED_TARGET_MS, benchSandbox } from './sandbox.bench.js';
 import { benchSnapshot } from './snapshot.bench.js';
 import { FIRST_SPAWN_RATIO_TARGET, VERSION_RATIO_TARGET, benchStartup } from './startup.bench.js';
 import { LONG_TURNS, SHORT_TURNS, SUPERVISOR_RATIO_TARGET, benchSupervisor } from './supervisor.bench.js';
+import { WATCH_RATIO_TARGET, benchViews } from './views.bench.js';
 import { RACE_RATIO_TARGET, WORKTREE_RATIO_TARGET, benchRace, benchWorktreeCreation } from './worktree.bench.js';
 
 const SNAPSHOT_RATIO_TARGET = 1.3; // issue 2: snapshot cost against `git status` on 50 000 files
@@ -129,6 +130,17 @@ function benchesFor(argv: string[]): Bench[] {
             : [figure('daemon', `status / node -e 0, with ${r.inheritedEnv.variables.join(', ')}`, r.inheritedEnv.ratio, '×', null, `${r.inheritedEnv.statusMs} ms vs ${r.inheritedEnv.nodeMs} ms; this shell's env, for context`)]),
           figure('daemon', 'daemon RSS idle', r.idleRssMb, 'MB', IDLE_RSS_TARGET_MB),
           figure('daemon', `daemon RSS, ${r.waitingGoals} waiting goals`, r.waitingRssMb, 'MB', WAITING_RSS_TARGET_MB),
+        ];
+      },
+    },
+    {
+      name: 'views',
+      run: async () => {
+        const r = await benchViews(runs === undefined ? {} : { runs });
+        return [
+          figure('views', 'goald watch --once', r.watchOnceMs, 'ms', null, `median of ${r.runs}`),
+          figure('views', 'goald status (same daemon and goal)', r.statusMs, 'ms'),
+          figure('views', 'watch --once / status', r.ratio, '×', WATCH_RATIO_TARGET),
         ];
       },
     },

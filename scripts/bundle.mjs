@@ -51,5 +51,32 @@ const { output } = await bundle.write({
 });
 await bundle.close();
 
-const bytes = output.reduce((sum, file) => sum + (file.type === 'chunk' ? file.code.length : 0), 0);
-process.stdout.write(`bundled dist/bundle/: ${output.length} files, ${Math.round(bytes / 1024)} KiB\n`);
+// `goald watch`'s interactive view (ink 6, React 19) is an ES module bundle of its own, watch-ui.mjs beside
+// the rest: ink's layout engine (yoga-layout) starts with a top-level await, which CommonJS cannot hold. The
+// watch command imports it by path on first use, so no other command loads it (src/cli/commands/watch.ts).
+const watchBundle = await rolldown({
+  cwd: root,
+  input: { 'watch-ui': 'src/cli/watch/watch-ui.ts' },
+  platform: 'node',
+  logLevel: 'warn',
+  // React's production build; ink's devtools bridge (only with DEV=true) needs a package goald does not ship.
+  transform: { define: { 'process.env.NODE_ENV': '"production"' } },
+  external: ['react-devtools-core'],
+  onLog(level, log, handler) {
+    if (level === 'warn') handler('error', log);
+    else handler(level, log);
+  },
+});
+const { output: watchOutput } = await watchBundle.write({
+  dir: outdir,
+  format: 'esm',
+  entryFileNames: '[name].mjs',
+  chunkFileNames: 'watch-[name]-[hash].mjs',
+  minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
+  comments: { legal: false, annotation: false, jsdoc: false },
+});
+await watchBundle.close();
+
+const all = [...output, ...watchOutput];
+const bytes = all.reduce((sum, file) => sum + (file.type === 'chunk' ? file.code.length : 0), 0);
+process.stdout.write(`bundled dist/bundle/: ${all.length} files, ${Math.round(bytes / 1024)} KiB\n`);

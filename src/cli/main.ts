@@ -90,6 +90,15 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
       exit.code = await runStop(goal, io);
     });
   program
+    .command('watch')
+    .description('a live view of every goal: list, detail pane, and keys to pause, resume, stop and guide them')
+    .argument('[goal]', 'goal id or unique prefix to select first')
+    .option('--once', 'print one frame and exit')
+    .action(async (goal: string | undefined, options: { once?: boolean }) => {
+      const { runWatch } = await import('./commands/watch.js');
+      exit.code = await runWatch(goal, options, io);
+    });
+  program
     .command('say')
     .description("guidance for a running goal: its next turn's prompt carries it (the condition and checks stay as they are)")
     .argument('<goal>', 'goal id or unique prefix')

@@ -1,0 +1,132 @@
+// The interactive `goald watch` (ink 6, React 19): draws watch-frame.ts's lines, refreshes them from the
+// daemon, and turns keys into the daemon's levers. Written with createElement (no JSX build step). A dead
+// terminal never disturbs a goal: the app is only a client of the daemon.
+
+import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
+import { createElement as h, useCallback, useEffect, useRef, useState, type ReactElement } from 'react';
+import { renderFrame, type Line, type WatchPrompt } from './watch-frame.js';
+import type { WatchSnapshot, WatchSource } from './watch-source.js';
+
+export interface WatchAppProps {
+  source: WatchSource;
+  /** The goal selected at start (`goald watch <goal>`), or null for the first. */
+  initialSelectedId: string | null;
+  refreshMs: number;
+  /** Fixed size (tests); default: the terminal's. */
+  width?: number;
+  height?: number;
+}
+
+/** One frame line as ink text. */
+function LineView({ line }: { line: Line }): ReactElement {
+  return h(
+    Text,
+    { wrap: 'truncate' },
+    ...line.map((segment, index) =>
+      h(Text, { key: index, ...(segment.color ? { color: segment.color } : {}), bold: segment.bold === true, inverse: segment.inverse === true }, segment.text),
+    ),
+  );
+}
+
+/** The watch view: goal list, detail pane, hint line; keys as the hint says. */
+export function WatchApp(props: WatchAppProps): ReactElement {
+  const { source, refreshMs } = props;
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const [snapshot, setSnapshot] = useState<WatchSnapshot | null>(null);
+  const [selectedId, setSelectedId] = useState<string | null>(props.initialSelectedId);
+  const [prompt, setPromptState] = useState<WatchPrompt | null>(null);
+  // Keys can arrive faster than renders: the handler reads and writes the prompt through a ref.
+  const promptRef = useRef<WatchPrompt | null>(null);
+  const setPrompt = (next: WatchPrompt | null): void => {
+    promptRef.current = next;
+    setPromptState(next);
+  };
+  const [message, setMessage] = useState<string | null>(null);
+  const [showLog, setShowLog] = useState(false);
+  const selectedRef = useRef(selectedId);
+  selectedRef.current = selectedId;
+
+  const refresh = useCallback(async (): Promise<void> => {
+    try {
+      const next = await source.load(selectedRef.current);
+      setSnapshot(next);
+      if (selectedRef.current === null || !next.goals.some((goal) => goal.id === selectedRef.current)) setSelectedId(next.goals[0]?.id ?? null);
+    } catch (error) {
+      setMessage(error instanceof Error ? error.message : String(error));
+    }
+  }, [source]);
+
+  useEffect(() => {
+    void refresh();
+    const timer = setInterval(() => void refresh(), refreshMs);
+    return () => clearInterval(timer);
+  }, [refresh, refreshMs, selectedId]);
+
+  const act = (action: Promise<string>): void => {
+    action.then(
+      (text) => setMessage(text),
+      (error: unknown) => setMessage(error instanceof Error ? error.message : String(error)),
+    ).finally(() => void refresh());
+  };
+
+  const goals = snapshot?.goals ?? [];
+  const index = Math.max(0, goals.findIndex((goal) => goal.id === selectedId));
+  const current = goals[index]?.id ?? null;
+
+  // One stable handler for ink (it re-attaches to stdin whenever the handler changes), reading the
+  // latest render's state through a ref.
+  const onInput = useRef<(input: string, key: Key) => void>(() => undefined);
+  useInput(useCallback((input: string, key: Key) => onInput.current(input, key), []));
+  onInput.current = (input, key) => {
+    const prompt = promptRef.current;
+    if (prompt?.kind === 'guidance') {
+      if (key.escape) setPrompt(null);
+      else if (key.return) {
+        setPrompt(null);
+        if (prompt.text.trim() !== '') act(source.say(prompt.goalId, prompt.text));
+      } else if (key.backspace || key.delete) setPrompt({ ...prompt, text: prompt.text.slice(0, -1) });
+      else if (input !== '' && !key.ctrl && !key.meta) setPrompt({ ...prompt, text: prompt.text + input });
+      return;
+    }
+    if (prompt?.kind === 'confirm-stop') {
+      setPrompt(null);
+      if (input === 's') act(source.stop(prompt.goalId));
+      else setMessage('stop cancelled');
+      return;
+    }
+    if (key.ctrl && input === 'c') {
+      exit();
+      return;
+    }
+    if (key.upArrow) setSelectedId(goals[Math.max(0, index - 1)]?.id ?? null);
+    else if (key.downArrow) setSelectedId(goals[Math.min(goals.length - 1, index + 1)]?.id ?? null);
+    // Keys typed quickly arrive in one read: each is its own command (a prompt takes the rest on its next read).
+    else for (const char of input) onKey(char);
+  };
+
+  // One command key on the selected goal (`selected` moves as j/k are read, within one read too).
+  let selected = index;
+  function onKey(char: string): void {
+    const goalId = goals[selected]?.id ?? null;
+    if (char === 'q') exit();
+    else if (char === 'k' || char === 'j') {
+      selected = char === 'k' ? Math.max(0, selected - 1) : Math.min(goals.length - 1, selected + 1);
+      setSelectedId(goals[selected]?.id ?? null);
+    } else if (goalId === null) return;
+    else if (char === 'p') act(source.pause(goalId, false));
+    else if (char === 'P') act(source.pause(goalId, true));
+    else if (char === 'r') act(source.resume(goalId));
+    else if (char === 's') setPrompt({ kind: 'confirm-stop', goalId });
+    else if (char === 'g') setPrompt({ kind: 'guidance', goalId, text: '' });
+    else if (char === 'l') setShowLog((shown) => !shown);
+  }
+
+  const width = props.width ?? stdout.columns ?? 100;
+  const height = props.height ?? stdout.rows ?? 30;
+  const lines =
+    snapshot === null
+      ? [[{ text: 'goald watch: connecting to the daemon…' }]]
+      : renderFrame({ goals, selectedId: current, width, height, logLines: showLog ? snapshot.logLines : null, prompt, message });
+  return h(Box, { flexDirection: 'column' }, ...lines.map((line, row) => h(LineView, { key: row, line })));
+}

@@ -1,0 +1,131 @@
+// The watch view's ink components with ink-testing-library: frames drawn from view states, and every key
+// of the hint line turned into the right call on the source (an in-memory WatchSource: goald's own
+// interface, kept for the test).
+
+import { render } from 'ink-testing-library';
+import { createElement } from 'react';
+import { describe, expect, it } from 'vitest';
+import { WatchApp } from '../../src/cli/watch/watch-app.js';
+import type { WatchSnapshot, WatchSource } from '../../src/cli/watch/watch-source.js';
+import { deriveGoalView } from '../../src/view/goal-view.js';
+import { terminalView } from '../../src/view/terminal-view.js';
+import { createEmptySummary } from '../../state/state-schema.js';
+import type { GoalRecord } from '../../state/types.js';
+import { waitUntil } from '../helpers/wait.js';
+
+function record(id: string, overrides: Partial<GoalRecord> = {}): GoalRecord {
+  return {
+    id, condition: `goal ${id}`, workspace: '/ws', status: 'active', phase: 'running', createdAt: '2026-12-02T09:00:00.000Z', updatedAt: '',
+    startedAt: '2026-12-02T09:00:00.000Z', finishedAt: null, reason: null, reasonMessage: null, pauseReason: null, loopId: null,
+    settings: { limits: { maxTurns: 10, tokenBudget: 0, costBudgetUsd: null, stagnation: 5 } }, machine: null,
+    summary: { ...createEmptySummary(), turns: 2, tokens: 3000 }, owner: { kind: 'daemon', pid: 1 }, runningAgent: null, ...overrides,
+  };
+}
+
+class MemorySource implements WatchSource {
+  readonly calls: string[] = [];
+  constructor(public goals: GoalRecord[]) {}
+  async load(): Promise<WatchSnapshot> {
+    const now = Date.parse('2026-12-02T09:10:00.000Z');
+    const events = [
+      { type: 'turn.finished' as const, id: 'g1', turn: 2, maxTurns: 10, outcome: 'completed' as const, durationMs: 5, tokens: 2000, tokensEstimated: false,
+        filesChanged: 1, checks: [{ name: 't', passed: false }], verdict: { achieved: false, reason: 'still \u001b[2Jfailing' }, evaluatorError: null, agentError: null, tamper: [],
+        view: { costUsd: null, remaining: ['fix it'], files: ['src/a.ts'], breakers: { stagnation: 2 } } },
+    ];
+    return {
+      goals: this.goals.map((goal) => terminalView(deriveGoalView({ goal, events: goal.id === 'g1' ? events : [], now }))),
+      logLines: ['turn 2/10 · log line'],
+    };
+  }
+  async pause(id: string, now: boolean): Promise<string> {
+    this.calls.push(`pause ${id}${now ? ' now' : ''}`);
+    return `goal ${id} paused`;
+  }
+  async resume(id: string): Promise<string> {
+    this.calls.push(`resume ${id}`);
+    return `goal ${id} resumed`;
+  }
+  async stop(id: string): Promise<string> {
+    this.calls.push(`stop ${id}`);
+    return `goal ${id} stopped`;
+  }
+  async say(id: string, text: string): Promise<string> {
+    this.calls.push(`say ${id} ${text}`);
+    return `goal ${id}: guidance queued`;
+  }
+}
+
+function mount(source: MemorySource, width = 100) {
+  const app = render(createElement(WatchApp, { source, initialSelectedId: null, refreshMs: 10_000, width, height: 30 }));
+  const frame = (what: string, predicate: (text: string) => boolean): Promise<string> =>
+    waitUntil(what, () => {
+      const text = app.lastFrame() ?? '';
+      return predicate(text) ? text : undefined;
+    }, 5_000);
+  return { ...app, frame };
+}
+
+describe('WatchApp', () => {
+  it('draws the list, the detail pane with breaker proximity and the hint; agent text escaped', async () => {
+    const app = mount(new MemorySource([record('g1'), record('g2', { status: 'paused', phase: 'paused', pauseReason: 'drift' })]));
+    const text = await app.frame('the detail pane', (frame) => frame.includes('Goal: goal g1'));
+    expect(text).toContain('› ▶ g1');
+    expect(text).toContain('‖ g2');
+    expect(text).toContain('paused (drift)');
+    expect(text).toContain('breakers: stagnation 2 of 5');
+    expect(text).toContain('evaluator: still \\u001b[2Jfailing');
+    expect(text).toContain('files (turn 2): 1: src/a.ts');
+    expect(text).toContain('q quit');
+    app.unmount();
+  });
+
+  it('keys: j/k select, p P r act on the selected goal, s asks then s stops, g sends guidance, l shows the log, q quits', async () => {
+    const source = new MemorySource([record('g1'), record('g2')]);
+    const app = mount(source);
+    await app.frame('loaded', (frame) => frame.includes('Goal: goal g1'));
+    // ink reads keys once its input hook has attached to stdin.
+    await waitUntil('keys read', () => app.stdin.listenerCount('readable') > 0);
+    app.stdin.write('j');
+    await app.frame('g2 selected', (frame) => frame.includes('Goal: goal g2'));
+    app.stdin.write('p');
+    await app.frame('pause answered', (frame) => frame.includes('goal g2 paused'));
+    app.stdin.write('Pk'); // two keys in one read, as a fast typist's terminal delivers them
+    await app.frame('g1 selected', (frame) => frame.includes('Goal: goal g1'));
+    app.stdin.write('r');
+    await waitUntil('resume', () => source.calls.includes('resume g1'));
+    app.stdin.write('s');
+    await app.frame('the stop question', (frame) => frame.includes('stop goal g1? press s again'));
+    app.stdin.write('x');
+    await app.frame('cancelled', (frame) => frame.includes('stop cancelled'));
+    app.stdin.write('s');
+    await app.frame('asked again', (frame) => frame.includes('press s again'));
+    app.stdin.write('s');
+    await waitUntil('stop', () => source.calls.includes('stop g1'));
+    app.stdin.write('g');
+    await app.frame('the guidance prompt', (frame) => frame.includes('guidance for g1'));
+    for (const char of 'look at src/net') app.stdin.write(char);
+    await app.frame('typed', (frame) => frame.includes('look at src/net'));
+    app.stdin.write('\r');
+    await waitUntil('say', () => source.calls.includes('say g1 look at src/net'));
+    app.stdin.write('l');
+    await app.frame('the log pane', (frame) => frame.includes('turn 2/10 · log line'));
+    expect(source.calls).toEqual(['pause g2', 'pause g2 now', 'resume g1', 'stop g1', 'say g1 look at src/net']);
+    app.stdin.write('q');
+    app.unmount();
+  });
+
+  it('a narrow terminal drops the low-priority fields and shortens the hint', async () => {
+    const app = mount(new MemorySource([record('g1')]), 50);
+    const text = await app.frame('loaded', (frame) => frame.includes('Goal: '));
+    expect(text).toContain('j/k p P r s g l q');
+    expect(text).not.toContain('tok '); // no tokens column below 60 columns
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(50);
+    app.unmount();
+  });
+
+  it('no goals: the empty state', async () => {
+    const app = mount(new MemorySource([]));
+    await app.frame('empty state', (frame) => frame.includes('no goals yet'));
+    app.unmount();
+  });
+});
