@@ -79,7 +79,8 @@ export async function benchViews(opts: { runs?: number } = {}): Promise<ViewsBen
     };
   } finally {
     await createDaemonClient(socketPath).stopDaemon().catch(() => undefined);
-    await rm(root, { recursive: true, force: true });
+    // The daemon answers the stop before it has stopped writing its home: retried until it is gone.
+    await rm(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
 }
 
