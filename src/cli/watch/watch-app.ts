@@ -47,13 +47,28 @@ export function WatchApp(props: WatchAppProps): ReactElement {
   const selectedRef = useRef(selectedId);
   selectedRef.current = selectedId;
 
+  // One read at a time (a slow daemon must not pile up overlapping refreshes); one asked for meanwhile (a
+  // new selection, a lever's answer) runs as soon as the current one is in.
+  const loading = useRef(false);
+  const again = useRef(false);
   const refresh = useCallback(async (): Promise<void> => {
+    if (loading.current) {
+      again.current = true;
+      return;
+    }
+    loading.current = true;
     try {
       const next = await source.load(selectedRef.current);
       setSnapshot(next);
       if (selectedRef.current === null || !next.goals.some((goal) => goal.id === selectedRef.current)) setSelectedId(next.goals[0]?.id ?? null);
     } catch (error) {
       setMessage(error instanceof Error ? error.message : String(error));
+    } finally {
+      loading.current = false;
+    }
+    if (again.current) {
+      again.current = false;
+      await refresh();
     }
   }, [source]);
 
@@ -123,7 +138,9 @@ export function WatchApp(props: WatchAppProps): ReactElement {
   }
 
   const width = props.width ?? stdout.columns ?? 100;
-  const height = props.height ?? stdout.rows ?? 30;
+  // One row short of the terminal: a frame as tall as the screen makes ink clear the whole terminal on
+  // every render (flicker), and on quit the line after the last frame stays in view.
+  const height = props.height ?? Math.max(1, (stdout.rows ?? 31) - 1);
   const lines =
     snapshot === null
       ? [[{ text: 'goald watch: connecting to the daemon…' }]]

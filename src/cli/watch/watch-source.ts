@@ -18,11 +18,14 @@ export interface WatchSnapshot {
 
 /** The daemon, as the watch view uses it. */
 export interface WatchSource {
-  load(selectedId: string | null): Promise<WatchSnapshot>;
+  /** `goals`: the daemon's goal list when the caller has just read it (spares a round trip). */
+  load(selectedId: string | null, goals?: readonly GoalRecord[]): Promise<WatchSnapshot>;
   pause(goalId: string, now: boolean): Promise<string>;
   resume(goalId: string): Promise<string>;
   stop(goalId: string): Promise<string>;
   say(goalId: string, text: string): Promise<string>;
+  /** Ends what is still being read (the view has quit); the levers already sent finish. */
+  close(): void;
 }
 
 const LOG_LINES = 8;
@@ -34,21 +37,21 @@ function orderGoals(goals: readonly GoalRecord[]): GoalRecord[] {
   return [...goals].sort((a, b) => Number(isLive(b)) - Number(isLive(a)) || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** A goal's past events (the daemon's stream without following). */
-async function readEvents(client: DaemonClient, goalId: string): Promise<ProgressEvent[]> {
+/** A goal's past events (the daemon's stream without following; `signal` ends it early). */
+async function readEvents(client: DaemonClient, goalId: string, signal: AbortSignal): Promise<ProgressEvent[]> {
   const events: ProgressEvent[] = [];
-  await client.streamEvents(goalId, { follow: false, onEvent: (event) => events.push(event) });
+  await client.streamEvents(goalId, { follow: false, signal, onEvent: (event) => events.push(event) });
   return events;
 }
 
 /** The watch source over a daemon client; `now` is the clock views are derived at. */
 export function daemonWatchSource(client: DaemonClient, now: () => number = Date.now): WatchSource {
+  const reads = new AbortController();
   return {
-    async load(selectedId) {
-      const [goals, loops] = await Promise.all([client.listGoals(), client.listLoops()]);
-      const ordered = orderGoals(goals);
+    async load(selectedId, known) {
+      const ordered = orderGoals(known ?? (await client.listGoals()));
       const selected = ordered.find((goal) => goal.id === selectedId) ?? ordered[0];
-      const events = selected === undefined ? [] : await readEvents(client, selected.id);
+      const [loops, events] = await Promise.all([client.listLoops(), selected === undefined ? [] : readEvents(client, selected.id, reads.signal)]);
       const loopOf = (goal: GoalRecord): LoopRecord | null => loops.find((loop) => loop.id === goal.loopId) ?? null;
       const at = now();
       const views = ordered.map((goal) =>
@@ -70,6 +73,9 @@ export function daemonWatchSource(client: DaemonClient, now: () => number = Date
     async say(goalId, text) {
       const reply = await client.guideGoal(goalId, text);
       return `goal ${reply.goal.id}: guidance queued for its next turn (${reply.pending} pending)`;
+    },
+    close() {
+      reads.abort();
     },
   };
 }

@@ -13,8 +13,16 @@ export interface WatchUiOptions {
   refreshMs: number;
 }
 
-/** Draws the live watch view until the user quits; the last frame stays on the screen. */
+/**
+ * Draws the live watch view until the user quits; the last frame stays on the screen. On quit ink has
+ * unmounted, put the terminal back out of raw mode and unreferenced stdin before this resolves; closing the
+ * source ends any read still under way, so nothing is left to keep the process alive.
+ */
 export async function runWatchApp(options: WatchUiOptions): Promise<void> {
   const app = render(createElement(WatchApp, options), { exitOnCtrlC: false });
-  await app.waitUntilExit();
+  try {
+    await app.waitUntilExit();
+  } finally {
+    options.source.close();
+  }
 }
