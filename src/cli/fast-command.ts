@@ -8,6 +8,15 @@ import { reportGoaldError } from './report-error.js';
 
 /** Runs `args` (argv after the script) on the fast path; resolves with the exit code, or null when it is not one. */
 export async function runFastCommand(args: readonly string[], io: CliIO = processIO): Promise<number | null> {
+  const watchOnce = parseWatchOnceArgs(args);
+  if (watchOnce !== null) {
+    try {
+      const { runWatchOnce } = await import('./commands/watch-once.js');
+      return await runWatchOnce(watchOnce.ref, io);
+    } catch (error) {
+      return reportGoaldError(error, io);
+    }
+  }
   const status = parseStatusArgs(args);
   if (status === null) return null;
   try {
@@ -29,4 +38,18 @@ function parseStatusArgs(args: readonly string[]): { ref: string | undefined; js
     else return null;
   }
   return { ref, json };
+}
+
+// `watch --once`, `watch <goal> --once` (--once anywhere after `watch`): scripts poll it like status.
+// Without --once the view is interactive and goes through the full CLI.
+function parseWatchOnceArgs(args: readonly string[]): { ref: string | undefined } | null {
+  if (args[0] !== 'watch') return null;
+  let ref: string | undefined;
+  let once = false;
+  for (const arg of args.slice(1)) {
+    if (arg === '--once' && !once) once = true;
+    else if (ref === undefined && arg !== '' && !arg.startsWith('-')) ref = arg;
+    else return null;
+  }
+  return once ? { ref } : null;
 }

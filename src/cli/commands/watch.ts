@@ -5,12 +5,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureDaemon } from '../../daemon/auto-start.js';
 import { EXIT, GoaldError } from '../../errors.js';
-import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
-import { frameText, renderFrame } from '../watch/watch-frame.js';
 import { daemonWatchSource, type WatchSource } from '../watch/watch-source.js';
+import { connectWithGoals, runWatchOnce, selectedGoalId } from './watch-once.js';
 
 const REFRESH_MS = 500;
 
@@ -31,28 +29,12 @@ async function loadWatchUi(): Promise<WatchUi> {
   return loaded;
 }
 
-/** Runs `goald watch`; resolves with the exit code. */
+/** Runs `goald watch`; resolves with the exit code once the user quits. */
 export async function runWatch(ref: string | undefined, options: { once?: boolean }, io: CliIO): Promise<number> {
-  const client = await ensureDaemon(io.env);
-  const goals = await client.listGoals();
-  // A named goal must exist (exit 2 otherwise); without one, the workspace's live goal is selected if any.
-  const selected = ref !== undefined ? (await lookupGoal(goals, ref, io.cwd)).id : null;
-  const source = daemonWatchSource(client);
-  if (options.once) {
-    const snapshot = await source.load(selected);
-    const lines = renderFrame({
-      goals: snapshot.goals,
-      selectedId: selected ?? snapshot.goals[0]?.id ?? null,
-      width: process.stdout.columns ?? 100,
-      height: process.stdout.rows ?? 30,
-      logLines: null,
-      prompt: null,
-      message: null,
-    });
-    io.out(frameText(lines));
-    return EXIT.ok;
-  }
+  if (options.once) return runWatchOnce(ref, io);
+  const { client, goals } = await connectWithGoals(io.env);
+  const selected = selectedGoalId(goals, ref);
   const ui = await loadWatchUi();
-  await ui.runWatchApp({ source, initialSelectedId: selected, refreshMs: REFRESH_MS });
+  await ui.runWatchApp({ source: daemonWatchSource(client), initialSelectedId: selected, refreshMs: REFRESH_MS });
   return EXIT.ok;
 }

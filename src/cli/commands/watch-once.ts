@@ -1,0 +1,61 @@
+// `goald watch [goal] --once`: one frame of the watch view, printed as plain text, for scripts and tests.
+// It runs on the fast path (fast-command.ts) like `goald status`: no commander, no ink, and the daemon
+// asked for the goals first (one round trip) and pinged or started only when that fails.
+
+import { ensureDaemon, daemonSocketPath } from '../../daemon/auto-start.js';
+import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
+import { resolveGoalRef } from '../../daemon/resolve-goal.js';
+import { EXIT, isGoaldError } from '../../errors.js';
+import type { GoalRecord } from '../../../state/types.js';
+import type { CliIO } from '../io.js';
+import { frameText, renderFrame } from '../watch/watch-frame.js';
+import { daemonWatchSource } from '../watch/watch-source.js';
+
+const DEFAULT_COLUMNS = 100;
+const DEFAULT_ROWS = 30;
+
+/** The daemon's client and its goals: one request when it runs; started (as every client does) when not. */
+export async function connectWithGoals(env: NodeJS.ProcessEnv): Promise<{ client: DaemonClient; goals: GoalRecord[] }> {
+  const client = createDaemonClient(daemonSocketPath(env));
+  try {
+    return { client, goals: await client.listGoals() };
+  } catch (error) {
+    if (!isGoaldError(error) || error.code !== 'daemon-unreachable') throw error;
+  }
+  const started = await ensureDaemon(env);
+  return { client: started, goals: await started.listGoals() };
+}
+
+/** The goal `ref` names (exit 2 when none does), or null to select the first. */
+export function selectedGoalId(goals: readonly GoalRecord[], ref: string | undefined): string | null {
+  return ref === undefined ? null : resolveGoalRef(goals, ref).id;
+}
+
+// The terminal's size, or COLUMNS/LINES when stdout is not a terminal (a script's pipe), else 100×30.
+function frameSize(env: NodeJS.ProcessEnv): { width: number; height: number } {
+  const fromEnv = (value: string | undefined, fallback: number): number => {
+    const parsed = Number(value);
+    return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
+  };
+  return {
+    width: process.stdout.columns ?? fromEnv(env.COLUMNS, DEFAULT_COLUMNS),
+    height: process.stdout.rows ?? fromEnv(env.LINES, DEFAULT_ROWS),
+  };
+}
+
+/** Runs `goald watch [goal] --once`; resolves with the exit code. */
+export async function runWatchOnce(ref: string | undefined, io: CliIO): Promise<number> {
+  const { client, goals } = await connectWithGoals(io.env);
+  const selected = selectedGoalId(goals, ref);
+  const snapshot = await daemonWatchSource(client).load(selected, goals);
+  const lines = renderFrame({
+    goals: snapshot.goals,
+    selectedId: selected ?? snapshot.goals[0]?.id ?? null,
+    ...frameSize(io.env),
+    logLines: null,
+    prompt: null,
+    message: null,
+  });
+  io.out(frameText(lines));
+  return EXIT.ok;
+}
