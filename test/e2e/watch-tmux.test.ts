@@ -1,34 +1,50 @@
 // End to end: `goald watch` in a real terminal (tmux, 100×30) against a real daemon and two scripted goals.
-// Keys go in with send-keys, the screen comes back with capture-pane: the list, selecting with j/k, pausing
-// with p, resuming with r, stopping with s s, and q leaving the last frame on the screen. The scripted agent
-// is hostile: its verdict-free turns print terminal escapes into a file it names, which the view shows as
-// text. And `--once` prints one frame; with no goals, the empty state.
+// Keys go in with send-keys, the screen comes back with capture-pane, and every lever's effect is read back
+// from `goald status --json`: selecting with j/k and the arrows, p, r, P, g (guidance the next turn
+// carries), l, s s, and q leaving the last frame on the screen. The scripted agent and the evaluator are
+// hostile: the agent names a file with an OSC title escape, the evaluator's reason and remaining items carry
+// OSC and CSI sequences; the view shows them as text and the terminal's title stays as it was. `--once`
+// prints one frame (narrower with COLUMNS), an unknown goal exits 2, no goals gives the empty state.
 
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { readGoal, submitGoal, waitForGoal } from '../helpers/daemon.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { GoalRecord } from '../../state/types.js';
+import { readTurns } from '../helpers/daemon.js';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
-import { goaldBin, goaldSandbox, type GoaldSandbox } from '../helpers/run-goald.js';
+import { goaldBin, goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 
+// What the pane's shell prints once goald watch has exited, with its exit status.
+const EXITED = /\[goald watch exited: (\d+)\]/;
+
 interface Terminal {
   keys(...keys: string[]): Promise<void>;
   screen(): Promise<string>;
+  title(): Promise<string>;
   waitFor(what: string, predicate: (screen: string) => boolean, timeoutMs?: number): Promise<string>;
 }
 
 // A tmux server of this test's own (-L), so nothing else's sessions are touched; killed when the test ends.
-async function openTerminal(sandbox: GoaldSandbox, args: string[]): Promise<Terminal> {
+//
+// goald runs under `sh -c '…; echo [goald watch exited: $?]'`: the line after the last frame is the proof
+// that goald exited and with what. tmux's own "Pane is dead" line is no proof: Debian's tmux is linked with
+// libutempter, whose helper runs (with SIGCHLD set to SIG_DFL) as a pane's pty closes, so a pane process
+// that exits at that moment is never reaped and the line never comes (seen as a zombie goald whose parent
+// tmux waited on its utempter helper). CI and CONTINUOUS_INTEGRATION are unset in the pane: ink draws only
+// its last frame when it believes it runs in CI.
+async function openTerminal(sandbox: GoaldSandbox, args: string[], extraEnv: Record<string, string> = {}): Promise<Terminal> {
   const server = `goald-watch-${process.pid}-${Date.now()}`;
-  const env = Object.entries(sandbox.env)
-    .filter((entry): entry is [string, string] => entry[1] !== undefined && /^(GOALD_|HOME$|XDG_|PATH$)/.test(entry[0]))
+  const env = Object.entries({ ...sandbox.env, ...extraEnv })
+    .filter((entry): entry is [string, string] => entry[1] !== undefined && /^(GOALD_|HOME$|XDG_|PATH$|OPENAI_)/.test(entry[0]))
     .flatMap(([name, value]) => ['-e', `${name}=${value}`]);
   const tmux = (...tmuxArgs: string[]): Promise<{ stdout: string }> => run('tmux', ['-L', server, '-f', '/dev/null', ...tmuxArgs], { cwd: sandbox.root });
-  await tmux('new-session', '-d', '-x', '100', '-y', '30', '-s', 'w', ...env, process.execPath, goaldBin, ...args);
-  // The pane stays after goald exits, so its last frame can be read.
+  const script = 'unset CI CONTINUOUS_INTEGRATION; "$@"; echo "[goald watch exited: $?]"';
+  await tmux('new-session', '-d', '-x', '100', '-y', '30', '-s', 'w', ...env, 'sh', '-c', script, 'sh', process.execPath, goaldBin, ...args);
+  // The pane stays after its shell exits, so the last frame can be read.
   await tmux('set-option', '-t', 'w', 'remain-on-exit', 'on');
   onTestFinished(async () => {
     await tmux('kill-server').catch(() => undefined);
@@ -39,72 +55,149 @@ async function openTerminal(sandbox: GoaldSandbox, args: string[]): Promise<Term
       await tmux('send-keys', '-t', 'w', ...keys);
     },
     screen,
-    waitFor: (what, predicate, timeoutMs = 15_000) =>
-      waitUntil(what, async () => {
-        const text = await screen();
-        return predicate(text) ? text : undefined;
-      }, timeoutMs),
+    title: async () => (await tmux('display-message', '-p', '-t', 'w', '#{pane_title}')).stdout.trim(),
+    // A timeout shows the screen it last saw.
+    waitFor: async (what, predicate, timeoutMs = 15_000) => {
+      let last = '';
+      try {
+        return await waitUntil(what, async () => {
+          last = await screen();
+          return predicate(last) ? last : undefined;
+        }, timeoutMs);
+      } catch (error) {
+        throw new Error(`${error instanceof Error ? error.message : String(error)}; the screen:\n${last}`, { cause: error });
+      }
+    },
   };
+}
+
+/** The goal as `goald status <id> --json` reports it. */
+async function statusOf(sandbox: GoaldSandbox, id: string): Promise<GoalRecord> {
+  const status = await sandbox.run(['status', id, '--json']);
+  expect(status.code, status.stderr).toBe(0);
+  const goal = (parseJsonLines(status.stdout)[0] as { goals: GoalRecord[] } | undefined)?.goals[0];
+  if (goal === undefined) throw new Error(`goald status ${id} --json named no goal: ${status.stdout}`);
+  return goal;
+}
+
+/** Waits until `goald status <id> --json` shows the goal in the state `predicate` wants. */
+function waitForStatus(sandbox: GoaldSandbox, id: string, what: string, predicate: (goal: GoalRecord) => boolean): Promise<GoalRecord> {
+  return waitUntil(`goal ${id} ${what} (goald status --json)`, async () => {
+    const goal = await statusOf(sandbox, id);
+    return predicate(goal) ? goal : undefined;
+  }, 20_000);
 }
 
 // Every turn: a little work, a file whose name holds an OSC title escape, and a check that never passes.
 const HOSTILE_AGENT = `sleep 0.3; printf "$GOALD_TURN" > "$(printf 'evil\\033]0;pwned\\007.txt')"; echo "$GOALD_TURN" >> turns.txt`;
 
-async function startGoal(sandbox: GoaldSandbox, condition: string): Promise<string> {
+let llm: FakeLlm;
+beforeAll(async () => {
+  llm = await startFakeLlm();
+});
+afterAll(async () => {
+  await llm.close();
+});
+
+async function startGoal(sandbox: GoaldSandbox, condition: string, evaluator: 'none' | 'openai'): Promise<string> {
   const workspace = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
-  const { id } = await submitGoal(sandbox, [
-    condition, '-C', workspace.dir, '--cooldown', '0', '--max-turns', '200', '--evaluator', 'none', '--check', 'test -f never', '--agent', HOSTILE_AGENT,
-  ]);
-  return id;
+  const args = ['start', condition, '-C', workspace.dir, '--cooldown', '0', '--max-turns', '200', '--agent', HOSTILE_AGENT, '--json'];
+  // The evaluator judges only turns whose checks pass; it never says met, and the same remaining item each
+  // turn would trip no-progress after 4.
+  const started = await sandbox.run(
+    evaluator === 'none'
+      ? [...args, '--check', 'test -f never', '--evaluator', 'none']
+      : [...args, '--check', 'true', '--evaluator', 'openai:judge-model', '--no-progress', '1000'],
+    { env: { OPENAI_API_KEY: 'sk-test-not-a-secret', OPENAI_BASE_URL: llm.openaiBaseURL } },
+  );
+  expect(started.code, started.stderr).toBe(0);
+  const submitted = parseJsonLines(started.stdout).find((event) => event.type === 'goal.submitted');
+  return String(submitted?.id);
 }
 
 describe('goald watch in a real terminal', () => {
-  it('lists goals, selects with j/k, pauses, resumes and stops the selected one, and leaves the last frame on q', async () => {
+  it('selects with j/k and arrows; p, r, P, g, l and s s act on the selected goal as status --json shows; q leaves the last frame', async () => {
+    llm.reset();
+    llm.openai.setDefault({ achieved: false, blocked: false, reason: 'not yet \u001b]0;owned\u0007 \u001b[2Jcleared', remaining: ['fix \u001b[31mred\u001b[0m'] });
     const sandbox = await goaldSandbox();
-    const first = await startGoal(sandbox, 'first goal makes never exist');
-    const second = await startGoal(sandbox, 'second goal makes never exist');
-    await waitForGoal(sandbox, second, 'to run a turn', (goal) => goal.summary.turns >= 1);
+    const first = await startGoal(sandbox, 'first goal makes never exist', 'none');
+    const second = await startGoal(sandbox, 'second goal makes never exist', 'openai');
+    await waitForStatus(sandbox, second, 'to run a turn', (goal) => goal.summary.turns >= 1);
 
     const term = await openTerminal(sandbox, ['watch']);
+    const titleBefore = await term.title();
+    // Readiness: the hint line and a detail pane are drawn only from the daemon's first answer, which comes
+    // after ink has put the terminal in raw mode and listens (both happen as the first frame mounts).
     let screen = await term.waitFor('both goals listed and a detail pane', (text) => text.includes(first.slice(0, 10)) && text.includes(second.slice(0, 10)) && text.includes('Goal: '));
     expect(screen).toContain('↑↓/j/k select · p pause · P pause now · r resume · s stop · g guidance · l logs · q quit');
     expect(screen).toContain('tokens/turn');
-    // The hostile file name is shown as text: the escape is written out, the terminal title untouched.
-    screen = await term.waitFor('the hostile file name, escaped', (text) => text.includes('evil\\u001b]0;pwned\\u0007.txt'));
-    expect(screen).not.toContain('\u001b');
+    // Hostile text is shown as text: the escapes are written out, the terminal's title untouched.
+    screen = await term.waitFor('the hostile file name and verdict, escaped', (text) =>
+      text.includes('evil\\u001b]0;pwned\\u0007.txt') && text.includes('evaluator: not yet \\u001b]0;owned\\u0007 \\u001b[2Jcleared'));
+    expect(screen).toContain('remaining: fix \\u001b[31mred\\u001b[0m');
+    expect(await term.title()).toBe(titleBefore);
+    expect(await term.title()).not.toMatch(/owned|pwned/);
 
-    // Newest first: the second goal is selected; j moves to the first, k back.
+    // Newest first: the second goal is selected; j moves to the first, k back, and the arrows the same.
     const selectedLine = (text: string): string => text.split('\n').find((line) => line.startsWith('›')) ?? '';
     expect(selectedLine(screen)).toContain(second.slice(0, 10));
     await term.keys('j');
-    await term.waitFor('the first goal selected', (text) => selectedLine(text).includes(first.slice(0, 10)));
+    await term.waitFor('j: the first goal selected', (text) => selectedLine(text).includes(first.slice(0, 10)) && text.includes('Goal: first goal'));
     await term.keys('k');
-    await term.waitFor('the second goal selected again', (text) => selectedLine(text).includes(second.slice(0, 10)));
+    await term.waitFor('k: the second goal selected again', (text) => selectedLine(text).includes(second.slice(0, 10)));
+    await term.keys('Down');
+    await term.waitFor('down arrow: the first goal', (text) => selectedLine(text).includes(first.slice(0, 10)));
+    await term.keys('Up');
+    await term.waitFor('up arrow: the second goal', (text) => selectedLine(text).includes(second.slice(0, 10)) && text.includes('Goal: second goal'));
 
     await term.keys('p');
-    await waitForGoal(sandbox, second, 'to be paused', (goal) => goal.status === 'paused');
+    await waitForStatus(sandbox, second, 'paused by p', (goal) => goal.status === 'paused' && goal.pauseReason === 'requested');
     await term.waitFor('paused shown', (text) => selectedLine(text).includes('paused (requested)'));
-    expect(readGoal(sandbox, first).status).toBe('active');
+    expect((await statusOf(sandbox, first)).status).toBe('active');
 
     await term.keys('r');
-    await waitForGoal(sandbox, second, 'to run again', (goal) => goal.status === 'active');
+    await waitForStatus(sandbox, second, 'running again after r', (goal) => goal.status === 'active');
     await term.waitFor('running again', (text) => !selectedLine(text).includes('paused'));
+
+    await term.keys('P');
+    await waitForStatus(sandbox, second, 'paused at once by P', (goal) => goal.status === 'paused');
+    await term.keys('r');
+    await waitForStatus(sandbox, second, 'running again after the second r', (goal) => goal.status === 'active');
+
+    // g: guidance typed in the prompt reaches the goal's next turn, as `goald say` would.
+    await term.keys('g');
+    await term.waitFor('the guidance prompt', (text) => text.includes(`guidance for ${second}`));
+    await term.keys('-l', 'look at src/net first');
+    await term.waitFor('typed', (text) => text.includes('look at src/net first'));
+    await term.keys('Enter');
+    await term.waitFor('guidance queued', (text) => text.includes(`goal ${second}: guidance queued`));
+    await waitUntil('a turn carrying the guidance', async () =>
+      (await readTurns(sandbox, second)).some((turn) => turn.guidance?.some((text) => text.includes('look at src/net first')) === true), 20_000);
+
+    await term.keys('l');
+    await term.waitFor('the log pane', (text) => text.includes('── log ──') && /turn \d+\/200 ·/.test(text.slice(text.indexOf('── log ──'))));
+    await term.keys('l');
+    await term.waitFor('the log pane closed', (text) => !text.includes('── log ──'));
 
     // One s asks; a second stops.
     await term.keys('s');
     await term.waitFor('the stop question', (text) => text.includes(`stop goal ${second}? press s again`));
-    expect(readGoal(sandbox, second).status).toBe('active');
+    expect((await statusOf(sandbox, second)).status).toBe('active');
     await term.keys('s');
-    await waitForGoal(sandbox, second, 'to be stopped', (goal) => goal.status === 'failed' && goal.reason === 'stopped');
-    screen = await term.waitFor('the stop reason and next action', (text) => text.includes('stopped: stopped') && text.includes('next: start it again when ready'));
+    await waitForStatus(sandbox, second, 'stopped by s s', (goal) => goal.status === 'failed' && goal.reason === 'stopped');
+    await term.waitFor('the stop reason and next action', (text) => text.includes('stopped: stopped') && text.includes('next: start it again when ready'));
 
     await term.keys('q');
-    const last = await term.waitFor('goald watch exited, its last frame left', (text) => text.includes('Pane is dead') || text.includes('exited'));
-    expect(last).toContain(second.slice(0, 10));
-    expect(readGoal(sandbox, first).status).toBe('active'); // watching never disturbed the other goal
+    const last = await term.waitFor('goald watch exited, its last frame left above', (text) => EXITED.test(text));
+    expect(last.match(EXITED)?.[1]).toBe('0');
+    const frame = last.slice(0, last.search(EXITED));
+    expect(frame).toContain(second.slice(0, 10));
+    expect(frame).toContain('next: start it again when ready');
+    expect(frame).toContain('q quit');
+    expect((await statusOf(sandbox, first)).status).toBe('active'); // watching never disturbed the other goal
   });
 
-  it('--once prints one frame and exits; an unknown goal exits 2; no goals shows the empty state', async () => {
+  it('--once prints one frame and exits, narrower with COLUMNS; an unknown goal exits 2; no goals shows the empty state', async () => {
     const sandbox = await goaldSandbox();
     const empty = await sandbox.run(['watch', '--once']);
     expect(empty.code, empty.stderr).toBe(0);
@@ -113,12 +206,21 @@ describe('goald watch in a real terminal', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no goal matches "nosuchgoal"');
 
-    const id = await startGoal(sandbox, 'a goal to watch once');
-    await waitForGoal(sandbox, id, 'to run a turn', (goal) => goal.summary.turns >= 1);
+    const id = await startGoal(sandbox, 'a goal to watch once', 'none');
+    await waitForStatus(sandbox, id, 'to run a turn', (goal) => goal.summary.turns >= 1);
     const once = await sandbox.run(['watch', id, '--once']);
     expect(once.code, once.stderr).toBe(0);
     expect(once.stdout).toContain(`Goal: a goal to watch once`);
     expect(once.stdout).toMatch(/turn \d+\/200/);
+    expect(once.stdout).toContain('tok');
+    expect(once.stdout).toContain('evil\\u001b]0;pwned\\u0007.txt');
     expect(once.stdout).not.toContain('\u001b');
+
+    const narrow = await sandbox.run(['watch', id, '--once'], { env: { COLUMNS: '50' } });
+    expect(narrow.code, narrow.stderr).toBe(0);
+    expect(narrow.stdout).toContain('j/k p P r s g l q');
+    const rows = narrow.stdout.trimEnd().split('\n');
+    for (const row of rows) expect([...row].length, row).toBeLessThanOrEqual(50);
+    expect(rows.find((row) => row.includes(id.slice(0, 10)))).not.toContain(' tok');
   });
 });
