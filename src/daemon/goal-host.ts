@@ -194,6 +194,10 @@ export class DaemonGoalHost implements GoalHost {
     await this.config.refuseWhileHeld(loop.workspace);
     const label = `loop ${loop.id}${loop.name ? ` "${loop.name}"` : ''} (every ${loop.every}), run ${loop.runs + 1}`;
     const prepared = await this.prepare(run.request, { ancestry: { loop: label }, loopConfig: run.loopConfig });
+    if (prepared.settings.isolation?.mode === 'worktree') {
+      const { startWorktreeLoopRun } = await import('./worktree-loop-run.js');
+      return startWorktreeLoopRun({ store: this.store, queue: this.queue }, loop, run.request, prepared);
+    }
     const admitted = await this.queue.admit(prepared, run.request, { queue: false, loopId: loop.id, waitIfBusy: true });
     return admitted.goal === null ? { outcome: 'waiting' } : { outcome: 'started', goal: admitted.goal };
   }

@@ -199,6 +199,10 @@ export class LoopHost {
     for (const waiting of this.scheduler.waitingLoops(goal.workspace)) {
       void this.scheduler.fireNow(waiting.id);
     }
+    // A worktree loop run waits for its loop's previous run, not for a workspace (worktree-loop-run.ts).
+    if (goal.worktree !== undefined && goal.loopId !== null) {
+      for (const waiting of this.scheduler.waitingLoops()) if (waiting.id === goal.loopId) void this.scheduler.fireNow(waiting.id);
+    }
   }
 
   /** Re-reads a workspace's config-declared loops: adds new ones, stops removed ones, re-arms changed ones. */
