@@ -4,7 +4,8 @@
 // carries), l, s s, and q leaving the last frame on the screen. The scripted agent and the evaluator are
 // hostile: the agent names a file with an OSC title escape, the evaluator's reason and remaining items carry
 // OSC and CSI sequences; the view shows them as text and the terminal's title stays as it was. `--once`
-// prints one frame (narrower with COLUMNS), an unknown goal exits 2, no goals gives the empty state.
+// prints one frame (narrower with COLUMNS), an unknown goal exits 2, no goals gives the empty state, and
+// without a terminal the live view refuses with exit 2.
 
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -13,7 +14,7 @@ import type { GoalRecord } from '../../state/types.js';
 import { readTurns } from '../helpers/daemon.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
-import { goaldBin, goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
+import { goaldBin, goaldSandbox, parseJsonLines, sandboxDaemonPid, type GoaldSandbox } from '../helpers/run-goald.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const run = promisify(execFile);
@@ -199,6 +200,11 @@ describe('goald watch in a real terminal', () => {
 
   it('--once prints one frame and exits, narrower with COLUMNS; an unknown goal exits 2; no goals shows the empty state', async () => {
     const sandbox = await goaldSandbox();
+    // Without a terminal (the test's pipes) only --once can work: exit 2 naming it, no daemon started for it.
+    const piped = await sandbox.run(['watch']);
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toBe('goald: goald watch needs a terminal, and its input is not one — for scripts: goald watch --once prints one frame\n');
+    expect(sandboxDaemonPid(sandbox)).toBeNull();
     const empty = await sandbox.run(['watch', '--once']);
     expect(empty.code, empty.stderr).toBe(0);
     expect(empty.stdout).toContain('goald watch: no goals yet.');

@@ -32,6 +32,10 @@ async function loadWatchUi(): Promise<WatchUi> {
 /** Runs `goald watch`; resolves with the exit code once the user quits. */
 export async function runWatch(ref: string | undefined, options: { once?: boolean }, io: CliIO): Promise<number> {
   if (options.once) return runWatchOnce(ref, io);
+  // ink reads keys in raw mode and draws in place: without a terminal on both ends there is no view.
+  if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
+    throw new GoaldError('usage', `goald watch needs a terminal, and its ${process.stdin.isTTY === true ? 'output' : 'input'} is not one`, 'for scripts: goald watch --once prints one frame');
+  }
   const { client, goals } = await connectWithGoals(io.env);
   const selected = selectedGoalId(goals, ref);
   const ui = await loadWatchUi();
