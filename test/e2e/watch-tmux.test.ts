@@ -1,19 +1,22 @@
 // End to end: `goald watch` in a real terminal (tmux, 100×30) against a real daemon and two scripted goals.
 // Keys go in with send-keys, the screen comes back with capture-pane, and every lever's effect is read back
 // from `goald status --json`: selecting with j/k and the arrows, p, r, P, g (guidance the next turn
-// carries), l, s s, and q leaving the last frame on the screen. The scripted agent and the evaluator are
+// carries), l, s s, and q leaving the last frame on the screen; a terminal killed under goald watch ends it
+// and the goal runs on. The scripted agent and the evaluator are
 // hostile: the agent names a file with an OSC title escape, the evaluator's reason and remaining items carry
 // OSC and CSI sequences; the view shows them as text and the terminal's title stays as it was. `--once`
 // prints one frame (narrower with COLUMNS), an unknown goal exits 2, no goals gives the empty state, and
 // without a terminal the live view refuses with exit 2.
 
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { GoalRecord } from '../../state/types.js';
 import { readTurns } from '../helpers/daemon.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
+import { waitUntilGone } from '../helpers/processes.js';
 import { goaldBin, goaldSandbox, parseJsonLines, sandboxDaemonPid, type GoaldSandbox } from '../helpers/run-goald.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -26,6 +29,10 @@ interface Terminal {
   keys(...keys: string[]): Promise<void>;
   screen(): Promise<string>;
   title(): Promise<string>;
+  /** goald's pid (the pane's shell's child). */
+  goaldPid(): Promise<number>;
+  /** Ends the terminal: tmux's server goes, the pane's processes get SIGHUP. */
+  kill(): Promise<void>;
   waitFor(what: string, predicate: (screen: string) => boolean, timeoutMs?: number): Promise<string>;
 }
 
@@ -57,6 +64,13 @@ async function openTerminal(sandbox: GoaldSandbox, args: string[], extraEnv: Rec
     },
     screen,
     title: async () => (await tmux('display-message', '-p', '-t', 'w', '#{pane_title}')).stdout.trim(),
+    goaldPid: async () => {
+      const shell = Number((await tmux('display-message', '-p', '-t', 'w', '#{pane_pid}')).stdout.trim());
+      return waitUntil('goald under the pane shell', () => Number(readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').trim().split(' ')[0]) || undefined);
+    },
+    kill: async () => {
+      await tmux('kill-server');
+    },
     // A timeout shows the screen it last saw.
     waitFor: async (what, predicate, timeoutMs = 15_000) => {
       let last = '';
@@ -117,7 +131,7 @@ async function startGoal(sandbox: GoaldSandbox, condition: string, evaluator: 'n
 }
 
 describe('goald watch in a real terminal', () => {
-  it('selects with j/k and arrows; p, r, P, g, l and s s act on the selected goal as status --json shows; q leaves the last frame', async () => {
+  it('selects with j/k and arrows; p, r, P, g, l and s s act on the selected goal as status --json shows; q leaves the last frame; a dead terminal ends watch, not the goal', async () => {
     llm.reset();
     llm.openai.setDefault({ achieved: false, blocked: false, reason: 'not yet \u001b]0;owned\u0007 \u001b[2Jcleared', remaining: ['fix \u001b[31mred\u001b[0m'] });
     const sandbox = await goaldSandbox();
@@ -196,6 +210,15 @@ describe('goald watch in a real terminal', () => {
     expect(frame).toContain('next: start it again when ready');
     expect(frame).toContain('q quit');
     expect((await statusOf(sandbox, first)).status).toBe('active'); // watching never disturbed the other goal
+
+    // A terminal that dies under a watching goald: goald goes with it, the goal it watched runs on.
+    const again = await openTerminal(sandbox, ['watch', first]);
+    await again.waitFor('watching the first goal', (text) => text.includes('Goal: first goal') && text.includes('q quit'));
+    const watcher = await again.goaldPid();
+    const turnsBefore = (await statusOf(sandbox, first)).summary.turns;
+    await again.kill();
+    await waitUntilGone(watcher, 10_000);
+    await waitForStatus(sandbox, first, 'to run on after its watcher died', (goal) => goal.status === 'active' && goal.summary.turns > turnsBefore);
   });
 
   it('--once prints one frame and exits, narrower with COLUMNS; an unknown goal exits 2; no goals shows the empty state', async () => {
