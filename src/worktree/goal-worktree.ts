@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { GoalWorktree } from '../../state/types.js';
+import { KeyedSerialQueue } from '../daemon/serial-queue.js';
 import { GoaldError } from '../errors.js';
 import { runGit, type GitResult } from '../workspace/git.js';
 
@@ -15,6 +16,13 @@ const GOAL_BRANCH_PREFIX = 'goald/';
 /** Who the turn commits are by when `worktree.author` is not set. */
 export const DEFAULT_WORKTREE_AUTHOR = 'goald <goald@localhost>';
 
+
+/**
+ * git's worktree commands are not safe to run at once on one repository (an add reads every other entry,
+ * and fails on one being made: "failed to read .git/worktrees/<x>/commondir"), so this process runs its
+ * adds and removals one at a time per repository; the rest of a goal's start overlaps freely.
+ */
+const worktreeChanges = new KeyedSerialQueue<string>();
 
 /** Where a goal's worktree lives: GOALD_HOME/worktrees/<id>. */
 export function worktreeDirFor(home: string, goalId: string): string {
@@ -71,9 +79,17 @@ export async function createGoalWorktree(options: {
   const base = await requireHeadCommit(options.repo);
   const dir = worktreeDirFor(options.home, options.goalId);
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
-  const branch = await freeBranchName(options.repo, options.goalId);
-  // `-b` refuses an existing branch, so a name taken between the lookup and here is never overwritten.
-  const added = await git(['worktree', 'add', '--quiet', '-b', branch, dir, base], options.repo);
+  const added = await worktreeChanges.run(path.resolve(options.repo), async () => {
+    const branch = await freeBranchName(options.repo, options.goalId);
+    // `-b` refuses an existing branch, so a name taken between the lookup and here is never overwritten.
+    const args = ['worktree', 'add', '--quiet', '-b', branch, dir, base];
+    let result = await git(args, options.repo);
+    // Another process adding a worktree to this repository at the same moment: git read its half-made
+    // entry and stopped before making anything. Once more.
+    if (result.exitCode !== 0 && /failed to read .*worktrees/.test(result.stderr) && !(await branchExists(options.repo, branch))) result = await git(args, options.repo);
+    return { ...result, branch };
+  });
+  const { branch } = added;
   if (added.exitCode !== 0) {
     throw new GoaldError('internal', `could not create the goal's worktree: ${lastLine(added.stderr)}`, 'see git worktree list; goald prune removes leftovers');
   }
@@ -259,8 +275,10 @@ export async function reopenGoalWorktree(worktree: GoalWorktree, goalId: string)
     throw new GoaldError('conflict', `${worktree.dir} exists but is not goal ${goalId}'s worktree`, 'goald prune removes leftover worktrees; then resume again');
   }
   await mkdir(path.dirname(worktree.dir), { recursive: true, mode: 0o700 });
-  await git(['worktree', 'prune'], worktree.repo);
-  const added = await git(['worktree', 'add', '--quiet', worktree.dir, worktree.branch], worktree.repo);
+  const added = await worktreeChanges.run(path.resolve(worktree.repo), async () => {
+    await git(['worktree', 'prune'], worktree.repo);
+    return git(['worktree', 'add', '--quiet', worktree.dir, worktree.branch], worktree.repo);
+  });
   if (added.exitCode !== 0) {
     throw new GoaldError('internal', `could not check ${worktree.branch} out again in ${worktree.dir}: ${lastLine(added.stderr)}`, 'see git worktree list; goald prune removes leftovers');
   }
@@ -270,14 +288,16 @@ export async function reopenGoalWorktree(worktree: GoalWorktree, goalId: string)
 /** Removes the goal's worktree directory (the branch stays); safe when it is already gone. */
 export async function removeGoalWorktree(worktree: Pick<GoalWorktree, 'repo' | 'dir'>, home: string): Promise<boolean> {
   assertUnder(home, worktree.dir);
-  const existed = existsSync(worktree.dir);
-  if (existed) {
-    const removed = existsSync(worktree.repo) ? await git(['worktree', 'remove', '--force', '--force', worktree.dir], worktree.repo) : null;
-    if (removed === null || removed.exitCode !== 0) await rm(worktree.dir, { recursive: true, force: true });
-  }
-  // Drops git's record of a worktree whose directory is gone (ours, or any other that vanished).
-  if (existsSync(worktree.repo)) await git(['worktree', 'prune'], worktree.repo);
-  return existed;
+  return worktreeChanges.run(path.resolve(worktree.repo), async () => {
+    const existed = existsSync(worktree.dir);
+    if (existed) {
+      const removed = existsSync(worktree.repo) ? await git(['worktree', 'remove', '--force', '--force', worktree.dir], worktree.repo) : null;
+      if (removed === null || removed.exitCode !== 0) await rm(worktree.dir, { recursive: true, force: true });
+    }
+    // Drops git's record of a worktree whose directory is gone (ours, or any other that vanished).
+    if (existsSync(worktree.repo)) await git(['worktree', 'prune'], worktree.repo);
+    return existed;
+  });
 }
 
 /** Deletes a goal branch; never one outside `goald/`. Resolves with whether it existed. */

@@ -109,6 +109,22 @@ describe('goal worktrees', () => {
     );
   });
 
+  it('worktrees made and removed at once in one repository all succeed (git cannot do that by itself)', async () => {
+    const git = await gitdir({ files: { 'a.txt': 'a\n' }, initialCommit: true });
+    const goaldHome = await home();
+    const ids = Array.from({ length: 8 }, (_, i) => `gconcurrent${i}`);
+    const made = await Promise.all(ids.map((goalId) => createGoalWorktree({ repo: git.dir, home: goaldHome, goalId })));
+    expect(made.map((worktree) => worktree.branch)).toEqual(ids.map((id) => `goald/${id}`));
+    expect(made.every((worktree) => existsSync(path.join(worktree.dir, 'a.txt')))).toBe(true);
+    // Half go while the other half are made again under new ids.
+    await Promise.all([
+      ...made.slice(0, 4).map((worktree) => removeGoalWorktree(worktree, goaldHome)),
+      ...ids.slice(4).map((id) => createGoalWorktree({ repo: git.dir, home: goaldHome, goalId: `${id}b` })),
+    ]);
+    const listed = (await git.git('worktree', 'list', '--porcelain')).split('\n').filter((line) => line.startsWith('worktree ')).length;
+    expect(listed).toBe(1 + 4 + 4);
+  });
+
   it('closing removes the directory; the branch stays unless a failed goal discards it; nothing outside GOALD_HOME is removed', async () => {
     const git = await gitdir({ files: { 'a.txt': 'a\n' }, initialCommit: true });
     const goaldHome = await home();
