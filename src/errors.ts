@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'conflict'
   | 'daemon-unreachable'
   | 'bad-request'
+  | 'forbidden'
   | 'internal';
 
 /** Documented process exit codes (README, CLI contract). */
@@ -38,6 +39,7 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   ambiguous: EXIT.usage,
   conflict: EXIT.usage,
   'bad-request': EXIT.usage,
+  forbidden: EXIT.usage,
   'daemon-unreachable': EXIT.daemonUnreachable,
   internal: EXIT.internal,
 };

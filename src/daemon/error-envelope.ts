@@ -16,6 +16,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'missing-api-key': 400,
   'same-model': 400,
   ambiguous: 400,
+  // The dashboard's web guard (src/ui/web-guard.ts): a request it refuses, nothing done.
+  forbidden: 403,
   'not-found': 404,
   conflict: 409,
   'state-corrupt': 500,
