@@ -309,6 +309,17 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     });
 
   program
+    .command('ui')
+    .description('the web dashboard, served by the daemon on 127.0.0.1: prints its one-time link and opens a browser')
+    .option('--port <n>', 'listen on this port (default: a free one)')
+    .option('--no-open', 'print the link only; never start a browser')
+    .option('--json', 'print JSON')
+    .action(async (options: { port?: string; open?: boolean; json?: boolean }) => {
+      const { runUi } = await import('./commands/ui.js');
+      exit.code = await runUi(options, io);
+    });
+
+  program
     .command('notify')
     .description("notifications (the notify section of your config.json)")
     .command('test')

@@ -88,6 +88,8 @@ export interface DaemonClient {
   startRace(request: StartRaceRequest): Promise<RaceRecord>;
   /** A race by id or unique prefix. */
   getRace(id: string): Promise<RaceRecord>;
+  /** `goald ui`: starts the daemon's dashboard if needed; its address with a fresh one-time token. */
+  openDashboard(port?: number): Promise<{ url: string; port: number }>;
 }
 
 export interface DaemonClientOptions {
@@ -117,6 +119,7 @@ const isLoopsReply = objectOf({ loops: arrayOf(isLoop) });
 const isStartReply = objectOf({ goal: isGoal, queued: isBoolean, warnings: arrayOf(isString) });
 const isRunLoopReply = objectOf({ loop: isLoop, outcome: isOneOf('started', 'waiting', 'skipped') });
 const isOkReply = objectOf({ ok: isOneOf(true) });
+const isDashboardReply = objectOf({ url: isString, port: isNumber });
 const isStringOrNull: Check<string | null> = (value): value is string | null => value === null || typeof value === 'string';
 const isPrunedGoal = objectOf({ id: isString, status: isOneOf('achieved', 'failed'), condition: isString, finishedAt: isStringOrNull, bytes: isNumber });
 const isPruneReply = objectOf({ dryRun: isBoolean, goals: arrayOf(isPrunedGoal), bytes: isNumber, kept: isNumber });
@@ -170,6 +173,7 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     },
     startRace: async (raceRequest) => (await call('POST', '/v1/races', isRaceReply, raceRequest)).race,
     getRace: async (id) => (await call('GET', `/v1/races/${encodeURIComponent(id)}`, isRaceReply)).race,
+    openDashboard: (port = 0) => call('POST', '/v1/ui', isDashboardReply, { port }),
   };
 }
 

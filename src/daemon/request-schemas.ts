@@ -86,6 +86,7 @@ const editGoalSchema = z.strictObject({
 });
 
 const pauseSchema = z.strictObject({ now: z.boolean().default(false) });
+const uiSchema = z.strictObject({ port: z.number().int().min(0).max(65_535).default(0) });
 const rollbackSchema = z.strictObject({ toTurn: z.number().int().min(0) });
 
 const emptySchema = z.strictObject({});
@@ -171,6 +172,11 @@ export function parseEditGoalRequest(body: unknown): EditGoalRequest {
 /** Validates a POST /v1/loops/sync body: `{ dir }`, an absolute path. */
 export function parseSyncLoopsRequest(body: unknown): { dir: string } {
   return parseWith(syncLoopsSchema, body, 'loop sync request');
+}
+
+/** Validates an optional POST /v1/ui body: `{ port? }` (0 or absent: a free port). */
+export function parseUiRequest(body: unknown): { port: number } {
+  return parseWith(uiSchema, body === undefined ? {} : body, 'ui request');
 }
 
 /** Validates an optional POST /v1/goals/:id/pause body: `{ now?: boolean }`. */

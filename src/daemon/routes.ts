@@ -15,7 +15,9 @@ import {
   parseStartGoalRequest,
   parseStartRaceRequest,
   parseSyncLoopsRequest,
+  parseUiRequest,
 } from './request-schemas.js';
+import { openDashboard } from '../ui/dashboard-launcher.js';
 import type { RoutePattern } from './router.js';
 import type { EventSubscription, GoalHost } from './types.js';
 
@@ -26,6 +28,8 @@ export interface RouteContext {
   query: URLSearchParams;
   /** The parsed JSON body; undefined when the request had none. */
   body: unknown;
+  /** The daemon's log (the dashboard's server logs through it). */
+  log?: (line: string) => void;
 }
 
 export type RouteReply =
@@ -177,6 +181,11 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     pattern: '/v1/prune',
     handler: async ({ host, body }) => replyJson(await host.prune(parsePruneRequest(body))),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/ui',
+    handler: async ({ host, body, log }) => replyJson(await openDashboard(host, { port: parseUiRequest(body).port, log: log ?? (() => {}) })),
   },
   {
     method: 'POST',

@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 
 import { GoaldError, isGoaldError } from '../errors.js';
+import { closeDashboard } from '../ui/dashboard-launcher.js';
 import { statusForCode, toErrorEnvelope } from './error-envelope.js';
 import { pipeEvents } from './event-stream.js';
 import type { EventPipe, EventSink } from './event-stream.js';
@@ -87,6 +88,7 @@ export async function createControlServer(options: ControlServerOptions): Promis
     const grace = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
     await stopped;
     clearTimeout(grace);
+    await closeDashboard(state.host);
     await removeSocketFile(socketPath, socketInode);
   };
   return {
@@ -176,7 +178,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, state: S
     }
     const parsedBody = method === 'POST' ? parseJsonBody(body.bytes) : undefined;
 
-    const reply = await match.route.handler({ host: state.host, params: match.params, query: url.searchParams, body: parsedBody });
+    const reply = await match.route.handler({ host: state.host, params: match.params, query: url.searchParams, body: parsedBody, log: state.log });
     sendReply(req, res, reply, state);
   } catch (error) {
     sendFailure(res, error, `${method} ${loggedPath}`, state.log);
