@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 import { benchBuiltinAgent, OVERHEAD_TARGET_MS } from './builtin-agent.bench.js';
+import { ASSETS_TARGET_KB, EVENT_LATENCY_TARGET_MS, benchDashboard } from './dashboard.bench.js';
 import { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGET_MB } from './daemon.bench.js';
 import { benchGuard } from './guard.bench.js';
 import { SANDBOX_ADDED_TARGET_MS, benchSandbox } from './sandbox.bench.js';
@@ -22,7 +23,7 @@ export interface BenchRow {
   bench: string;
   figure: string;
   value: number | null;
-  unit: 'ms' | 'MB' | '×';
+  unit: 'ms' | 'MB' | 'kB' | '×';
   /** The upper bound the figure should stay within; null for figures reported for context. */
   target: number | null;
   /** Null when there is no target (or the benchmark failed). */
@@ -141,6 +142,16 @@ function benchesFor(argv: string[]): Bench[] {
           figure('views', 'goald watch --once', r.watchOnceMs, 'ms', null, `median of ${r.runs}`),
           figure('views', 'goald status (same daemon and goal)', r.statusMs, 'ms'),
           figure('views', 'watch --once / status', r.ratio, '×', WATCH_RATIO_TARGET),
+        ];
+      },
+    },
+    {
+      name: 'dashboard',
+      run: async () => {
+        const r = await benchDashboard(runs === undefined ? {} : { runs });
+        return [
+          figure('dashboard', `first load, ${r.files} files gzipped (kB)`, r.assetsGzipKb, 'kB', ASSETS_TARGET_KB, `${r.assetsRawKb} kB raw`),
+          figure('dashboard', 'daemon event → SSE client (action sent → event read)', r.eventMs, 'ms', EVENT_LATENCY_TARGET_MS, `median of ${r.runs}; p95 ${r.eventP95Ms} ms`),
         ];
       },
     },
