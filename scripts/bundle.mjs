@@ -43,7 +43,12 @@ const { output } = await bundle.write({
     // `goald status` is polled by scripts and prompts: its whole path (fast-command.ts, control.ts and
     // everything they import statically, the daemon client included) in one chunk, not a dozen small
     // files each resolved, read and compiled apart. The full CLI loads it too (it is small).
-    groups: [{ name: 'status', test: /[\\/]src[\\/]cli[\\/](fast-command|commands[\\/]control)\.ts$/ }],
+    // The compile cache and the GOALD_HOME it lives in come first (the status group would take
+    // goald-home.ts along with everything else it imports), in a chunk of their own the entry loads.
+    groups: [
+      { name: 'compile-cache', test: /[\\/](src[\\/]cli[\\/]compile-cache|state[\\/]goald-home)\.ts$/, priority: 1 },
+      { name: 'status', test: /[\\/]src[\\/]cli[\\/](fast-command|commands[\\/]control)\.ts$/ },
+    ],
   },
   // Names kept (no mangling): stack traces in daemon.log stay readable.
   minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },

@@ -1,26 +1,13 @@
 // Where goald keeps its files, and the ids it names them by.
 
-import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+
+import { readEnv } from './goald-home.js';
+
+export { resolveGoaldHome } from './goald-home.js';
 
 export const STATE_FILE_NAME = 'state.json';
 const SOCKET_FILE_NAME = 'goald.sock';
-
-/** Returns an env value, treating the empty string as unset (as shells and XDG do). */
-function readEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-/** Resolves GOALD_HOME: `GOALD_HOME`, else `$XDG_STATE_HOME/goald`, else `~/.local/state/goald`. */
-export function resolveGoaldHome(env: NodeJS.ProcessEnv): string {
-  const explicit = readEnv(env, 'GOALD_HOME');
-  if (explicit !== undefined) return resolve(explicit);
-  // The XDG spec says a relative XDG_* path is invalid and must be ignored.
-  const xdg = readEnv(env, 'XDG_STATE_HOME');
-  if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'goald');
-  return join(readEnv(env, 'HOME') ?? homedir(), '.local', 'state', 'goald');
-}
 
 /** Resolves the daemon's socket: `GOALD_SOCKET`, else `<home>/goald.sock`. */
 export function resolveSocketPath(env: NodeJS.ProcessEnv, home: string): string {

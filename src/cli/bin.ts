@@ -16,6 +16,9 @@ async function run(argv: readonly string[]): Promise<number> {
     const { main } = await import('../agents/builtin/agent-main.js');
     return main(argv.slice(3));
   }
+  // Not for the two above: they run inside the agent's sandbox, which hides GOALD_HOME.
+  const { enableCompileCache } = await import('./compile-cache.js');
+  enableCompileCache(import.meta.dirname);
   const { runFastCommand } = await import('./fast-command.js');
   const code = await runFastCommand(argv.slice(2));
   if (code !== null) return code;

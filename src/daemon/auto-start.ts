@@ -34,7 +34,8 @@ const LOG_TAIL_BYTES = 4 * 1024;
 async function spawnDetachedDaemon(env: NodeJS.ProcessEnv, home: string, logFile: string): Promise<ChildProcess> {
   // Loaded here, not at the top: commands that only talk to a running daemon (`goald status`) skip them
   // (node:fs as an ES module also loads fs/promises and readline).
-  const [{ spawn }, { openSync, closeSync }] = await Promise.all([import('node:child_process'), import('node:fs')]);
+  const { spawn } = process.getBuiltinModule('node:child_process');
+  const { openSync, closeSync } = process.getBuiltinModule('node:fs');
   const logFd = openSync(logFile, 'a', 0o600);
   try {
     const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, goaldEntryPath(), 'daemon', '--foreground', '--log-file', logFile], {

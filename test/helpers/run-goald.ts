@@ -1,7 +1,7 @@
 // Runs the built goald binary as a real child process with an isolated GOALD_HOME, HOME and config dir.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,6 +30,11 @@ export interface GoaldSandbox {
   run(args: string[], options?: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<GoaldRun>;
 }
 
+// V8's code cache for the bundle (src/cli/compile-cache.ts), shared by every test's goald instead of one
+// cold cache per fresh GOALD_HOME (a cold run compiles from source and writes the cache at exit). Per
+// checkout, beside the build it caches. test/cli/compile-cache.test.ts tries the default place.
+const testCompileCache = path.join(repoRoot, 'node_modules', '.cache', 'goald', 'compile-cache');
+
 // Variables from the developer's shell that must not leak into a test run.
 const SCRUBBED = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'GOALD_HOME', 'GOALD_SOCKET', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME'];
 
@@ -46,6 +51,8 @@ export async function goaldSandbox(): Promise<GoaldSandbox> {
   // write (its /tmp is private): tests run unsandboxed unless they ask for it (test/e2e/sandbox.test.ts)
   // or the suite does (GOALD_TEST_SANDBOX: the real agent CLIs' suite runs in the sandbox).
   env.GOALD_SANDBOX = process.env.GOALD_TEST_SANDBOX ?? 'off';
+  mkdirSync(testCompileCache, { recursive: true, mode: 0o700 });
+  env.GOALD_COMPILE_CACHE = testCompileCache;
   const sandbox: GoaldSandbox = {
     root,
     home,

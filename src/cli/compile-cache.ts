@@ -1,0 +1,142 @@
+// V8's code cache for goald's own bundle. Node 20 compiles every chunk a command loads from source on every
+// run (a third of `goald start`'s module loading); V8 can instead take the bytecode it produced last time.
+// Node ≥ 22.1 does this itself (module.enableCompileCache); on Node 20 goald keeps the cache by hand, for
+// the files of its bundle only (dist/bundle/, CommonJS), never for anyone else's module.
+//
+// Where: GOALD_HOME/cache/compile/<node>-<arch>/, and nowhere else. Bytecode in the cache runs as goald,
+// the judge, so it lives where no agent turn can write: the sandbox lets turns write ~/.cache and hides
+// GOALD_HOME, and a shared /tmp would let another user plant it. The directory must be this user's and
+// private (checked, never repaired); anything doubtful means no cache, never an error: it is only speed.
+// Why not the `v8-compile-cache` package: it caches in os.tmpdir() and for every module loaded.
+
+import type { Stats } from 'node:fs';
+import path from 'node:path';
+
+import { resolveGoaldHome } from '../../state/goald-home.js';
+
+/** The part of a CommonJS module that `Module.prototype._compile` is called on (Node's internal API). */
+interface CompilingModule {
+  exports: unknown;
+}
+type Compile = (this: CompilingModule, content: string, filename: string) => unknown;
+type CompiledWrapper = (exports: unknown, require: NodeJS.Require, module: CompilingModule, filename: string, dirname: string) => unknown;
+
+const PRIVATE_MODE = 0o700;
+const GROUP_OTHER_WRITE = 0o022;
+const CACHE_SUFFIX = '.v8';
+const STALE_VERSION_MS = 30 * 24 * 60 * 60 * 1000;
+
+// Builtins through getBuiltinModule: this runs before anything else loads, and adds no module of its own.
+const fs = (): typeof import('node:fs') => process.getBuiltinModule('node:fs');
+
+/**
+ * Turns the code cache on for the bundle files in `bundleDir` (no-op outside the CommonJS bundle).
+ * GOALD_COMPILE_CACHE: unset keeps it in GOALD_HOME; `off` turns it off; an absolute path is an existing
+ * private directory of this user to keep it in instead (the test suite shares one across its many homes).
+ */
+export function enableCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = process.env): void {
+  const setting = env.GOALD_COMPILE_CACHE ?? '';
+  if (setting === 'off') return;
+  // `root`: the existing directory that must be this user's and private before anything under it is used.
+  const root = path.isAbsolute(setting) ? setting : resolveGoaldHome(env);
+  const dir = path.join(root, ...(path.isAbsolute(setting) ? [] : ['cache', 'compile']), `${process.version}-${process.arch}`);
+  const moduleApi = process.getBuiltinModule('node:module');
+  // Node ≥ 22.1 (not in Node 20's typings): the built-in cache, in the same private place.
+  const builtIn = (moduleApi as { enableCompileCache?: (directory: string) => unknown }).enableCompileCache;
+  if (typeof builtIn === 'function') {
+    if (isTrustedDirectory(root) && prepareDirectory(dir)) builtIn(dir);
+    return;
+  }
+  const readable = isTrustedDirectory(root) && isTrustedDirectory(dir);
+  const produced = new Map<string, () => Buffer>();
+  // Node's own loader calls `_compile` for each CommonJS file; it is not in the typings.
+  const prototype = moduleApi.prototype as unknown as { _compile: Compile };
+  const compile = prototype._compile;
+  prototype._compile = function compileWithCache(this: CompilingModule, content: string, filename: string): unknown {
+    // A real dynamic import() needs a loader callback that vm.Script takes on Node 20 only behind a flag.
+    if (path.dirname(filename) !== bundleDir || content.startsWith('#!') || content.includes('import(')) {
+      return compile.call(this, content, filename);
+    }
+    const key = cacheKey(filename);
+    if (key === null) return compile.call(this, content, filename);
+    const cached = readable ? readCache(path.join(dir, key)) : undefined;
+    const vm = process.getBuiltinModule('node:vm');
+    const script = new vm.Script(moduleApi.wrap(content), { filename, ...(cached === undefined ? {} : { cachedData: cached }) });
+    if (cached === undefined || script.cachedDataRejected === true) produced.set(key, () => script.createCachedData());
+    const wrapper = script.runInThisContext({ displayErrors: true }) as CompiledWrapper;
+    return wrapper.call(this.exports, this.exports, moduleApi.createRequire(filename), this, filename, bundleDir);
+  };
+  // Written at exit, so the bytecode includes every function the run compiled, not only the top level.
+  process.once('exit', () => {
+    if (produced.size > 0) writeCaches(root, dir, produced, bundleDir);
+  });
+}
+
+// The chunk's name carries its content hash; size and mtime catch a file edited in place.
+function cacheKey(filename: string): string | null {
+  try {
+    const stats = fs().statSync(filename);
+    return `${path.basename(filename)}-${stats.size}-${Math.trunc(stats.mtimeMs)}${CACHE_SUFFIX}`;
+  } catch {
+    return null;
+  }
+}
+
+function readCache(file: string): Buffer | undefined {
+  try {
+    return fs().readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCaches(root: string, dir: string, produced: ReadonlyMap<string, () => Buffer>, bundleDir: string): void {
+  // GOALD_HOME may have been created by this very command; a run that never made one leaves none behind.
+  if (!isTrustedDirectory(root) || !prepareDirectory(dir)) return;
+  try {
+    for (const [key, data] of produced) {
+      const temp = path.join(dir, `${key}.${process.pid}.tmp`);
+      fs().writeFileSync(temp, data(), { mode: 0o600 });
+      fs().renameSync(temp, path.join(dir, key));
+    }
+    removeStale(dir, bundleDir);
+  } catch {
+    // A full disk or a vanished home: the next run compiles from source, as without a cache.
+  }
+}
+
+// Caches of chunks an upgrade replaced, and of Node versions not run for a month (not every other version:
+// a daemon and a CLI run by two Node versions would remove each other's cache on every run).
+function removeStale(dir: string, bundleDir: string): void {
+  const chunks = new Set(fs().readdirSync(bundleDir));
+  for (const entry of fs().readdirSync(dir)) {
+    const chunk = entry.slice(0, entry.lastIndexOf('-', entry.lastIndexOf('-') - 1));
+    if (!entry.endsWith(CACHE_SUFFIX) || !chunks.has(chunk)) fs().rmSync(path.join(dir, entry), { force: true });
+  }
+  const versions = path.dirname(dir);
+  for (const entry of fs().readdirSync(versions)) {
+    const other = path.join(versions, entry);
+    if (entry !== path.basename(dir) && Date.now() - fs().statSync(other).mtimeMs > STALE_VERSION_MS) fs().rmSync(other, { recursive: true, force: true });
+  }
+}
+
+function prepareDirectory(dir: string): boolean {
+  try {
+    fs().mkdirSync(dir, { recursive: true, mode: PRIVATE_MODE });
+  } catch {
+    return false;
+  }
+  return isTrustedDirectory(dir) && isTrustedDirectory(path.dirname(dir));
+}
+
+// A real directory (not a link) of this user that group and others cannot write.
+function isTrustedDirectory(dir: string): boolean {
+  let stats: Stats;
+  try {
+    stats = fs().lstatSync(dir);
+  } catch {
+    return false;
+  }
+  const uid = process.getuid?.();
+  return stats.isDirectory() && (uid === undefined || stats.uid === uid) && (stats.mode & GROUP_OTHER_WRITE) === 0;
+}

@@ -1,0 +1,88 @@
+// The bundle's V8 code cache (src/cli/compile-cache.ts) through the real executable: kept in GOALD_HOME
+// (never where an agent turn may write), taken on the next run without being rewritten, survived when
+// corrupt, refused in a directory others can write, off on request, and pruned of chunks no build has.
+
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { describe, expect, test } from 'vitest';
+
+import { goaldSandbox, type GoaldSandbox } from '../helpers/run-goald.js';
+
+const VERSION_DIR = `${process.version}-${process.arch}`;
+
+// `goald history` loads the full CLI (commander, the store, zod): a dozen chunks.
+async function history(sandbox: GoaldSandbox, cache: string): Promise<string> {
+  const run = await sandbox.run(['history', '--json'], { env: { GOALD_COMPILE_CACHE: cache } });
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+  return run.stdout;
+}
+
+async function cacheFiles(dir: string): Promise<Map<string, number>> {
+  const files = new Map<string, number>();
+  for (const name of await readdir(dir)) files.set(name, (await stat(path.join(dir, name))).mtimeMs);
+  return files;
+}
+
+describe('the compile cache', () => {
+  test('lives in GOALD_HOME/cache/compile/<node>-<arch>, private, and is taken as it is on the next run', async () => {
+    const sandbox = await goaldSandbox();
+    await mkdir(sandbox.home, { recursive: true, mode: 0o700 });
+    const first = await history(sandbox, '');
+    const dir = path.join(sandbox.home, 'cache', 'compile', VERSION_DIR);
+    const written = await cacheFiles(dir);
+    expect([...written.keys()].length).toBeGreaterThan(3);
+    expect([...written.keys()].every((name) => /^[\w.-]+\.js-\d+-\d+\.v8$/.test(name))).toBe(true);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    // Taken, not rejected: a rejected cache would be written again at exit.
+    expect(await history(sandbox, '')).toBe(first);
+    expect(await cacheFiles(dir)).toEqual(written);
+  });
+
+  test('a corrupt cache file is rejected by V8 and replaced; the command runs as without one', async () => {
+    const sandbox = await goaldSandbox();
+    await mkdir(sandbox.home, { recursive: true, mode: 0o700 });
+    const expected = await history(sandbox, '');
+    const dir = path.join(sandbox.home, 'cache', 'compile', VERSION_DIR);
+    const names = [...(await cacheFiles(dir)).keys()];
+    expect(names.length).toBeGreaterThan(3);
+    for (const name of names) await writeFile(path.join(dir, name), 'not bytecode');
+    expect(await history(sandbox, '')).toBe(expected);
+    for (const name of names) expect((await readFile(path.join(dir, name), 'utf8')) === 'not bytecode').toBe(false);
+  });
+
+  test('nothing is cached in a directory group or others can write, nor with GOALD_COMPILE_CACHE=off', async () => {
+    const sandbox = await goaldSandbox();
+    const shared = path.join(sandbox.root, 'shared');
+    await mkdir(shared);
+    await chmod(shared, 0o777);
+    const expected = await history(sandbox, shared);
+    expect(await readdir(shared)).toEqual([]);
+    expect(await history(sandbox, 'off')).toBe(expected);
+    expect(await readdir(sandbox.home).catch(() => [])).not.toContain('cache');
+  });
+
+  test('a command that makes no GOALD_HOME leaves no cache behind', async () => {
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(['--help'], { env: { GOALD_COMPILE_CACHE: '' } });
+    expect(run.code).toBe(0);
+    await expect(stat(sandbox.home)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  test('caches of chunks the build no longer has are removed when the cache is next written', async () => {
+    const sandbox = await goaldSandbox();
+    const own = path.join(sandbox.root, 'cache');
+    await mkdir(own, { mode: 0o700 });
+    await history(sandbox, own);
+    const dir = path.join(own, VERSION_DIR);
+    const stale = 'main-0ld0ld00.js-100-100.v8';
+    await writeFile(path.join(dir, stale), 'old');
+    const [kept] = [...(await cacheFiles(dir)).keys()].filter((name) => name !== stale);
+    if (kept === undefined) throw new Error('no cache file was written');
+    await writeFile(path.join(dir, kept), 'not bytecode'); // so this run writes, and prunes
+    await history(sandbox, own);
+    const after = await readdir(dir);
+    expect(after).not.toContain(stale);
+    expect(after).toContain(kept);
+  });
+});
