@@ -3,12 +3,12 @@
 // names its members' goal ids: each member is an ordinary worktree goal in state.json.
 
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileDurable } from '../../state/durable-file.js';
-import { isErrnoCode } from '../errno.js';
 import { GoaldError } from '../errors.js';
+import { raceFileNames, racesDir } from './race-files.js';
 
 const memberSchema = z.looseObject({
   /** What the member runs: an adapter name or a shell command (as given to --agent). */
@@ -46,10 +46,6 @@ export function newRaceId(): string {
   return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
-function racesDir(home: string): string {
-  return path.join(home, 'races');
-}
-
 /** Stores a race's record (atomically; the directory is made on first use). */
 export async function writeRace(home: string, race: RaceRecord): Promise<void> {
   await mkdir(racesDir(home), { recursive: true, mode: 0o700 });
@@ -58,22 +54,33 @@ export async function writeRace(home: string, race: RaceRecord): Promise<void> {
 
 /** Every stored race, oldest first; a file that does not parse is skipped. */
 export async function readRaces(home: string): Promise<RaceRecord[]> {
-  let names: string[];
-  try {
-    names = await readdir(racesDir(home));
-  } catch (error) {
-    if (isErrnoCode(error, 'ENOENT')) return [];
-    throw error;
-  }
   const races: RaceRecord[] = [];
-  for (const name of names.filter((entry) => /^r[a-z0-9]+\.json$/.test(entry))) {
+  for (const name of raceFileNames(home)) {
     try {
-      const parsed = raceRecordSchema.safeParse(JSON.parse(await readFile(path.join(racesDir(home), name), 'utf8')));
-      if (parsed.success) races.push(parsed.data);
+      const race = parseRace(await readFile(path.join(racesDir(home), name), 'utf8'));
+      if (race !== null) races.push(race);
     } catch {
       // a file being replaced, or one that is not a race: not shown
     }
   }
+  return byCreation(races);
+}
+
+/** The races still running among race-files.ts's candidates, validated, oldest first. */
+export function parseRunningRaces(texts: readonly string[]): RaceRecord[] {
+  return byCreation(texts.map(parseRace).filter((race): race is RaceRecord => race !== null && race.status === 'running'));
+}
+
+function parseRace(text: string): RaceRecord | null {
+  try {
+    const parsed = raceRecordSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function byCreation(races: RaceRecord[]): RaceRecord[] {
   return races.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 

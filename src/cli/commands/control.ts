@@ -3,6 +3,7 @@
 
 import { resolveGoaldHome } from '../../../state/paths.js';
 import type { GoalRecord } from '../../../state/types.js';
+import type { RaceRecord } from '../../race/race-record.js';
 import { connectIfRunning, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
 import { isLiveGoal } from '../../daemon/resolve-goal.js';
@@ -40,6 +41,15 @@ async function lookupGoal(goals: readonly GoalRecord[], ref: string | undefined,
   return lookup(goals, ref, cwd);
 }
 
+// Races are rare and their schema is zod: loaded only when a race file says it is running (race-files.ts).
+async function readRunningRaces(home: string): Promise<RaceRecord[]> {
+  const { runningRaceTexts } = await import('../../race/race-files.js');
+  const texts = runningRaceTexts(home);
+  if (texts.length === 0) return [];
+  const { parseRunningRaces } = await import('../../race/race-record.js');
+  return parseRunningRaces(texts);
+}
+
 async function requireDaemon(io: CliIO): Promise<DaemonClient> {
   const client = await connectIfRunning(io.env);
   if (!client) {
@@ -54,8 +64,7 @@ export async function runStatus(ref: string | undefined, options: { json?: boole
   let shown: GoalRecord[];
   if (ref !== undefined) shown = [await lookupGoal(goals, ref, io.cwd)];
   else shown = goals.filter(isLiveGoal);
-  const { readRaces } = await import('../../race/race-record.js');
-  const races = ref === undefined ? (await readRaces(resolveGoaldHome(io.env))).filter((race) => race.status === 'running') : [];
+  const races = ref === undefined ? await readRunningRaces(resolveGoaldHome(io.env)) : [];
   if (options.json) {
     io.out(JSON.stringify({ daemon, goals: shown, ...(races.length > 0 ? { races } : {}) }));
     return EXIT.ok;
