@@ -69,7 +69,8 @@ function benchesFor(argv: string[]): Bench[] {
         const r = await benchSupervisor();
         const span = `${SHORT_TURNS} → ${LONG_TURNS} turns`;
         return [
-          figure('supervisor', `goald start --foreground, per turn`, r.supervisorPerTurnMs, 'ms', null, `${span}: ${r.supervisorShortMs} → ${r.supervisorLongMs} ms`),
+          figure('supervisor', `goald start --foreground --no-sandbox, per turn`, r.supervisorPerTurnMs, 'ms', null, `${span}: ${r.supervisorShortMs} → ${r.supervisorLongMs} ms`),
+          figure('supervisor', `the same in its bwrap sandbox, per turn`, r.sandboxedPerTurnMs, 'ms', null, `${span}: ${r.sandboxedShortMs} → ${r.sandboxedLongMs} ms`),
           figure('supervisor', `shell loop + fsync'd record, per turn`, r.shellPerTurnMs, 'ms', null, `${span}: ${r.shellShortMs} → ${r.shellLongMs} ms`),
           figure('supervisor', 'per-turn supervisor / shell loop', r.ratio, '×', SUPERVISOR_RATIO_TARGET),
         ];

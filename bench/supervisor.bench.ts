@@ -4,7 +4,10 @@
 // write-tree`, then the turn's delta: `diff-tree` numstat and `patch-id`, as DESIGN.md's step 4 defines
 // a snapshot), run the check, and append one fsync'd record to a log (durability is part of the job).
 // Each side's per-turn figure is the slope (time at 36 turns − time at 12) / 24, so start-up and the
-// pre-check cancel out. Target: supervisor slope ≤ 1.5× the shell loop's.
+// pre-check cancel out. Target: supervisor slope ≤ 1.5× the shell loop's. Like for like, goald runs its
+// turns unsandboxed there (`--no-sandbox`: the shell loop has no sandbox); the same goal in goald's
+// default bubblewrap sandbox is measured too and reported beside it, so the sandbox's own cost per turn
+// (two `bwrap` set-ups: the agent's and the check's) is a figure of its own, not hidden in either.
 // Run alone with `node dist/bench/supervisor.bench.js [--runs N]` after `npm run build`.
 
 import { spawn } from 'node:child_process';
@@ -26,6 +29,10 @@ export interface SupervisorBenchResult {
   /** Medians of `goald start --foreground` over SHORT_TURNS and LONG_TURNS turns, exec to exit. */
   supervisorShortMs: number;
   supervisorLongMs: number;
+  /** The same in goald's default sandbox (bwrap, when it works here; else the same as unsandboxed). */
+  sandboxedShortMs: number;
+  sandboxedLongMs: number;
+  sandboxedPerTurnMs: number;
   /** The same for the shell loop. */
   shellShortMs: number;
   shellLongMs: number;
@@ -46,15 +53,18 @@ export async function benchSupervisor(opts: { runs?: number } = {}): Promise<Sup
   try {
     let made = 0;
     const fresh = (): string => path.join(root, `run-${(made += 1)}`);
-    const times = { supShort: [] as number[], supLong: [] as number[], shShort: [] as number[], shLong: [] as number[] };
+    const times = { supShort: [] as number[], supLong: [] as number[], sbShort: [] as number[], sbLong: [] as number[], shShort: [] as number[], shLong: [] as number[] };
     // One warm-up of each (page cache, git's first start), then interleaved runs so drift hits all alike.
     await runShellLoop(fresh(), SHORT_TURNS);
-    await runSupervisor(fresh(), SHORT_TURNS);
+    await runSupervisor(fresh(), SHORT_TURNS, false);
+    await runSupervisor(fresh(), SHORT_TURNS, true);
     for (let i = 0; i < runs; i++) {
       times.shShort.push(await runShellLoop(fresh(), SHORT_TURNS));
-      times.supShort.push(await runSupervisor(fresh(), SHORT_TURNS));
+      times.supShort.push(await runSupervisor(fresh(), SHORT_TURNS, false));
+      times.sbShort.push(await runSupervisor(fresh(), SHORT_TURNS, true));
       times.shLong.push(await runShellLoop(fresh(), LONG_TURNS));
-      times.supLong.push(await runSupervisor(fresh(), LONG_TURNS));
+      times.supLong.push(await runSupervisor(fresh(), LONG_TURNS, false));
+      times.sbLong.push(await runSupervisor(fresh(), LONG_TURNS, true));
     }
     const slope = (long: number[], short: number[]): number => (median(long) - median(short)) / (LONG_TURNS - SHORT_TURNS);
     const supervisorPerTurnMs = slope(times.supLong, times.supShort);
@@ -63,6 +73,9 @@ export async function benchSupervisor(opts: { runs?: number } = {}): Promise<Sup
       runs,
       supervisorShortMs: round(median(times.supShort)),
       supervisorLongMs: round(median(times.supLong)),
+      sandboxedShortMs: round(median(times.sbShort)),
+      sandboxedLongMs: round(median(times.sbLong)),
+      sandboxedPerTurnMs: round(slope(times.sbLong, times.sbShort)),
       shellShortMs: round(median(times.shShort)),
       shellLongMs: round(median(times.shLong)),
       supervisorPerTurnMs: round(supervisorPerTurnMs),
@@ -94,12 +107,12 @@ function benchEnv(dir: string): NodeJS.ProcessEnv {
   return env;
 }
 
-/** `goald start --foreground` over `turns` turns through the built binary; resolves with its wall time. */
-async function runSupervisor(dir: string, turns: number): Promise<number> {
+/** `goald start --foreground` over `turns` turns through the built binary (in its sandbox or not); resolves with its wall time. */
+async function runSupervisor(dir: string, turns: number, sandboxed: boolean): Promise<number> {
   const repo = await makeRepo(dir);
   const args = [
     GOALD_BIN, 'start', `f.txt says ${turns}`, '--foreground', '-C', repo, '--agent', AGENT, '--check', checkFor(turns),
-    '--evaluator', 'none', '--cooldown', '0', '--max-turns', String(turns + 5), '--json',
+    '--evaluator', 'none', '--cooldown', '0', '--max-turns', String(turns + 5), '--json', ...(sandboxed ? [] : ['--no-sandbox']),
   ];
   const started = performance.now();
   const code = await new Promise<number | null>((resolve, reject) => {
@@ -157,7 +170,8 @@ async function main(argv: string[]): Promise<void> {
   process.stdout.write(
     [
       `supervisor bench (node ${process.version}, median of ${r.runs} runs)`,
-      `  goald start --foreground  ${SHORT_TURNS} turns ${r.supervisorShortMs} ms, ${LONG_TURNS} turns ${r.supervisorLongMs} ms → ${r.supervisorPerTurnMs} ms/turn`,
+      `  goald start --foreground  ${SHORT_TURNS} turns ${r.supervisorShortMs} ms, ${LONG_TURNS} turns ${r.supervisorLongMs} ms → ${r.supervisorPerTurnMs} ms/turn (--no-sandbox)`,
+      `  the same, sandboxed       ${SHORT_TURNS} turns ${r.sandboxedShortMs} ms, ${LONG_TURNS} turns ${r.sandboxedLongMs} ms → ${r.sandboxedPerTurnMs} ms/turn`,
       `  shell loop                ${SHORT_TURNS} turns ${r.shellShortMs} ms, ${LONG_TURNS} turns ${r.shellLongMs} ms → ${r.shellPerTurnMs} ms/turn`,
       `  ratio                     ${r.ratio} (${verdict} the ${SUPERVISOR_RATIO_TARGET} target)`,
       '',

@@ -676,11 +676,11 @@ export class GoalSupervisor {
   private async runChecks(): Promise<CheckResult[] | null> {
     try {
       // Each check's group is stored as it starts, so a daemon that dies mid-check can kill it; cleared
-      // (like the agent's) in the turn's next write.
+      // (like the agent's) in the turn's next write, and like the agent's not flushed to the directory.
       let recorded: Promise<void> = Promise.resolve();
       const checks = await this.deps.checks.run(this.session.abortSignal, (group) => {
         this.session.runningCheck = group;
-        recorded = recorded.then(() => this.session.persist());
+        recorded = recorded.then(() => this.session.persist({ durable: false }));
         recorded.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled
       }, this.deps.sandbox?.forChecks() ?? null).finally(() => {
         this.session.runningCheck = null;
