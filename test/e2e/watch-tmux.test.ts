@@ -10,6 +10,7 @@
 
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { GoalRecord } from '../../state/types.js';
@@ -36,7 +37,8 @@ interface Terminal {
   waitFor(what: string, predicate: (screen: string) => boolean, timeoutMs?: number): Promise<string>;
 }
 
-// A tmux server of this test's own (-L), so nothing else's sessions are touched; killed when the test ends.
+// A tmux server of this test's own, its socket in the sandbox (removed with it: tmux leaves the file behind
+// when its server is killed), so nothing else's sessions are touched; killed when the test ends.
 //
 // goald runs under `sh -c '…; echo [goald watch exited: $?]'`: the line after the last frame is the proof
 // that goald exited and with what. tmux's own "Pane is dead" line is no proof: Debian's tmux is linked with
@@ -44,18 +46,27 @@ interface Terminal {
 // that exits at that moment is never reaped and the line never comes (seen as a zombie goald whose parent
 // tmux waited on its utempter helper). CI and CONTINUOUS_INTEGRATION are unset in the pane: ink draws only
 // its last frame when it believes it runs in CI.
+let terminals = 0;
 async function openTerminal(sandbox: GoaldSandbox, args: string[], extraEnv: Record<string, string> = {}): Promise<Terminal> {
-  const server = `goald-watch-${process.pid}-${Date.now()}`;
+  const socket = path.join(sandbox.root, `tmux-${++terminals}`);
   const env = Object.entries({ ...sandbox.env, ...extraEnv })
     .filter((entry): entry is [string, string] => entry[1] !== undefined && /^(GOALD_|HOME$|XDG_|PATH$|OPENAI_)/.test(entry[0]))
     .flatMap(([name, value]) => ['-e', `${name}=${value}`]);
-  const tmux = (...tmuxArgs: string[]): Promise<{ stdout: string }> => run('tmux', ['-L', server, '-f', '/dev/null', ...tmuxArgs], { cwd: sandbox.root });
+  const tmux = (...tmuxArgs: string[]): Promise<{ stdout: string }> => run('tmux', ['-S', socket, '-f', '/dev/null', ...tmuxArgs], { cwd: sandbox.root });
   const script = 'unset CI CONTINUOUS_INTEGRATION; "$@"; echo "[goald watch exited: $?]"';
-  await tmux('new-session', '-d', '-x', '100', '-y', '30', '-s', 'w', ...env, 'sh', '-c', script, 'sh', process.execPath, goaldBin, ...args);
-  // The pane stays after its shell exits, so the last frame can be read.
-  await tmux('set-option', '-t', 'w', 'remain-on-exit', 'on');
+  // The pane stays after its shell exits (remain-on-exit, set before the pane starts), so the last frame can be read.
+  await tmux('start-server', ';', 'set-option', '-wg', 'remain-on-exit', 'on', ';',
+    'new-session', '-d', '-x', '100', '-y', '30', '-s', 'w', ...env, 'sh', '-c', script, 'sh', process.execPath, goaldBin, ...args);
+  const serverPid = Number((await tmux('display-message', '-p', '-t', 'w', '#{pid}')).stdout.trim());
   onTestFinished(async () => {
-    await tmux('kill-server').catch(() => undefined);
+    // By its socket; by its pid when the socket has gone first (and the pid is still this tmux).
+    await tmux('kill-server').catch(() => {
+      try {
+        if (readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').includes(socket)) process.kill(serverPid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    });
   });
   const screen = async (): Promise<string> => (await tmux('capture-pane', '-p', '-t', 'w')).stdout;
   return {
