@@ -15,8 +15,10 @@ import { GoaldError } from '../errors.js';
 
 /** The custom header a dashboard POST carries (a cross-site request cannot set it without CORS). */
 const UI_HEADER = 'x-goald-ui';
-/** The session cookie's name. */
-export const SESSION_COOKIE = 'goald_ui';
+/** The session cookie's name: with the port, since cookies do not tell ports apart (two daemons, two dashboards). */
+export function sessionCookieName(port: number): string {
+  return `goald_ui_${port}`;
+}
 
 // A token printed by `goald ui` is good for this long: long enough to copy it into a browser by hand.
 const TOKEN_TTL_MS = 10 * 60_000;
@@ -95,9 +97,9 @@ export function readCookie(headers: GuardHeaders, name: string): string | undefi
   return undefined;
 }
 
-/** The Set-Cookie value that opens a session. */
-export function sessionCookie(session: string): string {
-  return `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/`;
+/** The Set-Cookie value that opens a session on the dashboard at `port`. */
+export function sessionCookie(port: number, session: string): string {
+  return `${sessionCookieName(port)}=${session}; HttpOnly; SameSite=Strict; Path=/`;
 }
 
 // Secrets are kept as their SHA-256: a lookup's timing says nothing about a secret's characters.
@@ -114,8 +116,10 @@ export class SessionBook {
   private readonly tokens = new Map<string, number>();
   private readonly sessions = new Set<string>();
   private readonly now: () => number;
+  private readonly cookieName: string;
 
-  constructor(now: () => number = Date.now) {
+  constructor(port: number, now: () => number = Date.now) {
+    this.cookieName = sessionCookieName(port);
     this.now = now;
   }
 
@@ -144,7 +148,7 @@ export class SessionBook {
 
   /** Refuses a request without a session cookie this book opened. */
   checkSession(headers: GuardHeaders): void {
-    const session = readCookie(headers, SESSION_COOKIE);
+    const session = readCookie(headers, this.cookieName);
     if (session === undefined || !this.sessions.has(digest(session))) {
       throw forbidden('no dashboard session: open the link `goald ui` prints', HINT_NEW_TOKEN);
     }

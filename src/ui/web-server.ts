@@ -72,12 +72,14 @@ interface DashboardState {
 export async function startWebDashboard(options: WebDashboardOptions): Promise<WebDashboard> {
   const assetsDir = options.assetsDir === undefined ? findAssetsDir() : options.assetsDir;
   const assets = assetsDir === null ? new Map<string, Asset>() : await loadAssets(assetsDir);
-  const state: DashboardState = { host: options.host, port: 0, book: new SessionBook(), assets, streams: new Set(), log: options.log };
+  const state: DashboardState = { host: options.host, port: 0, book: new SessionBook(0), assets, streams: new Set(), log: options.log };
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
     void handleRequest(req, res, state);
   });
   server.timeout = IDLE_SOCKET_TIMEOUT_MS;
   state.port = await listenOnLoopback(server, options.port);
+  // The session cookie's name holds the port, known only now; no token was issued before.
+  state.book = new SessionBook(state.port);
   server.on('error', (error) => state.log(`dashboard server error: ${error.message}`));
   server.on('clientError', (_error, socket) => socket.destroy());
 
@@ -127,7 +129,7 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, state: D
       // The token leaves the address bar at once: the page lives at `/`, the session in the cookie. A meta
       // refresh rather than a redirect: navigating from this page is same-site, so the Strict cookie goes
       // along even when the link was opened from another site.
-      res.writeHead(200, { 'Set-Cookie': sessionCookie(decision.session), 'Content-Type': 'text/html; charset=utf-8' });
+      res.writeHead(200, { 'Set-Cookie': sessionCookie(state.port, decision.session), 'Content-Type': 'text/html; charset=utf-8' });
       res.end(LOGIN_PAGE);
       return;
     }
@@ -206,7 +208,12 @@ async function servePost(req: IncomingMessage, res: ServerResponse, pathname: st
 
 /** The dashboard's edit changes limits only; anything else is refused before the edit route sees it. */
 function refuseNonLimitEdit(body: unknown): void {
-  if (body === null || typeof body !== 'object' || !('flags' in body)) return;
+  if (body === null || typeof body !== 'object') return;
+  // A held goal.config.json edit may change the checks: applying it is for `goald edit --apply-config`.
+  if ('applyConfig' in body && body.applyConfig === true) {
+    throw new GoaldError('forbidden', 'the dashboard does not apply held goal.config.json edits', 'review it and run `goald edit <goal> --apply-config` in a terminal');
+  }
+  if (!('flags' in body)) return;
   const flags = body.flags;
   if (flags === null || typeof flags !== 'object') return;
   const others = Object.keys(flags).filter((key) => !WEB_EDIT_FLAGS.has(key));

@@ -5,6 +5,8 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -57,7 +59,7 @@ describe('goald ui: the link and the guard', () => {
     expectForbidden(await httpRequest(port, 'GET', `/login?token=${dashboard.token}`, { Host: host }), 'token reuse');
     expectForbidden(await httpRequest(port, 'GET', '/login?token=made-up', { Host: host }), 'a token never issued');
     expectForbidden(await httpRequest(port, 'GET', '/api/goals', { Host: 'evil.example', Cookie: cookie }), 'forged Host with a session');
-    expectForbidden(await httpRequest(port, 'GET', '/api/goals', { Host: host, Cookie: 'goald_ui=made-up' }), 'a made-up session');
+    expectForbidden(await httpRequest(port, 'GET', '/api/goals', { Host: host, Cookie: `goald_ui_${port}=made-up` }), 'a made-up session');
 
     const list = await httpRequest(port, 'GET', '/api/goals', { Host: host, Cookie: cookie });
     expect(list.status).toBe(200);
@@ -101,6 +103,10 @@ describe('goald ui: the link and the guard', () => {
     expect(JSON.parse(json.stdout.split('\n')[0] ?? '')).toMatchObject({ type: 'ui.opened', url: expect.stringMatching(`^${origin}/login\\?token=`), browser: false });
     const badPort = await sandbox.run(['ui', '--port', 'http']);
     expect(badPort.code).toBe(2);
+
+    // The dashboard stops with the daemon.
+    expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
+    await waitUntil('the dashboard closed', () => httpRequest(port, 'GET', '/', { Host: host }).then(() => false, (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED'));
   });
 
   it('opens a browser only when one can be shown, and never fails without one', async () => {
@@ -112,9 +118,13 @@ describe('goald ui: the link and the guard', () => {
     await chmod(path.join(bin, 'xdg-open'), 0o755);
     const PATH = `${bin}:${process.env.PATH ?? ''}`;
 
-    const headless = await sandbox.run(['ui'], { env: { PATH, DISPLAY: '', WAYLAND_DISPLAY: '' } });
+    // --port: the port asked for (one the system just had free).
+    const probe = createServer();
+    const free = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as AddressInfo).port)));
+    await new Promise((resolve) => probe.close(resolve));
+    const headless = await sandbox.run(['ui', '--port', String(free)], { env: { PATH, DISPLAY: '', WAYLAND_DISPLAY: '' } });
     expect(headless.code, headless.stderr).toBe(0);
-    expect(headless.stdout.split('\n')[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login\?token=/);
+    expect(headless.stdout.split('\n')[0]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${free}/login\\?token=`));
     expect(existsSync(opened)).toBe(false);
 
     const noOpen = await sandbox.run(['ui', '--no-open'], { env: { PATH, DISPLAY: ':99' } });
@@ -190,6 +200,8 @@ describe('goald ui: a goal over the dashboard', () => {
     // Limits only: checks and the evaluator are not the dashboard's to change.
     const checkEdit = await httpRequest(dashboard.port, 'POST', `/api/goals/${id}/edit`, headers, JSON.stringify({ flags: { check: ['true'] } }));
     expectForbidden(checkEdit, 'edit of the checks');
+    const applyConfig = await httpRequest(dashboard.port, 'POST', `/api/goals/${id}/edit`, headers, JSON.stringify({ applyConfig: true }));
+    expectForbidden(applyConfig, 'applying a held goal.config.json edit');
     const edit = await httpRequest(dashboard.port, 'POST', `/api/goals/${id}/edit`, headers, JSON.stringify({ flags: { maxTurns: '150' } }));
     expect(edit.status, edit.body).toBe(200);
     expect((await goalStatus(sandbox, id)).settings.limits.maxTurns).toBe(150);

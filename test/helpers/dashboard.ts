@@ -62,7 +62,7 @@ export async function login(dashboard: Dashboard): Promise<string> {
   expect(reply.status).toBe(200);
   const setCookie = reply.headers['set-cookie']?.[0] ?? '';
   const cookie = setCookie.split(';')[0] ?? '';
-  expect(cookie).toMatch(/^goald_ui=/);
+  expect(cookie).toMatch(new RegExp(`^goald_ui_${dashboard.port}=`));
   return cookie;
 }
 

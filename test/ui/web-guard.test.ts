@@ -14,10 +14,11 @@ import {
   SECURITY_HEADERS,
   sessionCookie,
   SessionBook,
-  SESSION_COOKIE,
+  sessionCookieName,
 } from '../../src/ui/web-guard.js';
 
 const PORT = 4321;
+const SESSION_COOKIE = sessionCookieName(PORT);
 
 function refusal(run: () => unknown): GoaldError {
   try {
@@ -83,7 +84,7 @@ describe('web guard: JSON POSTs with the custom header', () => {
 
 describe('web guard: one-time token and session cookie', () => {
   it('a token opens one session; its second use is refused', () => {
-    const book = new SessionBook();
+    const book = new SessionBook(PORT);
     const token = book.issueToken();
     const session = book.redeem(token);
     expect(() => book.checkSession({ cookie: `${SESSION_COOKIE}=${session}` })).not.toThrow();
@@ -91,7 +92,7 @@ describe('web guard: one-time token and session cookie', () => {
   });
   it('refuses a token never issued, a missing one and an expired one', () => {
     let now = 1_000;
-    const book = new SessionBook(() => now);
+    const book = new SessionBook(PORT, () => now);
     expect(refusal(() => book.redeem('made-up')).code).toBe('forbidden');
     expect(refusal(() => book.redeem(null)).code).toBe('forbidden');
     const token = book.issueToken();
@@ -99,18 +100,22 @@ describe('web guard: one-time token and session cookie', () => {
     expect(refusal(() => book.redeem(token)).code).toBe('forbidden');
   });
   it('refuses no cookie, a made-up cookie and another book\'s session', () => {
-    const book = new SessionBook();
-    const other = loggedIn(new SessionBook());
-    for (const cookie of [undefined, `${SESSION_COOKIE}=made-up`, `${SESSION_COOKIE}=${other}`, `other=${loggedIn(book)}`]) {
+    const book = new SessionBook(PORT);
+    const other = loggedIn(new SessionBook(PORT));
+    const otherPort = new SessionBook(PORT + 1);
+    const session = loggedIn(book);
+    // The other port's cookie name with this book's session: not this dashboard's cookie.
+    expect(() => otherPort.checkSession({ cookie: `${SESSION_COOKIE}=${session}` })).toThrow(GoaldError);
+    for (const cookie of [undefined, `${SESSION_COOKIE}=made-up`, `${SESSION_COOKIE}=${other}`, `other=${session}`, `${sessionCookieName(PORT + 1)}=${session}`]) {
       expect(refusal(() => book.checkSession(cookie === undefined ? {} : { cookie })).code, String(cookie)).toBe('forbidden');
     }
   });
   it('the cookie is HttpOnly, SameSite=Strict, Path=/', () => {
-    expect(sessionCookie('abc')).toBe(`${SESSION_COOKIE}=abc; HttpOnly; SameSite=Strict; Path=/`);
+    expect(sessionCookie(PORT, 'abc')).toBe(`goald_ui_${PORT}=abc; HttpOnly; SameSite=Strict; Path=/`);
     expect(readCookie({ cookie: `a=1; ${SESSION_COOKIE}=abc; b=2` }, SESSION_COOKIE)).toBe('abc');
   });
   it('tokens and sessions are long random strings, never repeated', () => {
-    const book = new SessionBook();
+    const book = new SessionBook(PORT);
     const tokens = new Set(Array.from({ length: 20 }, () => book.issueToken()));
     expect(tokens.size).toBe(20);
     for (const token of tokens) expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -120,7 +125,7 @@ describe('web guard: one-time token and session cookie', () => {
 describe('web guard: every rule in order (guardRequest)', () => {
   const query = new URLSearchParams();
   it('a login redeems the token after the Host check', () => {
-    const book = new SessionBook();
+    const book = new SessionBook(PORT);
     const token = book.issueToken();
     expect(refusal(() => guardRequest({ method: 'GET', path: '/login', query: new URLSearchParams({ token }), headers: { host: 'evil.example' } }, PORT, book)).code).toBe('forbidden');
     // The refused login did not burn the token.
@@ -128,7 +133,7 @@ describe('web guard: every rule in order (guardRequest)', () => {
     expect(decision.kind).toBe('login');
   });
   it('a GET needs the session; a POST also the Origin, JSON and the header', () => {
-    const book = new SessionBook();
+    const book = new SessionBook(PORT);
     const session = loggedIn(book);
     expect(guardRequest({ method: 'GET', path: '/api/goals', query, headers: { host: `localhost:${PORT}`, cookie: `${SESSION_COOKIE}=${session}` } }, PORT, book)).toEqual({ kind: 'serve', host: `localhost:${PORT}` });
     expect(guardRequest({ method: 'POST', path: '/api/goals/g/pause', query, headers: POST_HEADERS(session) }, PORT, book).kind).toBe('serve');
