@@ -2,16 +2,21 @@
 // gzipped; target ≤ 100 kB) and an event's way from the daemon to a dashboard client (target ≤ 250 ms):
 // a real daemon runs a goal whose agent sleeps, an SSE client holds its event stream open, and each sample
 // is `pause --now` (then `resume`) sent over the socket until the client reads `goal.paused` (`goal.resumed`).
-// The figure is an upper bound on emit → client: it includes the action's own round trip.
+// The figure is an upper bound on emit → client: it includes the action's own round trip. When Debian's
+// chromium is there, the same is measured to the open goal page (playwright-core; until the page has
+// counted the event), as the user sees it.
 // Run alone with `node dist/bench/dashboard.bench.js [--runs N]` after `npm run build`.
 
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
+
+import { chromium } from 'playwright-core';
 
 import { createDaemonClient, waitForDaemon } from '../src/daemon/client.js';
 import { runGit } from '../src/workspace/git.js';
@@ -23,6 +28,7 @@ export const EVENT_LATENCY_TARGET_MS = 250;
 const ASSETS_DIR = path.resolve(path.dirname(GOALD_BIN), '..', 'ui');
 const DAEMON_START_TIMEOUT_MS = 15_000;
 const EVENT_TIMEOUT_MS = 10_000;
+const CHROMIUM = process.env.GOALD_BENCH_CHROMIUM ?? '/usr/bin/chromium';
 
 export interface DashboardBenchResult {
   files: number;
@@ -33,6 +39,9 @@ export interface DashboardBenchResult {
   /** Median time from sending an action to the SSE client reading its event. */
   eventMs: number;
   eventP95Ms: number;
+  /** The same to the goal page in chromium; null without chromium. */
+  pageEventMs: number | null;
+  pageRuns: number;
 }
 
 /** The page's files and their gzipped size. */
@@ -140,6 +149,7 @@ export async function benchDashboard(opts: { runs?: number } = {}): Promise<Dash
       }
     }
     stream.close();
+    const page = await measurePage(url.replace(/\/login\?.*$/, ''), client, goal.id, (await client.openDashboard()).url, runs);
     await client.stopGoal(goal.id);
     const sorted = [...samples].sort((a, b) => a - b);
     return {
@@ -149,10 +159,43 @@ export async function benchDashboard(opts: { runs?: number } = {}): Promise<Dash
       runs: samples.length,
       eventMs: round(median(samples)),
       eventP95Ms: round(sorted[Math.floor(sorted.length * 0.95)] ?? 0),
+      pageEventMs: page === null ? null : round(median(page)),
+      pageRuns: page?.length ?? 0,
     };
   } finally {
     await client.stopDaemon().catch(() => undefined);
     await rm(root, { recursive: true, force: true, maxRetries: 5 });
+  }
+}
+
+/** Action sent → the goal page in chromium has counted the event; null when there is no chromium. */
+async function measurePage(origin: string, client: ReturnType<typeof createDaemonClient>, goalId: string, link: string, runs: number): Promise<number[] | null> {
+  if (!existsSync(CHROMIUM)) return null;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(link);
+    await page.waitForURL(`${origin}/`);
+    await page.goto(`${origin}/#/goal/${goalId}`);
+    const section = page.locator('[data-testid="goal-page"][data-live="yes"]');
+    await section.waitFor({ timeout: EVENT_TIMEOUT_MS });
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      for (const act of [() => client.pauseGoal(goalId, true), () => client.resumeGoal(goalId)]) {
+        const seen = Number(await section.getAttribute('data-events'));
+        const sent = performance.now();
+        await act();
+        await page.locator(`[data-testid="goal-page"][data-events="${seen + 1}"]`).waitFor({ timeout: EVENT_TIMEOUT_MS });
+        samples.push(performance.now() - sent);
+      }
+    }
+    return samples;
+  } finally {
+    await browser.close();
   }
 }
 

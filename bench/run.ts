@@ -153,6 +153,9 @@ function benchesFor(argv: string[]): Bench[] {
         return [
           figure('dashboard', `first load, ${r.files} files gzipped (kB)`, r.assetsGzipKb, 'kB', ASSETS_TARGET_KB, `${r.assetsRawKb} kB raw`),
           figure('dashboard', 'daemon event → SSE client (action sent → event read)', r.eventMs, 'ms', EVENT_LATENCY_TARGET_MS, `median of ${r.runs}; p95 ${r.eventP95Ms} ms`),
+          ...(r.pageEventMs === null
+            ? []
+            : [figure('dashboard', 'daemon event → goal page in chromium', r.pageEventMs, 'ms', EVENT_LATENCY_TARGET_MS, `median of ${r.pageRuns}, playwright's reads included`)]),
         ];
       },
     },
