@@ -7,7 +7,7 @@ import type { GoalRecord, GoalWorktree } from '../../state/types.js';
 import { GoaldError } from '../errors.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
 import { runGit, type GitResult } from '../workspace/git.js';
-import { branchExists, DEFAULT_WORKTREE_AUTHOR, parseAuthor, turnCommits } from './goal-worktree.js';
+import { branchExists, DEFAULT_WORKTREE_AUTHOR, parseAuthor, turnCommits, turnCommitsUpTo } from './goal-worktree.js';
 
 /** The worktree of a goal that has one; exit 2 (with what to do instead) for an in-place goal. */
 function worktreeOf(goal: GoalRecord, command: string): GoalWorktree {
@@ -40,9 +40,13 @@ export async function goalDiff(goal: GoalRecord, turn?: number): Promise<string>
   if (turn < 1 || turn > turns) {
     throw new GoaldError('usage', `--turn ${turn}: goal ${goal.id} has turns 1 to ${turns}`, `pick one of them, or leave --turn out for the whole branch`);
   }
-  const commit = (await turnCommits(worktree)).find((entry) => entry.turn === turn);
-  if (commit === undefined) return '';
-  return (await git(['show', '--no-color', '--no-ext-diff', '--format=commit %H%n%s%n', commit.commit], worktree.repo)).stdout;
+  // A turn a rollback took off the branch is still on the tip the branch was moved away from.
+  const tips = [`refs/heads/${worktree.branch}`, ...(goal.rollbacks ?? []).flatMap((rollback) => (rollback.fromCommit ? [rollback.fromCommit] : [])).reverse()];
+  for (const tip of tips) {
+    const commit = (await turnCommitsUpTo(worktree, tip)).find((entry) => entry.turn === turn);
+    if (commit) return (await git(['show', '--no-color', '--no-ext-diff', '--format=commit %H%n%s%n', commit.commit], worktree.repo)).stdout;
+  }
+  return '';
 }
 
 async function requireBranch(goal: GoalRecord, worktree: GoalWorktree): Promise<void> {

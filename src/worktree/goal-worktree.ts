@@ -33,6 +33,15 @@ async function git(args: readonly string[], cwd: string, env?: Record<string, st
   return runGit(args, { cwd, allowFailure: true, ...(env ? { env } : {}) });
 }
 
+// Checking a whole tree out (worktree add) or deleting one (worktree remove) takes time in proportion to the
+// repository: 93 s for 50 000 files on a 2-core VM at load 9 (bench/worktree.bench.ts), past the git
+// runner's 60 s default. Still bounded, so a git that hangs cannot hold a goal's start forever.
+const CHECKOUT_TIMEOUT_MS = 15 * 60_000;
+
+async function gitCheckout(args: readonly string[], cwd: string): Promise<GitResult> {
+  return runGit(args, { cwd, allowFailure: true, timeoutMs: CHECKOUT_TIMEOUT_MS });
+}
+
 async function gitOk(args: readonly string[], cwd: string, env?: Record<string, string>): Promise<string> {
   const result = await git(args, cwd, env);
   if (result.exitCode !== 0) {
@@ -83,10 +92,10 @@ export async function createGoalWorktree(options: {
     const branch = await freeBranchName(options.repo, options.goalId);
     // `-b` refuses an existing branch, so a name taken between the lookup and here is never overwritten.
     const args = ['worktree', 'add', '--quiet', '-b', branch, dir, base];
-    let result = await git(args, options.repo);
+    let result = await gitCheckout(args, options.repo);
     // Another process adding a worktree to this repository at the same moment: git read its half-made
     // entry and stopped before making anything. Once more.
-    if (result.exitCode !== 0 && /failed to read .*worktrees/.test(result.stderr) && !(await branchExists(options.repo, branch))) result = await git(args, options.repo);
+    if (result.exitCode !== 0 && /failed to read .*worktrees/.test(result.stderr) && !(await branchExists(options.repo, branch))) result = await gitCheckout(args, options.repo);
     return { ...result, branch };
   });
   const { branch } = added;
@@ -277,7 +286,7 @@ export async function reopenGoalWorktree(worktree: GoalWorktree, goalId: string)
   await mkdir(path.dirname(worktree.dir), { recursive: true, mode: 0o700 });
   const added = await worktreeChanges.run(path.resolve(worktree.repo), async () => {
     await git(['worktree', 'prune'], worktree.repo);
-    return git(['worktree', 'add', '--quiet', worktree.dir, worktree.branch], worktree.repo);
+    return gitCheckout(['worktree', 'add', '--quiet', worktree.dir, worktree.branch], worktree.repo);
   });
   if (added.exitCode !== 0) {
     throw new GoaldError('internal', `could not check ${worktree.branch} out again in ${worktree.dir}: ${lastLine(added.stderr)}`, 'see git worktree list; goald prune removes leftovers');
@@ -291,7 +300,7 @@ export async function removeGoalWorktree(worktree: Pick<GoalWorktree, 'repo' | '
   return worktreeChanges.run(path.resolve(worktree.repo), async () => {
     const existed = existsSync(worktree.dir);
     if (existed) {
-      const removed = existsSync(worktree.repo) ? await git(['worktree', 'remove', '--force', '--force', worktree.dir], worktree.repo) : null;
+      const removed = existsSync(worktree.repo) ? await gitCheckout(['worktree', 'remove', '--force', '--force', worktree.dir], worktree.repo) : null;
       if (removed === null || removed.exitCode !== 0) await rm(worktree.dir, { recursive: true, force: true });
     }
     // Drops git's record of a worktree whose directory is gone (ours, or any other that vanished).

@@ -68,6 +68,10 @@ describe('goald rollback of a worktree goal', () => {
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toContain('+v1');
     expect(diff.stdout).not.toMatch(/extra\.js|evil\.txt|notes\.txt/);
+    // Turn 3's own commit, off the branch now, is still shown by its number.
+    const turn3 = await sandbox.run(['diff', id, '--turn', '3']);
+    expect(turn3.stdout).toContain(`commit ${tip}`);
+    expect(turn3.stdout).toContain('+v3');
     await expectUntouched();
 
     // Forward again to turn 3: its commit is off the branch now, named on the goal's history.
