@@ -5,7 +5,8 @@
 // and the goal runs on. The scripted agent and the evaluator are
 // hostile: the agent names a file with an OSC title escape, the evaluator's reason and remaining items carry
 // OSC and CSI sequences; the view shows them as text and the terminal's title stays as it was. `--once`
-// prints one frame (narrower with COLUMNS), an unknown goal exits 2, no goals gives the empty state, and
+// prints one frame (narrower with COLUMNS, with the loop's next run for a loop's goal), an unknown goal
+// exits 2, no goals gives the empty state, and
 // without a terminal the live view refuses with exit 2.
 
 import { execFile } from 'node:child_process';
@@ -17,6 +18,7 @@ import type { GoalRecord } from '../../state/types.js';
 import { readTurns } from '../helpers/daemon.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
+import { createLoop, isFinished, ONE_TURN, repo, waitForRuns } from '../helpers/loops.js';
 import { waitUntilGone } from '../helpers/processes.js';
 import { goaldBin, goaldSandbox, parseJsonLines, sandboxDaemonPid, type GoaldSandbox } from '../helpers/run-goald.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -262,5 +264,15 @@ describe('goald watch in a real terminal', () => {
     const rows = narrow.stdout.trimEnd().split('\n');
     for (const row of rows) expect([...row].length, row).toBeLessThanOrEqual(50);
     expect(rows.find((row) => row.includes(id.slice(0, 10)))).not.toContain(' tok');
+
+    // A goal a loop started shows the loop's next run (the only view that reads the loops).
+    const looped = await repo();
+    const loop = await createLoop(sandbox, ['1d', 'a looped goal', '-C', looped.dir, ...ONE_TURN, '--agent', 'true']);
+    expect((await sandbox.run(['loop', 'run', loop.id])).code).toBe(0);
+    const [run] = await waitForRuns(sandbox, loop.id, 'one run finished', (goals) => goals.length === 1 && goals.every(isFinished));
+    const loopFrame = await sandbox.run(['watch', String(run?.id), '--once']);
+    expect(loopFrame.code, loopFrame.stderr).toBe(0);
+    expect(loopFrame.stdout).toContain(`next loop run: ${new Date(loop.nextRunAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
+    expect(once.stdout).not.toContain('next loop run');
   });
 });

@@ -51,7 +51,11 @@ export function daemonWatchSource(client: DaemonClient, now: () => number = Date
     async load(selectedId, known) {
       const ordered = orderGoals(known ?? (await client.listGoals()));
       const selected = ordered.find((goal) => goal.id === selectedId) ?? ordered[0];
-      const [loops, events] = await Promise.all([client.listLoops(), selected === undefined ? [] : readEvents(client, selected.id, reads.signal)]);
+      // The loops only for a goal a loop started (its next run); most lists have none.
+      const [loops, events] = await Promise.all([
+        ordered.some((goal) => goal.loopId !== null) ? client.listLoops() : [],
+        selected === undefined ? [] : readEvents(client, selected.id, reads.signal),
+      ]);
       const loopOf = (goal: GoalRecord): LoopRecord | null => loops.find((loop) => loop.id === goal.loopId) ?? null;
       const at = now();
       const views = ordered.map((goal) =>
