@@ -8,11 +8,13 @@
 // Reading every process's environ costs ~0.1 ms a process, paid after every turn and every check: on a
 // desktop with 500 processes, more than the turn's own git work. A process of the turn was forked after
 // the turn's leader, so its pid was allocated after the leader's: unless the pid counter may have wrapped
-// around since (pidsMayHaveWrapped), only higher pids are read.
+// around since (pidsMayHaveWrapped), only higher pids are read. Each environ is read synchronously into
+// one reused buffer: /proc answers from memory, and a promise, a file handle and a buffer per process (the
+// thread pool's round trips and their garbage) cost more than the reads on a machine running many.
 
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
 
 /** The environment variable that marks every process of one agent turn or one check. */
 const PROCESS_TOKEN_ENV = 'GOALD_TURN_TOKEN';
@@ -70,18 +72,44 @@ async function findMarkedProcesses(needle: Buffer, bornAfter: GroupBirth | undef
   }
   const lowest = bornAfter !== undefined && !(await pidsWrappedSince(bornAfter)) ? bornAfter.pid : 0;
   const pids = entries.filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => pid >= lowest && pid !== process.pid);
-  const found = await Promise.all(
-    pids.map(async (pid) => {
-      try {
-        // A zombie's environ reads empty; another user's is unreadable (EACCES) unless we are root.
-        const environ = await readFile(`/proc/${pid}/environ`);
-        return environ.includes(needle) ? pid : null;
-      } catch {
-        return null;
-      }
-    }),
-  );
-  return found.filter((pid): pid is number => pid !== null);
+  const buffer = Buffer.allocUnsafe(ENVIRON_CHUNK);
+  const found: number[] = [];
+  for (const [index, pid] of pids.entries()) {
+    if (index > 0 && index % PIDS_PER_SLICE === 0) await yieldToLoop(); // the event loop is never held long
+    if (environHolds(pid, needle, buffer)) found.push(pid);
+  }
+  return found;
+}
+
+// Read in chunks of this size; a scan between chunks keeps the last needle.length − 1 bytes, so a token
+// split across two reads is still found.
+const ENVIRON_CHUNK = 64 * 1024;
+const PIDS_PER_SLICE = 200;
+
+// Whether /proc/<pid>/environ holds `needle`. A zombie's environ reads empty; another user's is unreadable
+// (EACCES) unless we are root; a process gone meanwhile is ENOENT/ESRCH: all false.
+function environHolds(pid: number, needle: Buffer, buffer: Buffer): boolean {
+  let fd: number;
+  try {
+    fd = openSync(`/proc/${pid}/environ`, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    let carried = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, carried, buffer.length - carried, null);
+      if (read === 0) return false;
+      const end = carried + read;
+      if (buffer.subarray(0, end).includes(needle)) return true;
+      carried = Math.min(needle.length - 1, end);
+      buffer.copyWithin(0, end - carried, end);
+    }
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Where a process group began: its leader's pid, and the kernel's fork count just before it was started. */

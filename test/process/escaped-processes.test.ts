@@ -47,6 +47,32 @@ describe('killMarkedProcesses', () => {
     expect(await killMarkedProcesses(token)).toBe(wrapped ? 0 : 1);
   });
 
+  it('finds a token in an environment larger than one read, wherever it falls, even across two reads', async () => {
+    const token = newProcessToken();
+    const entry = `GOALD_TURN_TOKEN=${token}`;
+    // environ is `P0=<x…>\0P1=<x…>\0…GOALD_TURN_TOKEN=…\0PATH=…\0`: the token starts `start` bytes in (one
+    // variable holds at most 128 KiB, so the padding is several).
+    const padding = (start: number): Record<string, string> => {
+      const vars: Record<string, string> = {};
+      for (let left = start, index = 0; left > 0; index += 1) {
+        const name = `P${index}`;
+        const length = Math.min(60_000, left - name.length - 2);
+        vars[name] = 'x'.repeat(length);
+        left -= name.length + 2 + length;
+      }
+      return vars;
+    };
+    const starts = [65_536 - 20, 65_536 - 1, 65_536, 3 * 65_536 + 7];
+    const sleepers = starts.map((start) => {
+      const child = spawn('sleep', ['60'], { env: { ...padding(start), [entry.split('=')[0] ?? '']: token, PATH: process.env.PATH }, stdio: 'ignore' });
+      started.push(child);
+      return child;
+    });
+    expect(await killMarkedProcesses(token)).toBe(starts.length);
+    await Promise.all(sleepers.map(exited));
+    expect(sleepers.map((child) => child.signalCode)).toEqual(starts.map(() => 'SIGKILL'));
+  });
+
   it('counts forks: the kernel counter rises with every process started', async () => {
     const first = readForkCount();
     expect(first).toBeTypeOf('number');
