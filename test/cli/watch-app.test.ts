@@ -37,7 +37,9 @@ class MemorySource implements WatchSource {
       logLines: ['turn 2/10 · log line'],
     };
   }
+  failWith: string | null = null;
   async pause(id: string, now: boolean): Promise<string> {
+    if (this.failWith !== null) throw new Error(this.failWith);
     this.calls.push(`pause ${id}${now ? ' now' : ''}`);
     return `goal ${id} paused`;
   }
@@ -114,6 +116,23 @@ describe('WatchApp', () => {
     await app.frame('the log pane', (frame) => frame.includes('turn 2/10 · log line'));
     expect(source.calls).toEqual(['pause g2', 'pause g2 now', 'resume g1', 'stop g1', 'say g1 look at src/net']);
     app.stdin.write('q');
+    app.unmount();
+  });
+
+  it("a lever's error and typed guidance are shown escaped, on one line", async () => {
+    const source = new MemorySource([record('g1')]);
+    source.failWith = 'goal g1 says \u001b]0;owned\u0007 no\nsecond line';
+    const app = mount(source);
+    await app.frame('loaded', (frame) => frame.includes('Goal: goal g1'));
+    await waitUntil('keys read', () => app.stdin.listenerCount('readable') > 0);
+    app.stdin.write('p');
+    const failed = await app.frame('the error', (frame) => frame.includes('goal g1 says'));
+    expect(failed).toContain('goal g1 says \\u001b]0;owned\\u0007 no second line');
+    app.stdin.write('g');
+    await app.frame('the guidance prompt', (frame) => frame.includes('guidance for g1'));
+    app.stdin.write('a\u0007b');
+    const typed = await app.frame('typed', (frame) => frame.includes('a\\u0007b'));
+    expect(typed).not.toContain('\u0007');
     app.unmount();
   });
 

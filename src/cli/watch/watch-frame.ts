@@ -6,6 +6,7 @@ import { clip, oneLine } from '../../cut-text.js';
 import { formatDuration } from '../../config/duration.js';
 import type { GoalView, Tone } from '../../view/goal-view.js';
 import { formatCount } from '../format.js';
+import { toTerminalText } from '../terminal-text.js';
 
 export type Color = 'green' | 'cyan' | 'yellow' | 'red' | 'gray' | 'magenta';
 
@@ -30,7 +31,7 @@ export interface WatchFrameState {
   /** The selected goal's recent progress lines (the `l` key), or null when the log pane is closed. */
   logLines: string[] | null;
   prompt: WatchPrompt | null;
-  /** The last action's result or error, one line. */
+  /** The last action's result or error (escaped here). */
   message: string | null;
 }
 
@@ -125,7 +126,7 @@ function detailLines(view: GoalView, width: number, logLines: string[] | null): 
 function hintLine(state: Pick<WatchFrameState, 'prompt' | 'width'>): Line {
   const { prompt, width } = state;
   if (prompt?.kind === 'confirm-stop') return [{ text: clip(`stop goal ${prompt.goalId}? press s again to stop, any other key to cancel`, width), color: 'red', bold: true }];
-  if (prompt?.kind === 'guidance') return [{ text: clip(`guidance for ${prompt.goalId} (Enter sends, Esc cancels): ${prompt.text}▏`, width), color: 'cyan' }];
+  if (prompt?.kind === 'guidance') return [{ text: clip(`guidance for ${prompt.goalId} (Enter sends, Esc cancels): ${toTerminalText(prompt.text)}▏`, width), color: 'cyan' }];
   const text =
     width >= WIDE
       ? '↑↓/j/k select · p pause · P pause now · r resume · s stop · g guidance · l logs · q quit'
@@ -153,7 +154,8 @@ export function renderFrame(state: WatchFrameState): Line[] {
     }
   }
   const tail: Line[] = [];
-  if (state.message !== null) tail.push(plain(state.message, width, 'yellow'));
+  // A lever's answer or error may quote what the user or a model wrote: escaped like the views.
+  if (state.message !== null) tail.push(plain(oneLine(toTerminalText(state.message)), width, 'yellow'));
   tail.push(hintLine(state));
   return [...lines.slice(0, Math.max(0, height - tail.length)), ...tail];
 }
