@@ -82,6 +82,13 @@ describe.skipIf(!HAVE_CHROMIUM)('goald ui in chromium', () => {
     expect(await row.locator('.condition').textContent()).toBe(`fix it ${HOSTILE}`);
     await mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-list.png') });
+    // The filters: no achieved goal yet; the active one under `active` and under its workspace.
+    await page.getByTestId('status-filter').selectOption('achieved');
+    await page.getByTestId('no-goals').waitFor();
+    await page.getByTestId('status-filter').selectOption('active');
+    await row.waitFor();
+    await page.getByTestId('workspace-filter').selectOption(workspace.dir);
+    await row.waitFor();
 
     await row.locator('a').click();
     const goalPage = page.locator(`[data-testid="goal-page"][data-goal="${id}"]`);
@@ -105,6 +112,15 @@ describe.skipIf(!HAVE_CHROMIUM)('goald ui in chromium', () => {
     expect(await detail.getByTestId('turn-prompt').textContent()).toContain(`fix it ${HOSTILE}`);
     expect(await detail.textContent()).toContain(HOSTILE_FILE);
 
+    // The timeline's filters: every agent turn changed a file and passed its check; turn 0 changed nothing.
+    await page.getByTestId('turn-filter').selectOption('no change');
+    const shownTurns = async (): Promise<(string | null)[]> => Promise.all((await page.getByTestId('turn-row').all()).map((turnRow) => turnRow.getAttribute('data-turn')));
+    await expect.poll(shownTurns, { timeout: 5_000 }).toEqual(['0']);
+    await page.getByTestId('turn-filter').selectOption('failed checks');
+    await expect.poll(() => page.getByTestId('turn-row').count(), { timeout: 5_000 }).toBe(0);
+    await page.getByTestId('turn-filter').selectOption('all');
+    await expect.poll(() => page.getByTestId('turn-row').count(), { timeout: 5_000 }).toBeGreaterThan(2);
+
     // Pause from the page: the goal pauses (the daemon says so) and the page shows it.
     await page.getByTestId('action-pause-now').click();
     await page.locator(`[data-testid="goal-page"][data-status="paused"]`).waitFor({ timeout: 15_000 });
@@ -112,6 +128,19 @@ describe.skipIf(!HAVE_CHROMIUM)('goald ui in chromium', () => {
     expect((parseJsonLines(status.stdout)[0] as { goals: { status: string }[] }).goals[0]?.status).toBe('paused');
     expect(await page.getByTestId('goal-status').textContent()).toContain('paused');
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-goal.png'), fullPage: true });
+
+    // Guidance, then resume; stop asks for a second click.
+    await page.getByTestId('guidance-text').fill(`mind ${HOSTILE}`);
+    await page.getByTestId('action-say').click();
+    await page.getByTestId('action-message').filter({ hasText: 'guidance queued' }).waitFor();
+    await page.getByTestId('action-resume').click();
+    await page.locator(`[data-testid="goal-page"][data-status="active"]`).waitFor({ timeout: 15_000 });
+    await page.getByTestId('action-stop').click();
+    expect(await page.getByTestId('action-stop').textContent()).toBe('stop: click again');
+    expect((parseJsonLines((await sandbox.run(['status', id, '--json'])).stdout)[0] as { goals: { status: string }[] }).goals[0]?.status).toBe('active');
+    await page.getByTestId('action-stop').click();
+    await page.locator(`[data-testid="goal-page"][data-status="failed"]`).waitFor({ timeout: 15_000 });
+    await page.getByTestId('goal-stop').waitFor();
 
     // Nothing the goal said became markup or ran.
     expect(await page.locator('img').count()).toBe(0);
