@@ -24,7 +24,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const IDLE_SOCKET_TIMEOUT_MS = 120_000;
 const HEARTBEAT_MS = 15_000;
 const VIEW_REFRESH_MS = 5_000;
-const VIEW_SETTLE_MS = 150;
+const VIEW_SETTLE_MS = [150, 1_000];
 // Event streams open at once (each tab holds one); more are refused rather than piling up.
 const MAX_STREAMS = 32;
 // A stream whose reader has fallen this far behind is dropped (the browser reconnects and replays).
@@ -253,13 +253,13 @@ async function serveEvents(req: IncomingMessage, res: ServerResponse, ref: strin
   const heartbeat = setInterval(() => write(HEARTBEAT), HEARTBEAT_MS);
   // Active time moves on while nothing happens.
   const refresh = subscription.finished ? null : setInterval(() => void sendView(), VIEW_REFRESH_MS);
-  let settle: NodeJS.Timeout | null = null;
+  let settle: NodeJS.Timeout[] = [];
   state.streams.add(res);
   res.once('close', () => {
     release();
     clearInterval(heartbeat);
     if (refresh !== null) clearInterval(refresh);
-    if (settle !== null) clearTimeout(settle);
+    for (const timer of settle) clearTimeout(timer);
     state.streams.delete(res);
   });
 
@@ -268,14 +268,12 @@ async function serveEvents(req: IncomingMessage, res: ServerResponse, ref: strin
     res.write(chunk);
     if (res.writableLength > MAX_PENDING_STREAM_BYTES) res.destroy();
   }
-  // A goal's record may be stored just after the event that announces the change (goal.paused before the
-  // paused record): the view is made again once that write has landed.
+  // A goal's record is stored just after some events announce the change (goal.paused, then the paused
+  // record, behind the store's lock and fsync): the view is made again once that write has likely landed,
+  // and once more later for a loaded machine.
   function settleView(): void {
-    if (settle !== null) clearTimeout(settle);
-    settle = setTimeout(() => {
-      settle = null;
-      void sendView();
-    }, VIEW_SETTLE_MS);
+    for (const timer of settle) clearTimeout(timer);
+    settle = VIEW_SETTLE_MS.map((ms) => setTimeout(() => void sendView(), ms));
   }
   // One view computation at a time; events that land meanwhile are folded into the next one.
   let computing = false;
