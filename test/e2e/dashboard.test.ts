@@ -73,6 +73,13 @@ describe('goald ui: the link and the guard', () => {
     expect(asset.status).toBe(200);
     expect(asset.headers['content-type']).toContain('text/javascript');
 
+    // Only the page's own files are served: no path reaches the file system.
+    for (const target of ['/../package.json', '/assets/../../package.json', '/assets/%2e%2e/%2e%2e/package.json', '/index.html/..%2f..%2fpackage.json', '/src/main.tsx']) {
+      const probe = await httpRequest(port, 'GET', target, { Host: host, Cookie: cookie });
+      expect(probe.status, target).toBe(404);
+      expect(probe.json, target).toMatchObject({ error: { code: 'not-found' } });
+    }
+
     // State-changing requests: each missing or wrong piece alone is refused.
     const good = actionHeaders(dashboard, cookie);
     const post = (headers: Record<string, string>, body = '{}') => httpRequest(port, 'POST', '/api/goals/nosuchgoal/pause', headers, body);
