@@ -14,6 +14,7 @@ import { actionHeaders, httpRequest, login, openDashboard, openEvents } from '..
 import { submitGoal } from '../helpers/daemon.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
+import { createLoop, ONE_TURN } from '../helpers/loops.js';
 import { goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -110,6 +111,14 @@ describe('goald ui: the link and the guard', () => {
     expect(JSON.parse(json.stdout.split('\n')[0] ?? '')).toMatchObject({ type: 'ui.opened', url: expect.stringMatching(`^${origin}/login\\?token=`), browser: false });
     const badPort = await sandbox.run(['ui', '--port', 'http']);
     expect(badPort.code).toBe(2);
+
+    // A loop is listed with its schedule.
+    const looped = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const loop = await createLoop(sandbox, ['1h', 'nightly tidy', '-C', looped.dir, ...ONE_TURN, '--agent', 'true']);
+    const withLoop = await httpRequest(port, 'GET', '/api/goals', { Host: host, Cookie: cookie });
+    expect((withLoop.json as { loops: unknown[] }).loops).toEqual([
+      expect.objectContaining({ id: loop.id, every: '1h', workspace: looped.dir, condition: 'nightly tidy', stopped: false }),
+    ]);
 
     // The dashboard stops with the daemon.
     expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
