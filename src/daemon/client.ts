@@ -73,6 +73,8 @@ export interface DaemonClient {
   editGoal(id: string, request: EditGoalRequest): Promise<EditGoalResponse>;
   /** Streams a goal's events (past, then live unless `follow: false`); resolves when the stream ends. */
   streamEvents(id: string, options: StreamEventsOptions): Promise<StreamEnd>;
+  /** A goal's past events in one request/response (no node:http; `goald watch` reads them every refresh). */
+  pastEvents(id: string): Promise<ProgressEvent[]>;
   listLoops(): Promise<LoopRecord[]>;
   createLoop(request: CreateLoopRequest): Promise<LoopRecord>;
   deleteLoop(id: string): Promise<LoopRecord>;
@@ -157,6 +159,8 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     editGoal: (id, editRequest) => call('POST', goalPath(id, '/edit'), isEditReply, editRequest),
     streamEvents: (id, streamOptions) =>
       streamNdjson(socketPath, `${goalPath(id, '/events')}?follow=${streamOptions.follow === false ? 0 : 1}`, streamOptions),
+    // The route answers `follow=0` with NDJSON and ends: a request/response like the others.
+    pastEvents: async (id) => parseEventLines(String(await sendRequest(socketPath, 'GET', `${goalPath(id, '/events')}?follow=0`, undefined, timeoutMs, 'ndjson'))),
     listLoops: async () => (await call('GET', '/v1/loops', isLoopsReply)).loops,
     createLoop: async (loopRequest) => (await call('POST', '/v1/loops', isLoopReply, loopRequest)).loop,
     deleteLoop: async (id) => (await call('DELETE', `/v1/loops/${encodeURIComponent(id)}`, isLoopReply)).loop,
@@ -220,8 +224,11 @@ export async function isDaemonAlive(socketPath: string): Promise<boolean> {
   }
 }
 
-/** One JSON request/response; rejects with the daemon's GoaldError, or `daemon-unreachable`. */
-function sendRequest(socketPath: string, method: string, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+/**
+ * One request/response; resolves with the JSON reply (`ndjson`: the reply's text), rejects with the daemon's
+ * GoaldError, or `daemon-unreachable`.
+ */
+function sendRequest(socketPath: string, method: string, path: string, body: unknown, timeoutMs: number, accept: 'json' | 'ndjson' = 'json'): Promise<unknown> {
   checkSocketPath(socketPath);
   // Nothing is sent to a socket another user owns or could have put there (a config GoaldError, exit 2).
   assertTrustedSocket(socketPath);
@@ -231,7 +238,7 @@ function sendRequest(socketPath: string, method: string, path: string, body: unk
       new GoaldError('bad-request', `the request is ${Buffer.byteLength(payload)} bytes; the daemon accepts at most ${MAX_BODY_BYTES}`, 'shorten the condition or the checks'),
     );
   }
-  const headers: Record<string, string | number> = { Accept: 'application/json' };
+  const headers: Record<string, string | number> = { Accept: accept === 'json' ? 'application/json' : 'application/x-ndjson' };
   if (payload !== undefined) {
     headers['Content-Type'] = 'application/json';
     headers['Content-Length'] = Buffer.byteLength(payload);
@@ -244,7 +251,7 @@ function sendRequest(socketPath: string, method: string, path: string, body: unk
     );
   // One connection per call, closed after it, so a CLI process never waits on keep-alive.
   return exchangeOverSocket(socketPath, { method, path, headers, body: payload, timeoutMs, onTimeout }).then(
-    (reply) => decodeReply(reply.status, reply.body),
+    (reply) => (accept === 'ndjson' && reply.status === 200 ? reply.body : decodeReply(reply.status, reply.body)),
     (error: unknown) => {
       throw connectionError(error, socketPath);
     },
@@ -368,6 +375,23 @@ function streamNdjson(socketPath: string, path: string, options: StreamEventsOpt
     });
     req.end();
   });
+}
+
+/** The events of a whole NDJSON reply, each checked as streamNdjson checks them. */
+function parseEventLines(text: string): ProgressEvent[] {
+  const events: ProgressEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new GoaldError('internal', 'the goald daemon sent an event line that is not JSON', HINT_VERSIONS);
+    }
+    if (!isEvent(value)) throw new GoaldError('internal', 'the goald daemon sent an event without a type', HINT_VERSIONS);
+    events.push(value);
+  }
+  return events;
 }
 
 /** The GoaldError carried by a non-200 reply to a stream request. */

@@ -55,9 +55,6 @@ class MemorySource implements WatchSource {
     this.calls.push(`say ${id} ${text}`);
     return `goal ${id}: guidance queued`;
   }
-  close(): void {
-    this.calls.push('close');
-  }
 }
 
 function mount(source: MemorySource, width = 100) {

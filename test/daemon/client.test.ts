@@ -108,6 +108,18 @@ describe('every route through the real client', () => {
     expect(received.map((event) => event.type)).toEqual(['goal.started', 'turn.started', 'goal.finished']);
   });
 
+  test('events: pastEvents reads what streamEvents without following delivers, in one reply; an unknown goal rejects', async () => {
+    const { client, host } = await startTestDaemon();
+    host.addGoal({ id: 'g1' });
+    host.emit({ type: 'goal.resumed', id: 'g1' });
+    host.emit({ type: 'turn.started', id: 'g1', turn: 1, maxTurns: 20 });
+    const streamed: ProgressEvent[] = [];
+    await client.streamEvents('g1', { follow: false, onEvent: (event) => streamed.push(event) });
+    expect(streamed.map((event) => event.type)).toEqual(['goal.resumed', 'turn.started']);
+    await expect(client.pastEvents('g1')).resolves.toEqual(streamed);
+    await expect(client.pastEvents('g404')).rejects.toMatchObject({ code: 'not-found' });
+  });
+
   test('events: an onEvent that throws stops the stream with its error', async () => {
     const { client, host } = await startTestDaemon();
     host.addGoal({ id: 'g1' });
@@ -214,6 +226,14 @@ describe('an unreachable or odd daemon', () => {
       code: 'daemon-unreachable',
     });
     expect(received).toEqual([{ type: 'goal.resumed', id: 'g1' }]);
+  });
+
+  test('pastEvents refuses a reply line that is not an event', async () => {
+    const socketPath = await startScriptedServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.end(`${JSON.stringify({ type: 'goal.resumed', id: 'g1' })}\n{"no":"type"}\n`);
+    });
+    await expect(createDaemonClient(socketPath).pastEvents('g1')).rejects.toMatchObject({ code: 'internal', message: 'the goald daemon sent an event without a type' });
   });
 });
 

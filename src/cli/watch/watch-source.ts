@@ -4,7 +4,6 @@
 
 import type { GoalRecord, LoopRecord } from '../../../state/types.js';
 import type { DaemonClient } from '../../daemon/client.js';
-import type { ProgressEvent } from '../../supervisor/types.js';
 import { deriveGoalView, type GoalView } from '../../view/goal-view.js';
 import { terminalView } from '../../view/terminal-view.js';
 import { renderProgressLine } from '../render-progress.js';
@@ -24,8 +23,6 @@ export interface WatchSource {
   resume(goalId: string): Promise<string>;
   stop(goalId: string): Promise<string>;
   say(goalId: string, text: string): Promise<string>;
-  /** Ends what is still being read (the view has quit); the levers already sent finish. */
-  close(): void;
 }
 
 const LOG_LINES = 8;
@@ -37,16 +34,8 @@ function orderGoals(goals: readonly GoalRecord[]): GoalRecord[] {
   return [...goals].sort((a, b) => Number(isLive(b)) - Number(isLive(a)) || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** A goal's past events (the daemon's stream without following; `signal` ends it early). */
-async function readEvents(client: DaemonClient, goalId: string, signal: AbortSignal): Promise<ProgressEvent[]> {
-  const events: ProgressEvent[] = [];
-  await client.streamEvents(goalId, { follow: false, signal, onEvent: (event) => events.push(event) });
-  return events;
-}
-
 /** The watch source over a daemon client; `now` is the clock views are derived at. */
 export function daemonWatchSource(client: DaemonClient, now: () => number = Date.now): WatchSource {
-  const reads = new AbortController();
   return {
     async load(selectedId, known) {
       const ordered = orderGoals(known ?? (await client.listGoals()));
@@ -54,7 +43,7 @@ export function daemonWatchSource(client: DaemonClient, now: () => number = Date
       // The loops only for a goal a loop started (its next run); most lists have none.
       const [loops, events] = await Promise.all([
         ordered.some((goal) => goal.loopId !== null) ? client.listLoops() : [],
-        selected === undefined ? [] : readEvents(client, selected.id, reads.signal),
+        selected === undefined ? [] : client.pastEvents(selected.id),
       ]);
       const loopOf = (goal: GoalRecord): LoopRecord | null => loops.find((loop) => loop.id === goal.loopId) ?? null;
       const at = now();
@@ -77,9 +66,6 @@ export function daemonWatchSource(client: DaemonClient, now: () => number = Date
     async say(goalId, text) {
       const reply = await client.guideGoal(goalId, text);
       return `goal ${reply.goal.id}: guidance queued for its next turn (${reply.pending} pending)`;
-    },
-    close() {
-      reads.abort();
     },
   };
 }

@@ -15,14 +15,10 @@ export interface WatchUiOptions {
 
 /**
  * Draws the live watch view until the user quits; the last frame stays on the screen. On quit ink has
- * unmounted, put the terminal back out of raw mode and unreferenced stdin before this resolves; closing the
- * source ends any read still under way, so nothing is left to keep the process alive.
+ * unmounted, taken the terminal out of raw mode and unreferenced stdin before this resolves; the source's
+ * reads are single requests that end on their own, so nothing is left to keep the process alive.
  */
 export async function runWatchApp(options: WatchUiOptions): Promise<void> {
   const app = render(createElement(WatchApp, options), { exitOnCtrlC: false });
-  try {
-    await app.waitUntilExit();
-  } finally {
-    options.source.close();
-  }
+  await app.waitUntilExit();
 }
