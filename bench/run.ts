@@ -60,6 +60,8 @@ function benchesFor(argv: string[]): Bench[] {
           figure('startup', '--version / node -e 0', r.versionRatio, '×', VERSION_RATIO_TARGET),
           figure('startup', 'start --foreground, exec → first agent', r.firstSpawnMs, 'ms', null, 'one check (test -f), no evaluator'),
           figure('startup', 'first agent / node -e 0', r.firstSpawnRatio, '×', FIRST_SPAWN_RATIO_TARGET),
+          figure('startup', 'start --foreground --no-sandbox, exec → first agent', r.unsandboxedFirstSpawnMs, 'ms', null, 'no bwrap around the check and the agent'),
+          figure('startup', 'first agent --no-sandbox / node -e 0', r.unsandboxedFirstSpawnRatio, '×', null),
         ];
       },
     },

@@ -3,6 +3,8 @@
 // the cheapest check there is, since a goal needs one). The agent's first act is to write to a FIFO this
 // process is blocked reading, so the figure ends when the agent starts, with no clock shared between
 // processes. Every figure is a median of runs interleaved with `node -e 0`'s, so load weighs on both.
+// The target is for goald as users run it (check and agent each in a bwrap sandbox, where bwrap works);
+// the same start with `--no-sandbox` is reported beside it, so bwrap's two set-ups are a figure apart.
 // Run alone with `node dist/bench/startup.bench.js [--runs N]` after `npm run build`.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -27,6 +29,9 @@ export interface StartupBenchResult {
   /** Median wall time from spawning `goald start --foreground` to its agent's first write. */
   firstSpawnMs: number;
   firstSpawnRatio: number;
+  /** The same with `--no-sandbox`: the check and the agent started without bwrap (the baseline has none). */
+  unsandboxedFirstSpawnMs: number;
+  unsandboxedFirstSpawnRatio: number;
 }
 
 /** Measures `goald --version` and `goald start --foreground`'s time to its first agent against `node -e 0`. */
@@ -38,18 +43,22 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
     const node = (): Promise<number> => timeToExit(['-e', '0'], env);
     const version = (): Promise<number> => timeToExit([GOALD_BIN, '--version'], env);
     let started = 0;
-    const firstSpawn = async (): Promise<number> => timeToFirstAgent(path.join(root, `start-${(started += 1)}`), env);
+    const firstSpawn = async (): Promise<number> => timeToFirstAgent(path.join(root, `start-${(started += 1)}`), env, true);
+    const unsandboxedFirstSpawn = async (): Promise<number> => timeToFirstAgent(path.join(root, `start-${(started += 1)}`), env, false);
     // Warm the page cache for every side.
     await node();
     await version();
     await firstSpawn();
+    await unsandboxedFirstSpawn();
     const nodeTimes: number[] = [];
     const versionTimes: number[] = [];
     const firstSpawnTimes: number[] = [];
+    const unsandboxedTimes: number[] = [];
     for (let i = 0; i < runs; i++) {
       nodeTimes.push(await node());
       versionTimes.push(await version());
       firstSpawnTimes.push(await firstSpawn());
+      unsandboxedTimes.push(await unsandboxedFirstSpawn());
     }
     const nodeMs = median(nodeTimes);
     const versionMs = median(versionTimes);
@@ -61,6 +70,8 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
       versionRatio: round(versionMs / nodeMs),
       firstSpawnMs: round(firstSpawnMs),
       firstSpawnRatio: round(firstSpawnMs / nodeMs),
+      unsandboxedFirstSpawnMs: round(median(unsandboxedTimes)),
+      unsandboxedFirstSpawnRatio: round(median(unsandboxedTimes) / nodeMs),
     };
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -89,7 +100,7 @@ async function timeToExit(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
 }
 
 /** Wall time from spawning `goald start --foreground` in a fresh repository to its agent's first write. */
-async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv): Promise<number> {
+async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv, sandboxed: boolean): Promise<number> {
   const repo = path.join(dir, 'repo');
   await mkdir(repo, { recursive: true });
   await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
@@ -101,7 +112,7 @@ async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv): Promise<nu
   const args = [
     GOALD_BIN, 'start', 'f.txt exists', '--foreground', '-C', repo,
     '--agent', `echo started > '${fifo}'; touch f.txt`, '--check', 'test -f f.txt',
-    '--evaluator', 'none', '--cooldown', '0', '--max-turns', '1', '--json',
+    '--evaluator', 'none', '--cooldown', '0', '--max-turns', '1', '--json', ...(sandboxed ? [] : ['--no-sandbox']),
   ];
   const startedAt = performance.now();
   const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
@@ -134,6 +145,7 @@ async function main(argv: string[]): Promise<void> {
       `  node -e 0                      ${r.nodeMs} ms`,
       `  goald --version                ${r.versionMs} ms, ${verdict(r.versionRatio, VERSION_RATIO_TARGET)}`,
       `  start --foreground → 1st agent ${r.firstSpawnMs} ms, ${verdict(r.firstSpawnRatio, FIRST_SPAWN_RATIO_TARGET)}`,
+      `  the same, --no-sandbox         ${r.unsandboxedFirstSpawnMs} ms, ${r.unsandboxedFirstSpawnRatio}×`,
       '',
     ].join('\n'),
   );
