@@ -42,12 +42,13 @@ const { output } = await bundle.write({
   codeSplitting: {
     // `goald status` is polled by scripts and prompts: its whole path (fast-command.ts, control.ts and
     // everything they import statically, the daemon client included) in one chunk, not a dozen small
-    // files each resolved, read and compiled apart. The full CLI loads it too (it is small).
+    // files each resolved, read and compiled apart (race-files.ts included: status reads the races directory
+    // every time). The full CLI loads it too (it is small).
     // The compile cache and the GOALD_HOME it lives in come first (the status group would take
     // goald-home.ts along with everything else it imports), in a chunk of their own the entry loads.
     groups: [
       { name: 'compile-cache', test: /[\\/](src[\\/]cli[\\/]compile-cache|state[\\/]goald-home)\.ts$/, priority: 1 },
-      { name: 'status', test: /[\\/]src[\\/]cli[\\/](fast-command|commands[\\/]control)\.ts$/ },
+      { name: 'status', test: /[\\/]src[\\/](cli[\\/](fast-command|commands[\\/]control)|race[\\/]race-files)\.ts$/ },
     ],
   },
   // Names kept (no mangling): stack traces in daemon.log stay readable.

@@ -3,6 +3,7 @@
 
 import { resolveGoaldHome } from '../../../state/paths.js';
 import type { GoalRecord } from '../../../state/types.js';
+import { runningRaceTexts } from '../../race/race-files.js';
 import type { RaceRecord } from '../../race/race-record.js';
 import { connectIfRunning, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
@@ -43,7 +44,6 @@ async function lookupGoal(goals: readonly GoalRecord[], ref: string | undefined,
 
 // Races are rare and their schema is zod: loaded only when a race file says it is running (race-files.ts).
 async function readRunningRaces(home: string): Promise<RaceRecord[]> {
-  const { runningRaceTexts } = await import('../../race/race-files.js');
   const texts = runningRaceTexts(home);
   if (texts.length === 0) return [];
   const { parseRunningRaces } = await import('../../race/race-record.js');
