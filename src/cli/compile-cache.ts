@@ -3,7 +3,7 @@
 // Node ≥ 22.1 does this itself (module.enableCompileCache); on Node 20 goald keeps the cache by hand, for
 // the files of its bundle only (dist/bundle/, CommonJS), never for anyone else's module.
 //
-// Where: GOALD_HOME/cache/compile/<node>-<arch>/, and nowhere else. Bytecode in the cache runs as goald,
+// Where: GOALD_HOME/cache/compile/<node>-<arch>-<install>/, and nowhere else. Bytecode in the cache runs as goald,
 // the judge, so it lives where no agent turn can write: the sandbox lets turns write ~/.cache and hides
 // GOALD_HOME, and a shared /tmp would let another user plant it. The directory must be this user's and
 // private (checked, never repaired); anything doubtful means no cache, never an error: it is only speed.
@@ -39,7 +39,7 @@ export function enableCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = p
   if (setting === 'off') return;
   // `root`: the existing directory that must be this user's and private before anything under it is used.
   const root = path.isAbsolute(setting) ? setting : resolveGoaldHome(env);
-  const dir = path.join(root, ...(path.isAbsolute(setting) ? [] : ['cache', 'compile']), `${process.version}-${process.arch}`);
+  const dir = path.join(root, ...(path.isAbsolute(setting) ? [] : ['cache', 'compile']), cacheDirName(bundleDir));
   const moduleApi = process.getBuiltinModule('node:module');
   // Node ≥ 22.1 (not in Node 20's typings): the built-in cache, in the same private place.
   const builtIn = (moduleApi as { enableCompileCache?: (directory: string) => unknown }).enableCompileCache;
@@ -70,6 +70,17 @@ export function enableCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = p
   process.once('exit', () => {
     if (produced.size > 0) writeCaches(root, dir, produced, bundleDir);
   });
+}
+
+/**
+ * One directory per Node version, architecture and installed goald (its bundle directory, hashed): two
+ * installs sharing a GOALD_HOME (a global one and a checkout) would otherwise prune each other's chunks.
+ */
+export function cacheDirName(bundleDir: string): string {
+  // FNV-1a, 32 bits: names apart, not a secret (node:crypto would cost more to load than this run saves).
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < bundleDir.length; index += 1) hash = Math.imul(hash ^ bundleDir.charCodeAt(index), 0x01000193) >>> 0;
+  return `${process.version}-${process.arch}-${hash.toString(16).padStart(8, '0')}`;
 }
 
 // The chunk's name carries its content hash; size and mtime catch a file edited in place.
@@ -105,8 +116,8 @@ function writeCaches(root: string, dir: string, produced: ReadonlyMap<string, ()
   }
 }
 
-// Caches of chunks an upgrade replaced, and of Node versions not run for a month (not every other version:
-// a daemon and a CLI run by two Node versions would remove each other's cache on every run).
+// Caches of chunks an upgrade replaced, and of Node versions and installs not run for a month (not every
+// other one: a daemon and a CLI run by two Node versions would remove each other's cache on every run).
 function removeStale(dir: string, bundleDir: string): void {
   const chunks = new Set(fs().readdirSync(bundleDir));
   for (const entry of fs().readdirSync(dir)) {

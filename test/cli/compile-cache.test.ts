@@ -7,9 +7,10 @@ import path from 'node:path';
 
 import { describe, expect, test } from 'vitest';
 
-import { goaldSandbox, type GoaldSandbox } from '../helpers/run-goald.js';
+import { cacheDirName } from '../../src/cli/compile-cache.js';
+import { goaldBin, goaldSandbox, type GoaldSandbox } from '../helpers/run-goald.js';
 
-const VERSION_DIR = `${process.version}-${process.arch}`;
+const VERSION_DIR = cacheDirName(path.dirname(goaldBin));
 
 // `goald history` loads the full CLI (commander, the store, zod): a dozen chunks.
 async function history(sandbox: GoaldSandbox, cache: string): Promise<string> {
@@ -25,7 +26,7 @@ async function cacheFiles(dir: string): Promise<Map<string, number>> {
 }
 
 describe('the compile cache', () => {
-  test('lives in GOALD_HOME/cache/compile/<node>-<arch>, private, and is taken as it is on the next run', async () => {
+  test('lives in GOALD_HOME/cache/compile/<node>-<arch>-<install>, private, and is taken as it is on the next run', async () => {
     const sandbox = await goaldSandbox();
     await mkdir(sandbox.home, { recursive: true, mode: 0o700 });
     const first = await history(sandbox, '');
@@ -67,6 +68,12 @@ describe('the compile cache', () => {
     const run = await sandbox.run(['--help'], { env: { GOALD_COMPILE_CACHE: '' } });
     expect(run.code).toBe(0);
     await expect(stat(sandbox.home)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  test('one directory per install: names differ by bundle directory and Node version', () => {
+    expect(cacheDirName('/usr/lib/node_modules/goald/dist/bundle')).not.toBe(cacheDirName('/home/me/goald/dist/bundle'));
+    expect(cacheDirName('/a')).toBe(cacheDirName('/a'));
+    expect(cacheDirName('/a')).toMatch(new RegExp(`^${process.version.replace(/\./g, '\\.')}-${process.arch}-[0-9a-f]{8}$`));
   });
 
   test('caches of chunks the build no longer has are removed when the cache is next written', async () => {
