@@ -26,17 +26,27 @@ export function raceFileNames(home: string): string[] {
   }
 }
 
-/** The texts of the race files that say they are running (not yet validated: read them through the schema). */
-export function runningRaceTexts(home: string): string[] {
+/** The text of every stored race file (a file being replaced, or unreadable, is left out). */
+export function raceTexts(home: string): string[] {
   const texts: string[] = [];
   for (const name of raceFileNames(home)) {
     try {
-      const text = fs().readFileSync(path.join(racesDir(home), name), 'utf8');
-      const value: unknown = JSON.parse(text);
-      if (typeof value === 'object' && value !== null && 'status' in value && value.status === 'running') texts.push(text);
+      texts.push(fs().readFileSync(path.join(racesDir(home), name), 'utf8'));
     } catch {
-      // a file being replaced, or one that is not a race: not shown
+      // a file being replaced: not shown
     }
   }
   return texts;
+}
+
+/** The texts of the race files that say they are running (not yet validated: read them through the schema). */
+export function runningRaceTexts(home: string): string[] {
+  return raceTexts(home).filter((text) => {
+    try {
+      const value: unknown = JSON.parse(text);
+      return typeof value === 'object' && value !== null && 'status' in value && value.status === 'running';
+    } catch {
+      return false; // not a race: not shown
+    }
+  });
 }

@@ -3,12 +3,12 @@
 // names its members' goal ids: each member is an ordinary worktree goal in state.json.
 
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileDurable } from '../../state/durable-file.js';
 import { GoaldError } from '../errors.js';
-import { raceFileNames, racesDir } from './race-files.js';
+import { raceTexts, racesDir } from './race-files.js';
 
 const memberSchema = z.looseObject({
   /** What the member runs: an adapter name or a shell command (as given to --agent). */
@@ -53,17 +53,8 @@ export async function writeRace(home: string, race: RaceRecord): Promise<void> {
 }
 
 /** Every stored race, oldest first; a file that does not parse is skipped. */
-export async function readRaces(home: string): Promise<RaceRecord[]> {
-  const races: RaceRecord[] = [];
-  for (const name of raceFileNames(home)) {
-    try {
-      const race = parseRace(await readFile(path.join(racesDir(home), name), 'utf8'));
-      if (race !== null) races.push(race);
-    } catch {
-      // a file being replaced, or one that is not a race: not shown
-    }
-  }
-  return byCreation(races);
+export function readRaces(home: string): Promise<RaceRecord[]> {
+  return Promise.resolve(byCreation(raceTexts(home).map(parseRace).filter((race): race is RaceRecord => race !== null)));
 }
 
 /** The races still running among race-files.ts's candidates, validated, oldest first. */
