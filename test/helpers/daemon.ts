@@ -2,7 +2,7 @@
 // goal records read straight from the state file (works with or without a daemon, even after kill -9),
 // pid files written by agents, process states from /proc, and raw HTTP over the control socket.
 
-import { request } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -92,6 +92,27 @@ export interface RawReply {
   json: unknown;
 }
 
+/** A whole HTTP reply, its body also parsed as JSON when it is (null when not: the test says what it expected). */
+export function readReply(res: IncomingMessage): Promise<RawReply> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const finish = (): void => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let json: unknown = null;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        // not JSON
+      }
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json });
+    };
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', finish);
+    res.on('close', finish); // resolving twice is a no-op
+    res.on('error', () => undefined);
+  });
+}
+
 /** One raw HTTP request over the control socket (no client library, so anything can be sent). */
 export function rawRequest(
   socketPath: string,
@@ -104,21 +125,7 @@ export function rawRequest(
     let answered = false;
     const req = request({ socketPath, method, path: urlPath, headers, agent: false, timeout: 10_000 }, (res) => {
       answered = true;
-      const chunks: Buffer[] = [];
-      const finish = (): void => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          // not JSON: the test says what it expected
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json });
-      };
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', finish);
-      res.on('close', finish); // resolving twice is a no-op
-      res.on('error', () => undefined);
+      void readReply(res).then(resolve);
     });
     req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath}: no answer within 10 s`)));
     // A server that answers early (413) and closes resets the rest of the upload (EPIPE): the answer counts.

@@ -4,6 +4,7 @@
 import { request } from 'node:http';
 import { expect } from 'vitest';
 
+import { readReply, type RawReply } from './daemon.js';
 import type { GoaldSandbox } from './run-goald.js';
 
 export interface Dashboard {
@@ -26,29 +27,11 @@ export async function openDashboard(sandbox: GoaldSandbox, args: string[] = []):
   return { link: first, port, token: match[2] ?? '', host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` };
 }
 
-export interface HttpReply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-  json: unknown;
-}
-
 /** One request to 127.0.0.1:`port` with exactly the headers given (a forged Host is sent as is). */
-export function httpRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<HttpReply> {
+export function httpRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers, agent: false, setHost: false, timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json });
-      });
+      void readReply(res).then(resolve);
     });
     req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
     req.on('error', reject);
