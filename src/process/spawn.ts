@@ -4,13 +4,14 @@
 // Over 400 lines because every way a turn's process can end (exit, timeout with paused time excluded,
 // token limit, abort, stray and escaped processes, pipes held open) is settled in this one place.
 
-import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio, type IOType } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { delimiter, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Readable, Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { BWRAP_INFO_FD, bwrapInfoArgs, readSandboxInitPid, waitForSandboxEnd } from '../sandbox/sandbox-end.js';
 import type { SandboxWrap } from '../sandbox/types.js';
 import { createBoundedTail } from './bounded-tail.js';
 import { killMarkedProcesses, markEnvironment, newProcessToken, readForkCount } from './escaped-processes.js';
@@ -111,23 +112,42 @@ export interface GroupLeaderOptions {
   sandbox?: SandboxWrap | null;
 }
 
+/** A group leader's child process, with stdout and stderr piped. */
+export type GroupLeader = ChildProcessByStdio<Writable | null, Readable, Readable> & {
+  /** Sandboxed: the host pid of the sandbox's init (null when bwrap named none); unsandboxed: null. */
+  readonly sandboxInit: Promise<number | null> | null;
+};
+
 /**
  * Starts a child that leads a new process group (so one signal to -pid reaches it and everything it
  * starts), with stdout and stderr piped. May throw synchronously (a NUL byte in an argument); other start
  * failures arrive on its 'error' event, with `pid` undefined.
  */
-export function spawnGroupLeader(
-  command: string,
-  args: readonly string[],
-  options: GroupLeaderOptions,
-): ChildProcessByStdio<Writable | null, Readable, Readable> {
+export function spawnGroupLeader(command: string, args: readonly string[], options: GroupLeaderOptions): GroupLeader {
   const env = options.token === undefined ? options.env : markEnvironment(options.env, options.token);
-  const common = { cwd: options.cwd, env, detached: true };
   const { sandbox } = options;
-  const [file, argv] = sandbox == null ? [command, args] : [sandbox.executable, [...sandbox.args, '--', command, ...args]];
-  return options.stdin === 'pipe'
-    ? spawn(file, argv, { ...common, stdio: ['pipe', 'pipe', 'pipe'] })
-    : spawn(file, argv, { ...common, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [file, argv] = sandbox == null ? [command, args] : [sandbox.executable, [...sandbox.args, ...bwrapInfoArgs(), '--', command, ...args]];
+  // A sandboxed leader (bwrap) also gets its info descriptor: a pipe goald reads the init's pid from.
+  const stdio: IOType[] = [options.stdin, 'pipe', 'pipe', ...(sandbox == null ? [] : ['pipe' as const])];
+  const child: ChildProcess = spawn(file, argv, { cwd: options.cwd, env, detached: true, stdio });
+  if (!hasOutputPipes(child)) throw new Error(`spawning ${file} gave no output pipes`);
+  const info = child.stdio[BWRAP_INFO_FD];
+  return Object.assign(child, { sandboxInit: sandbox != null && info instanceof Readable ? readSandboxInitPid(info) : null });
+}
+
+/**
+ * Resolves true once nothing of a sandboxed leader runs: bwrap exits with its command, while what the
+ * command left running lives on in the namespace for a moment (src/sandbox/sandbox-end.ts). False when
+ * that cannot be told (no sandbox, bwrap named no init, or the init is stuck): the caller ends the group.
+ */
+export async function sandboxEnded(leader: GroupLeader): Promise<boolean> {
+  const initPid = await leader.sandboxInit;
+  if (initPid === null || leader.pid === undefined) return false;
+  return waitForSandboxEnd(initPid, leader.pid);
+}
+
+function hasOutputPipes(child: ChildProcess): child is ChildProcessByStdio<Writable | null, Readable, Readable> {
+  return child.stdout !== null && child.stderr !== null;
 }
 
 /** Starts an agent process in its own process group and supervises it until the whole group is gone. */
@@ -168,7 +188,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   }
   const token = newProcessToken();
   const forksBefore = readForkCount();
-  let child: ChildProcess;
+  let child: GroupLeader;
   try {
     child = spawnGroupLeader(options.command, options.args, {
       cwd: options.cwd,
@@ -310,10 +330,9 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   };
 
   const settle = async (): Promise<ProcessResult> => {
-    // A sandboxed leader is bwrap: its PID namespace ends only once every process in it is gone, so when it
-    // exited on its own nothing of the turn is left (none can leave the namespace), and scanning /proc while
-    // the kernel tears the namespace down costs 10–30 ms a turn.
-    const nothingLeft = options.sandbox != null && termination === null;
+    // A sandboxed leader is bwrap: once its namespace has ended, nothing of the turn is left (none can leave
+    // the namespace), and scanning /proc while the kernel tears the namespace down costs 10–30 ms a turn.
+    const nothingLeft = options.sandbox != null && termination === null && (await sandboxEnded(child));
     const strayProcessesKilled = nothingLeft ? false : await reapGroup();
     // Before waiting for the pipes: an escaped process usually still holds them.
     const escapedProcessesKilled = nothingLeft ? 0 : await killMarkedProcesses(token, { bornAfter: { pid: groupId, forksBefore } });

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { CheckSpec } from '../config/types.js';
 import { killMarkedProcesses, newProcessToken, readForkCount } from '../process/escaped-processes.js';
 import { readProcessStartTime } from '../process/process-identity.js';
-import { spawnGroupLeader } from '../process/spawn.js';
+import { sandboxEnded, spawnGroupLeader } from '../process/spawn.js';
 import { buildCheckEnv } from '../secrets/child-env.js';
 import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
 import { withoutRepoLocationEnv } from './git.js';
@@ -75,12 +75,17 @@ function runCheck(
     let terminating = false;
     let timeoutTimer: NodeJS.Timeout | undefined;
 
-    // Not awaited: the result is settled by the pipes closing (or the abort), while the group is ended.
-    const killGroup = (): void => {
-      if (terminating || child.pid === undefined) return;
+    // Settles once nothing the check started in its group (or sandbox) runs: a server it left behind must
+    // not hold its port while the next check starts. The sweep for processes that left the group is not
+    // waited for.
+    let groupGone: Promise<unknown> = Promise.resolve();
+    const killGroup = (): Promise<unknown> => {
+      if (terminating || child.pid === undefined) return groupGone;
       terminating = true;
       const leader = child.pid;
-      void terminateGroup(leader, { graceMs: SIGKILL_GRACE_MS }).then(() => killMarkedProcesses(token, { bornAfter: { pid: leader, forksBefore } }));
+      groupGone = terminateGroup(leader, { graceMs: SIGKILL_GRACE_MS });
+      void groupGone.then(() => killMarkedProcesses(token, { bornAfter: { pid: leader, forksBefore } }));
+      return groupGone;
     };
     const settle = (fn: () => void): void => {
       if (settled) return;
@@ -90,7 +95,7 @@ function runCheck(
       fn();
     };
     const onAbort = (): void => {
-      killGroup();
+      void killGroup();
       settle(() => reject(signal?.reason));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -99,7 +104,7 @@ function runCheck(
     if (check.timeoutMs > 0 && Number.isFinite(check.timeoutMs)) {
       timeoutTimer = setTimeout(() => {
         timedOut = true;
-        killGroup();
+        void killGroup();
       }, check.timeoutMs);
     }
 
@@ -118,9 +123,10 @@ function runCheck(
     // The shell is gone but anything it left running in the group still holds the pipes open: end it,
     // or 'close' would wait for a leaked server forever.
     child.on('exit', (code) => {
-      // A sandboxed check's leader is bwrap, whose PID namespace ends only once all of it is gone: when it
-      // exited on its own nothing of the check is left, and scanning /proc for it costs ~8 ms a check.
-      if (sandbox == null || terminating) killGroup();
+      // A sandboxed check's leader is bwrap: once its namespace has ended nothing of the check is left, and
+      // scanning /proc for it costs ~8 ms a check.
+      if (sandbox == null || terminating) void killGroup();
+      else groupGone = sandboxEnded(child).then((over) => (over ? undefined : killGroup()));
       // Last resort for a process that left the group (setsid) while keeping our pipes: stop reading.
       const abandon = setTimeout(() => {
         child.stdout.destroy();
@@ -130,7 +136,7 @@ function runCheck(
       child.once('close', () => clearTimeout(abandon));
     });
     child.on('close', (code) => {
-      settle(() => resolve(resultOf(check, code, timedOut, started, tail.text(), counter)));
+      void groupGone.then(() => settle(() => resolve(resultOf(check, code, timedOut, started, tail.text(), counter))));
     });
   });
 }
