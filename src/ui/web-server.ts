@@ -34,6 +34,8 @@ const MAX_ACTION_BODY_BYTES = 64 * 1024;
 
 const LOGIN_PAGE =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/">' +
+  // Named here too: a page without an icon link makes the browser ask for /favicon.ico.
+  '<link rel="icon" href="/favicon.svg">' +
   '<title>goald</title></head><body><a href="/">Open the goald dashboard</a></body></html>\n';
 
 /** The actions a dashboard may send, each the control socket's route of the same name. */
@@ -144,6 +146,13 @@ async function handleRequest(req: IncomingMessage, res: ServerResponse, state: D
   }
 }
 
+// `/` is the page; `/favicon.ico` is what browsers ask for on their own (an address typed by hand, a JSON
+// reply opened in a tab), so it answers with the page's icon rather than a 404 in the console.
+const ASSET_ALIASES = new Map([
+  ['/', '/index.html'],
+  ['/favicon.ico', '/favicon.svg'],
+]);
+
 const GET_ROUTES = [
   { method: 'GET', pattern: '/api/goals', name: 'goals' },
   { method: 'GET', pattern: '/api/goals/:id', name: 'goal' },
@@ -152,7 +161,7 @@ const GET_ROUTES = [
 ] as const;
 
 async function serveGet(req: IncomingMessage, res: ServerResponse, url: URL, state: DashboardState): Promise<void> {
-  const asset = state.assets.get(url.pathname === '/' ? '/index.html' : url.pathname);
+  const asset = state.assets.get(ASSET_ALIASES.get(url.pathname) ?? url.pathname);
   if (asset !== undefined) {
     res.writeHead(200, { 'Content-Type': asset.contentType, 'Content-Length': asset.body.length });
     res.end(asset.body);

@@ -72,7 +72,7 @@ describe.skipIf(!HAVE_CHROMIUM)('goald ui in chromium', () => {
     });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
+      if (message.type() === 'error') pageErrors.push(`${message.text()} (${message.location().url})`);
     });
 
     await page.goto(dashboard.link);

@@ -74,6 +74,11 @@ describe('goald ui: the link and the guard', () => {
     expect(asset.status).toBe(200);
     expect(asset.headers['content-type']).toContain('text/javascript');
 
+    // The icon a browser asks for on its own is the page's, not a 404 in its console.
+    const icon = await httpRequest(port, 'GET', '/favicon.ico', { Host: host, Cookie: cookie });
+    expect(icon.status).toBe(200);
+    expect(icon.headers['content-type']).toContain('image/svg+xml');
+
     // Only the page's own files are served: no path reaches the file system.
     for (const target of ['/../package.json', '/assets/../../package.json', '/assets/%2e%2e/%2e%2e/package.json', '/index.html/..%2f..%2fpackage.json', '/src/main.tsx']) {
       const probe = await httpRequest(port, 'GET', target, { Host: host, Cookie: cookie });
