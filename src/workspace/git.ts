@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
+import { quoteForShell } from '../agents/shell-quote.js';
 import { GoaldError } from '../errors.js';
 import { terminateGroup } from '../process/terminate-group.js';
 
@@ -38,11 +39,6 @@ export interface RunGitOptions {
   onStdout?: (chunk: Buffer) => void;
   /** Kill git (its whole process group) after this long; GIT_TIMEOUT_MS by default, 0 = never. */
   timeoutMs?: number;
-  /**
-   * The repository's filter drivers as listFilterDrivers returned them moments ago: commands run back to
-   * back (a snapshot's `add` and `write-tree`) share one listing instead of one git process each.
-   */
-  filterDrivers?: readonly string[];
 }
 
 export interface GitResult {
@@ -122,11 +118,49 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
   return runHardenedGit(args, { ...options, env: extraEnv });
 }
 
-function runHardenedGit(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
+/**
+ * A snapshot's three git calls in one shell, so goald pays one process start instead of three (each
+ * spawn blocks Node's event loop for 1–2 ms while it forks and execs): list the repository's filter
+ * drivers, override them all (as hardenedEnv does), then `git <addArgs>` and `git <writeTreeArgs>`.
+ * The listing runs after the turn that could have configured a driver has ended, and right before the
+ * commands it protects. Resolves with write-tree's output; one deadline covers the three.
+ */
+export async function addAndWriteTree(addArgs: readonly string[], writeTreeArgs: readonly string[], options: Omit<RunGitOptions, 'input'>): Promise<GitResult> {
+  const script = [
+    `g() { git ${HARDENING_CONFIG.map(quoteForShell).join(' ')} "$@"; }`,
+    // Newline-separated: a subsection name cannot hold a newline (git's config parser refuses one).
+    `keys=$(g config --name-only --get-regexp '^filter\\.')`,
+    'status=$?',
+    'if [ "$status" -gt 1 ]; then exit "$status"; fi', // 1: no driver configured
+    'n=0',
+    'while IFS= read -r key; do',
+    // filter.<driver>.<setting>: the driver (a subsection) may itself hold dots, `=` or quotes; it is only
+    // ever expanded inside double quotes, never evaluated.
+    '  case $key in filter.*.*) ;; *) continue ;; esac',
+    '  driver=${key#filter.}',
+    '  driver=${driver%.*}',
+    '  for setting in clean smudge process required; do',
+    '    value=',
+    '    if [ "$setting" = required ]; then value=false; fi',
+    '    export "GIT_CONFIG_KEY_$n=filter.$driver.$setting" "GIT_CONFIG_VALUE_$n=$value"',
+    '    n=$((n + 1))',
+    '  done',
+    'done <<GOALD_FILTER_KEYS',
+    '$keys',
+    'GOALD_FILTER_KEYS',
+    'if [ "$n" -gt 0 ]; then export GIT_CONFIG_COUNT="$n"; fi',
+    `g ${addArgs.map(quoteForShell).join(' ')} || exit`,
+    `exec git ${[...HARDENING_CONFIG, ...writeTreeArgs].map(quoteForShell).join(' ')}`,
+  ].join('\n');
+  const label = `${subcommandOf(addArgs) ?? 'add'} + ${subcommandOf(writeTreeArgs) ?? 'write-tree'} (one shell)`;
+  return runHardenedGit([label], options, ['/bin/sh', ['-c', script]]);
+}
+
+function runHardenedGit(args: readonly string[], options: RunGitOptions, program?: [string, string[]]): Promise<GitResult> {
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<GitResult>((resolve, reject) => {
-    const child = spawnGit(args, options.cwd, options.env, ['pipe', 'pipe', 'pipe']);
+    const child = spawnGit(args, options.cwd, options.env, ['pipe', 'pipe', 'pipe'], program);
     const stdoutChunks: Buffer[] = [];
     let stderr = Buffer.alloc(0);
     let settled = false;
@@ -223,8 +257,9 @@ function spawnGit(
   cwd: string,
   env: Record<string, string> | undefined,
   stdio: ['pipe' | 'ignore', 'pipe', 'pipe'],
+  program: [string, string[]] = ['git', [...HARDENING_CONFIG, ...args]],
 ): ChildProcess & { stdout: Readable; stderr: Readable } {
-  const child = spawn('git', [...HARDENING_CONFIG, ...args], { cwd, env: gitEnv(env), stdio, detached: true });
+  const child = spawn(program[0], program[1], { cwd, env: gitEnv(env), stdio, detached: true });
   if (child.stdout === null || child.stderr === null) throw new Error('git was spawned without its output pipes');
   return Object.assign(child, { stdout: child.stdout, stderr: child.stderr });
 }
@@ -251,7 +286,7 @@ function timeoutError(args: readonly string[], cwd: string, timeoutMs: number): 
 async function hardenedEnv(args: readonly string[], options: RunGitOptions): Promise<Record<string, string> | undefined> {
   const command = subcommandOf(args);
   if (command === undefined || TREE_ONLY_COMMANDS.has(command)) return options.env;
-  const drivers = options.filterDrivers ?? (await listFilterDrivers(options));
+  const drivers = await listFilterDrivers(options);
   if (drivers.length === 0) return options.env;
   return { ...options.env, ...filterOverrides(drivers) };
 }
@@ -267,7 +302,7 @@ function subcommandOf(args: readonly string[]): string | undefined {
 }
 
 /** The names of the filter drivers any configuration of this repository defines (includes followed). */
-export async function listFilterDrivers(options: Omit<RunGitOptions, 'filterDrivers'>): Promise<string[]> {
+async function listFilterDrivers(options: RunGitOptions): Promise<string[]> {
   const listed = await runHardenedGit(['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], {
     cwd: options.cwd,
     env: options.env,

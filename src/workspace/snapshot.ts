@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
-import { listFilterDrivers, runGit } from './git.js';
+import { addAndWriteTree, runGit } from './git.js';
 import { createTreeReader } from './tree-reader.js';
 import type { FileChange, Snapshotter, TurnDelta } from './types.js';
 
@@ -78,11 +78,9 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   };
 
   const takeSnapshot = async (signal?: AbortSignal): Promise<string> => {
-    // One listing of the filter drivers for both commands, moments apart: the turn that could have
-    // configured a driver has ended (its processes killed) before a snapshot is taken.
-    const filterDrivers = await listFilterDrivers({ cwd, env, signal });
-    await runGit(addArgs, { cwd, env, signal, filterDrivers });
-    const written = await runGit([...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal, filterDrivers });
+    // One listing of the filter drivers for both commands, in the same shell right before them: the turn
+    // that could have configured a driver has ended (its processes killed) before a snapshot is taken.
+    const written = await addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal });
     return written.stdout.trim();
   };
 

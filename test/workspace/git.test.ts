@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, onTestFinished, test } from 'vitest';
 
 import { GoaldError } from '../../src/errors.js';
-import { GIT_TIMEOUT_MS, gitEnv, listFilterDrivers, pipeGit, runGit } from '../../src/workspace/git.js';
+import { addAndWriteTree, GIT_TIMEOUT_MS, gitEnv, pipeGit, runGit } from '../../src/workspace/git.js';
 import { gitdir } from '../helpers/gitdir.js';
 
 describe('runGit', () => {
@@ -142,21 +142,42 @@ describe('runGit against a hostile repository', () => {
     expect(staged).toBe(await repo.git('hash-object', '--no-filters', 'a.txt'));
   });
 
-  test('commands given the listed drivers (a snapshot: add, then write-tree) share one listing and still run none', async () => {
+  test('a snapshot (add, then write-tree in one shell) lists the drivers once and runs none, whatever their names', async () => {
     const { repo, marker } = await hostileRepo();
     await repo.git('config', 'filter.evil.clean', `touch ${marker('clean')}; cat`);
-    await repo.write('.gitattributes', '*.txt filter=evil\n');
+    await repo.git('config', 'filter.lfsish.process', `sh -c 'touch ${marker('process')}; sleep 15'`);
+    // Names the shell must take as data: '=', dots, quotes, a command substitution, a glob.
+    // (No space: .gitattributes ends a value at whitespace; ${IFS} is one only to a shell that evaluates it.)
+    const odd = `a=b.c'"$(touch\${IFS}${marker('odd-clean')})\`*`;
+    await repo.git('config', `filter.${odd}.clean`, `touch ${marker('odd-clean')}; cat`);
+    await repo.git('config', `filter.${odd}.required`, 'true');
+    await repo.write('.gitattributes', `*.txt filter=evil\n*.bin filter=lfsish\n*.odd filter=${odd}\n`);
+    // The attribute names the odd driver: without goald's overrides git would run it.
+    expect(await repo.git('check-attr', 'filter', 'y.odd')).toBe(`y.odd: filter: ${odd}`);
     await repo.write('a.txt', 'changed\n');
+    await repo.write('x.bin', 'binary-ish\n');
+    await repo.write('y.odd', 'odd\n');
     const trace = repo.path('../git-trace.log');
     onTestFinished(() => rm(trace, { force: true }));
-    const env = { GIT_TRACE: trace };
-    const filterDrivers = await listFilterDrivers({ cwd: repo.dir, env });
-    expect(filterDrivers).toEqual(['evil']);
-    await runGit(['add', '--all'], { cwd: repo.dir, env, filterDrivers });
-    await runGit(['write-tree'], { cwd: repo.dir, env, filterDrivers });
-    expect(existsSync(marker('clean'))).toBe(false);
-    const listings = (await readFile(trace, 'utf8')).split('\n').filter((line) => line.includes('config --null --name-only --get-regexp'));
+    const started = performance.now();
+    const written = await addAndWriteTree(['add', '--all'], ['write-tree'], { cwd: repo.dir, env: { GIT_TRACE: trace } });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    for (const name of ['clean', 'process', 'odd-clean']) expect(existsSync(marker(name)), name).toBe(false);
+    expect(written.stdout.trim()).toMatch(/^[0-9a-f]{40}$/);
+    expect((await runGit(['ls-files'], { cwd: repo.dir })).stdout.split('\n')).toEqual(expect.arrayContaining(['x.bin', 'y.odd']));
+    const staged = (await runGit(['ls-files', '-s', 'a.txt'], { cwd: repo.dir })).stdout.split(/\s+/)[1];
+    expect(staged).toBe(await repo.git('hash-object', '--no-filters', 'a.txt'));
+    const listings = (await readFile(trace, 'utf8')).split('\n').filter((line) => line.includes('config --name-only --get-regexp'));
     expect(listings).toHaveLength(1);
+  });
+
+  test('a snapshot in a repository without filter drivers, and one whose add fails, say so', async () => {
+    const repo = await gitdir({ initialCommit: true, files: { 'a.txt': 'hello\n' } });
+    const written = await addAndWriteTree(['add', '--all'], ['write-tree'], { cwd: repo.dir });
+    expect(written.stdout.trim()).toBe(await repo.git('rev-parse', 'HEAD^{tree}'));
+    const failed: unknown = await addAndWriteTree(['add', '--all', '--', ':(nosuchmagic)x'], ['write-tree'], { cwd: repo.dir }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(GoaldError);
+    expect((failed as GoaldError).message).toMatch(/^git add \+ write-tree \(one shell\) exited with 128 in .*: fatal: /);
   });
 
   test('a git call past its deadline is killed with its process group, with an error naming the call', async () => {
