@@ -38,6 +38,9 @@ export async function withStateLock<T>(
   // The lock target is the home directory itself, which always exists (state.json may not yet).
   const lockOptions = {
     lockfilePath: lockPath,
+    // The lock is the directory at lockfilePath, named outright; resolving `home` through realpath on every
+    // update (a dozen lstat calls, ~0.5 ms) would change only the key of proper-lockfile's in-process map.
+    realpath: false,
     stale: options.staleMs ?? LOCK_STALE_MS,
     // The default throws from a timer and kills the process; record it and refuse to write instead.
     onCompromised: () => {
