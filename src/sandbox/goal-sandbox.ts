@@ -60,8 +60,11 @@ export interface TurnFiles {
   stateDir: string;
 }
 
+// What a goal with sandbox "off" knows of bwrap: nothing, and nothing wrong with it either.
+const NOT_PROBED: BwrapProbe = { ok: true, executable: '' };
+
 /** Decides and prepares one goal's sandbox; throws a `config` GoaldError for bad paths and for `required` without bwrap. */
-export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse?: boolean } = {}): Promise<GoalSandbox> {
+export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse?: boolean; probeWhenOff?: boolean } = {}): Promise<GoalSandbox> {
   const settings = input.settings ?? { ...DEFAULT_SANDBOX };
   const home = input.env.HOME !== undefined && input.env.HOME !== '' ? input.env.HOME : homedir();
   const userConfigDir = path.dirname(resolveUserConfigPath(input.env));
@@ -73,7 +76,12 @@ export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse
       { path: userConfigDir, name: "goald's config directory" },
     ],
   });
-  const probe: BwrapProbe = await probeBwrap(settings.bwrap === null ? null : expandHome(settings.bwrap, home), settings.network, input.env);
+  // A goal that runs unsandboxed by setting does not pay for bwrap's set-up (a process start) to learn
+  // whether it works; `goald sandbox` asks anyway, to report it.
+  const probe: BwrapProbe =
+    settings.mode === 'off' && options.probeWhenOff !== true
+      ? NOT_PROBED
+      : await probeBwrap(settings.bwrap === null ? null : expandHome(settings.bwrap, home), settings.network, input.env);
   const problem = probe.ok ? null : { problem: probe.problem, fix: probe.fix };
   if (settings.mode === 'required' && problem !== null && options.refuse !== false) {
     throw new GoaldError('config', `sandbox "required": ${problem.problem}`, problem.fix);
@@ -123,7 +131,7 @@ export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse
   return {
     mode: settings.mode,
     use,
-    executable: probe.ok ? probe.executable : null,
+    executable: probe.ok && probe !== NOT_PROBED ? probe.executable : null,
     problem,
     warning,
     viewForTurn,

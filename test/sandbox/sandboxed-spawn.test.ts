@@ -1,9 +1,10 @@
 // A sandboxed agent process (real bwrap): when the turn's process is done, nothing it started is left —
 // neither a background child in its group nor one that left the group without goald's token — although
-// goald skips its own /proc sweep there (the PID namespace ends only once all of it is gone).
+// goald skips its own /proc sweep there (the PID namespace ends only once all of it is gone). And a goal
+// whose sandbox is off never starts bwrap at all.
 
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -101,5 +102,38 @@ describe('spawnAgentProcess in the sandbox', () => {
       expect(result.strayProcessesKilled).toBe(false); // the namespace ended them, not goald's signals
       expect(sleepers(marker), `attempt ${attempt}`).toEqual([]);
     }
+  });
+});
+
+describe('openGoalSandbox', () => {
+  it('does not start bwrap for a goal whose sandbox is off; `goald sandbox` (probeWhenOff) still does', async () => {
+    const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gso-')));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const workspace = path.join(root, 'ws');
+    await mkdir(workspace);
+    const marker = path.join(root, 'probed');
+    // A bwrap that says it was run: the probe is the only thing that starts it here.
+    const fakeBwrap = path.join(root, 'bwrap');
+    await writeFile(fakeBwrap, `#!/bin/sh\necho run >> '${marker}'\n`, { mode: 0o755 });
+    const open = (probeWhenOff: boolean) =>
+      openGoalSandbox(
+        {
+          // A bwrap path no other test uses, so the per-process probe cache holds nothing for it yet.
+          settings: { ...DEFAULT_SANDBOX, mode: 'off', bwrap: fakeBwrap },
+          workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
+          agent: { adapter: 'command', command: 'sh' },
+          goaldHome: path.join(root, 'home'),
+          env: { ...process.env, HOME: root },
+        },
+        { probeWhenOff },
+      );
+    const off = await open(false);
+    expect(off.use).toBe('off');
+    expect(off.forChecks()).toBeNull();
+    expect(existsSync(marker)).toBe(false);
+    const reported = await open(true);
+    expect(reported.use).toBe('off');
+    expect(reported.executable).toBe(fakeBwrap);
+    expect(readFileSync(marker, 'utf8')).toBe('run\n');
   });
 });
