@@ -204,18 +204,20 @@ export class GoalSession {
   }
 
   /** The machine entered `paused` from the pipeline (usage limit, drift, a pending pause): count and store it. */
-  onPaused(): Promise<void> {
+  // Stored before announced: whoever acts on the event (the dashboard, `watch`, a notification, a script
+  // running `goald status`) reads the record the event speaks of.
+  async onPaused(): Promise<void> {
     this.activeClock.pause();
     const reason = this.actor.getSnapshot().context.pauseReason ?? 'requested';
+    await this.persist();
     this.emit({ type: 'goal.paused', id: this.id, reason });
-    return this.persist();
   }
 
-  private onResumed(): Promise<void> {
+  private async onResumed(): Promise<void> {
     this.activeClock.resume();
     if (this.phase === 'running') this.continueSuspendedAgent();
+    await this.persist();
     this.emit({ type: 'goal.resumed', id: this.id });
-    return this.persist();
   }
 
   private continueSuspendedAgent(): void {

@@ -277,9 +277,9 @@ async function serveEvents(req: IncomingMessage, res: ServerResponse, ref: strin
     res.write(chunk);
     if (res.writableLength > MAX_PENDING_STREAM_BYTES) res.destroy();
   }
-  // A goal's record is stored just after some events announce the change (goal.paused, then the paused
-  // record, behind the store's lock and fsync): the view is made again once that write has likely landed,
-  // and once more later for a loaded machine.
+  // Pause and resume are stored before they are announced, but a record can still change just after an
+  // event (the next turn's start, a control call from another client): the view is made again shortly
+  // after each event, and once more later for a loaded machine.
   function settleView(): void {
     for (const timer of settle) clearTimeout(timer);
     settle = VIEW_SETTLE_MS.map((ms) => setTimeout(() => void sendView(), ms));

@@ -83,6 +83,8 @@ export interface SetupOptions {
   guard?: Partial<GoalSettings['guard']>;
   /** Files of the repository's initial commit (default: a README). */
   files?: Record<string, string>;
+  /** Called with each event as it is emitted, beside the collected `events`. */
+  onEvent?: (event: ProgressEvent, store: Store) => void;
 }
 
 export interface SupervisedGoal {
@@ -136,7 +138,10 @@ export async function setup(options: SetupOptions): Promise<SupervisedGoal> {
       store,
       goal: stored,
       prepared: { settings, workspace, agent, evaluator },
-      observers: [{ onEvent: (event) => events.push(event) }],
+      observers: [{ onEvent: (event) => {
+        events.push(event);
+        options.onEvent?.(event, store);
+      } }],
       owner: 'foreground',
       clock: systemClock,
       ...(restored ? { restored } : {}),

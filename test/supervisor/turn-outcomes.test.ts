@@ -1,12 +1,16 @@
 // Each way a turn can end, through the real supervisor with a scripted agent and evaluator at the process
 // boundary: what the machine decides, what the turn record says, and what the budgets count.
 
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TurnResult } from '../../src/agents/types.js';
 import type { EvaluationResult } from '../../src/evaluator/types.js';
 import type { GoalSupervisor } from '../../src/supervisor/supervisor.js';
-import { ScriptedAgent, ScriptedEvaluator, setup, USAGE, verdict, writeAnswer, type Step } from './support.js';
+import type { ProgressEvent } from '../../src/supervisor/types.js';
+import type { Store } from '../../state/types.js';
+import { ScriptedAgent, ScriptedEvaluator, setup, USAGE, verdict, waitForEvent, writeAnswer, type Step } from './support.js';
 
 const fails = (outcome: TurnResult['outcome'], extra: Partial<TurnResult> = {}): Step => () => ({ outcome, exitCode: 1, error: outcome, ...extra });
 
@@ -130,6 +134,34 @@ describe('supervisor: how each turn ends', () => {
     expect(stored).toMatchObject({ status: 'paused', pauseReason: 'blocked' });
     supervisor.stop();
     expect(await run).toMatchObject({ status: 'failed', failure: { reason: 'stopped' } });
+  });
+
+  it('stores a pause and a resume before announcing them: a reader woken by the event finds the record', async () => {
+    // Read synchronously inside the observer, at the very moment the event is emitted.
+    const storedAtEvent: string[] = [];
+    const onEvent = (event: ProgressEvent, store: Store): void => {
+      if (event.type !== 'goal.paused' && event.type !== 'goal.resumed') return;
+      const state = JSON.parse(readFileSync(path.join(store.home, 'state.json'), 'utf8')) as { goals: Array<{ status: string }> };
+      storedAtEvent.push(`${event.type}: ${state.goals[0]?.status ?? 'none'}`);
+    };
+    let open = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const agent = new ScriptedAgent([
+      async (input) => {
+        await gate;
+        return writeAnswer('41')(input);
+      },
+      writeAnswer('42'),
+    ]);
+    const { supervisor, events } = await setup({ checks: ['grep -qx 42 answer.txt'], agent, onEvent });
+    const run = supervisor.run();
+    await waitForEvent(events, (event) => event.type === 'turn.started' && event.turn === 1);
+    await supervisor.pause(false);
+    open();
+    await waitForEvent(events, (event) => event.type === 'goal.paused');
+    await supervisor.resume();
+    expect(await run).toMatchObject({ status: 'achieved' });
+    expect(storedAtEvent).toEqual(['goal.paused: paused', 'goal.resumed: active']);
   });
 
   it('records a turn stopped mid-way with what it spent, and ends stopped', async () => {
