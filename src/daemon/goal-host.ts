@@ -10,7 +10,7 @@ import type { GoalRecord, GoalRollback, LoopRecord, Store } from '../../state/ty
 import { systemClock, type Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import { GoaldError } from '../errors.js';
-import { createEventLogObserver, readEventLog } from '../supervisor/event-log.js';
+import { createEventLogObserver, createEventLogReader } from '../supervisor/event-log.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import type { GoalSupervisor, RestoredGoal } from '../supervisor/supervisor.js';
 import type { ProgressEvent } from '../supervisor/types.js';
@@ -56,6 +56,8 @@ export class DaemonGoalHost implements GoalHost {
   private readonly options: GoalHostOptions;
   private readonly running = new Map<string, RunningGoal>();
   private readonly listeners = new Map<string, Set<Listener>>();
+  // `watch` and the dashboard ask for a goal's past events on every refresh: only what was appended is read.
+  private readonly readEventLog = createEventLogReader();
   private readonly startedAt = new Date();
   private readonly queue: WorkspaceQueue;
   private readonly config: LiveConfig;
@@ -310,7 +312,7 @@ export class DaemonGoalHost implements GoalHost {
 
   async subscribe(ref: string): Promise<EventSubscription> {
     const goal = await this.getGoal(ref);
-    const past = supersededFinishesDropped(await readEventLog(this.store.goalDir(goal.id)));
+    const past = supersededFinishesDropped(await this.readEventLog(this.store.goalDir(goal.id)));
     // A goal that ended while its event log could not be written (disk full) still ends its stream.
     if (!isLiveGoal(goal) && !past.some((event) => event.type === 'goal.finished')) past.push(finishedEventOf(goal));
     const finished = !isLiveGoal(goal) || past.some((event) => event.type === 'goal.finished');

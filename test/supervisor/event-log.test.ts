@@ -1,9 +1,9 @@
-import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, open, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { createEventLogObserver, readEventLog } from '../../src/supervisor/event-log.js';
+import { createEventLogObserver, createEventLogReader, readEventLog } from '../../src/supervisor/event-log.js';
 import { progressEventSchema } from '../../src/supervisor/progress-event-schema.js';
 import type { ProgressEvent } from '../../src/supervisor/types.js';
 
@@ -73,5 +73,60 @@ describe('event log', () => {
     observer.onEvent?.(TURN_STARTED);
     await appendFile(path.join(goalDir, 'events.jsonl'), '{"type":"turn.fin');
     expect(await readEventLog(goalDir)).toEqual([STARTED, TURN_STARTED]);
+  });
+});
+
+describe('createEventLogReader (the daemon reads a log again on every refresh)', () => {
+  const file = (): string => path.join(goalDir, 'events.jsonl');
+  const line = (event: ProgressEvent): string => `${JSON.stringify(event)}\n`;
+
+  it('reads only what was appended: a line changed in place after it was read is not read again', async () => {
+    const read = createEventLogReader();
+    expect(await read(goalDir)).toEqual([]);
+    await appendFile(file(), line(STARTED) + line(TURN_STARTED));
+    expect(await read(goalDir)).toEqual([STARTED, TURN_STARTED]);
+    // Same size, same file: the first line spoiled in place. A full read drops it; the reader has it already.
+    const handle = await open(file(), 'r+');
+    await handle.write('#', 0);
+    await handle.close();
+    expect(await readEventLog(goalDir)).toEqual([TURN_STARTED]);
+    await appendFile(file(), line(EVENTS[3] as ProgressEvent));
+    expect(await read(goalDir)).toEqual([STARTED, TURN_STARTED, EVENTS[3]]);
+  });
+
+  it('holds a line still being written until it ends, as a full read skips a torn one', async () => {
+    const read = createEventLogReader();
+    const whole = line(TURN_STARTED);
+    const cut = Buffer.from(whole).indexOf(0x2c) + 1; // after the first comma
+    await appendFile(file(), line(STARTED) + whole.slice(0, cut));
+    expect(await read(goalDir)).toEqual([STARTED]);
+    expect(await readEventLog(goalDir)).toEqual([STARTED]);
+    await appendFile(file(), whole.slice(cut));
+    expect(await read(goalDir)).toEqual([STARTED, TURN_STARTED]);
+  });
+
+  it('a character cut between two appends decodes whole', async () => {
+    const read = createEventLogReader();
+    const event: ProgressEvent = { ...STARTED, condition: 'tests pass — ünïcode ✓' };
+    const bytes = Buffer.from(line(event));
+    const cut = bytes.indexOf(Buffer.from('✓')) + 1; // inside the three bytes of ✓
+    await appendFile(file(), bytes.subarray(0, cut));
+    expect(await read(goalDir)).toEqual([]);
+    await appendFile(file(), bytes.subarray(cut));
+    expect(await read(goalDir)).toEqual([event]);
+  });
+
+  it('reads a log replaced by another file, or cut shorter, whole again; a removed one is empty', async () => {
+    const read = createEventLogReader();
+    await appendFile(file(), line(STARTED) + line(TURN_STARTED));
+    expect(await read(goalDir)).toHaveLength(2);
+    await writeFile(`${file()}.new`, line(TURN_STARTED));
+    await rename(`${file()}.new`, file());
+    expect(await read(goalDir)).toEqual([TURN_STARTED]);
+    await truncate(file(), 0);
+    await appendFile(file(), line(STARTED));
+    expect(await read(goalDir)).toEqual([STARTED]);
+    await rm(file());
+    expect(await read(goalDir)).toEqual([]);
   });
 });
