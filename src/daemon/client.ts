@@ -21,6 +21,10 @@ import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, GoalHost, Pr
 // Generous for any control call (stopping a goal waits for its agent's SIGTERM→SIGKILL grace of 5 s),
 // short enough that a hung daemon does not hang the CLI.
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+// Requests whose reply waits on git work in the user's repository (a worktree checked out, a tree restored,
+// worktrees removed): each git call has a minute (GIT_TIMEOUT_MS), and a huge repository on a loaded
+// machine takes several. Timing out sooner would report a failure for a start that is going ahead.
+const DEFAULT_WORK_TIMEOUT_MS = 10 * 60_000;
 // A daemon that is up answers /v1/ping in milliseconds.
 const PING_TIMEOUT_MS = 2_000;
 // waitForDaemon polls quickly at first (a daemon starts in well under a second), then backs off.
@@ -95,8 +99,10 @@ export interface DaemonClient {
 }
 
 export interface DaemonClientOptions {
-  /** Per request, except event streams; default 30 s. */
+  /** Per request, except event streams and work requests; default 30 s. */
   timeoutMs?: number;
+  /** Per request that waits on git work (start, race, rollback, edit, prune, run loop); default 10 min. */
+  workTimeoutMs?: number;
 }
 
 // Light checks (reply-checks.ts): the daemon is our own code, so a record needs only look like one.
@@ -130,13 +136,16 @@ const isEditReply = objectOf({ goal: isGoal, changes: arrayOf(withStringFields<S
 /** A client for the daemon listening on `socketPath`. */
 export function createDaemonClient(socketPath: string, options: DaemonClientOptions = {}): DaemonClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const call = async <T>(method: string, path: string, check: Check<T>, body?: unknown): Promise<T> => {
-    const reply = await sendRequest(socketPath, method, path, body, timeoutMs);
+  const workTimeoutMs = options.workTimeoutMs ?? DEFAULT_WORK_TIMEOUT_MS;
+  const request = async <T>(limitMs: number, method: string, path: string, check: Check<T>, body?: unknown): Promise<T> => {
+    const reply = await sendRequest(socketPath, method, path, body, limitMs);
     if (!check(reply)) {
       throw new GoaldError('internal', `the goald daemon sent an unexpected response to ${method} ${path.split('?')[0] ?? path}`, HINT_VERSIONS);
     }
     return reply;
   };
+  const call = <T>(method: string, path: string, check: Check<T>, body?: unknown): Promise<T> => request(timeoutMs, method, path, check, body);
+  const work = <T>(method: string, path: string, check: Check<T>, body?: unknown): Promise<T> => request(workTimeoutMs, method, path, check, body);
   const goalPath = (id: string, action = ''): string => `/v1/goals/${encodeURIComponent(id)}${action}`;
 
   return {
@@ -150,13 +159,13 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
       return (await call('GET', `/v1/goals${search}`, isGoalsReply)).goals;
     },
     getGoal: async (id) => (await call('GET', goalPath(id), isGoalReply)).goal,
-    startGoal: (startRequest) => call('POST', '/v1/goals', isStartReply, startRequest),
+    startGoal: (startRequest) => work('POST', '/v1/goals', isStartReply, startRequest),
     pauseGoal: async (id, now = false) => (await call('POST', goalPath(id, '/pause'), isGoalReply, { now })).goal,
     resumeGoal: async (id) => (await call('POST', goalPath(id, '/resume'), isGoalReply)).goal,
-    rollbackGoal: async (id, toTurn) => call('POST', goalPath(id, '/rollback'), isRollbackReply, { toTurn }),
+    rollbackGoal: async (id, toTurn) => work('POST', goalPath(id, '/rollback'), isRollbackReply, { toTurn }),
     stopGoal: async (id) => (await call('POST', goalPath(id, '/stop'), isGoalReply)).goal,
     guideGoal: (id, text) => call('POST', goalPath(id, '/say'), isGuideReply, { text }),
-    editGoal: (id, editRequest) => call('POST', goalPath(id, '/edit'), isEditReply, editRequest),
+    editGoal: (id, editRequest) => work('POST', goalPath(id, '/edit'), isEditReply, editRequest),
     streamEvents: (id, streamOptions) =>
       streamNdjson(socketPath, `${goalPath(id, '/events')}?follow=${streamOptions.follow === false ? 0 : 1}`, streamOptions),
     // The route answers `follow=0` with NDJSON and ends: a request/response like the others.
@@ -166,16 +175,16 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     deleteLoop: async (id) => (await call('DELETE', `/v1/loops/${encodeURIComponent(id)}`, isLoopReply)).loop,
     syncLoops: async (dir) => (await call('POST', '/v1/loops/sync', isLoopsReply, { dir })).loops,
     runLoop: (id) =>
-      call(
+      work(
         'POST',
         `/v1/loops/${encodeURIComponent(id)}/run`,
         isRunLoopReply,
       ),
-    prune: (pruneRequest) => call('POST', '/v1/prune', isPruneReply, pruneRequest),
+    prune: (pruneRequest) => work('POST', '/v1/prune', isPruneReply, pruneRequest),
     stopDaemon: async () => {
       await call('POST', '/v1/daemon/stop', isOkReply);
     },
-    startRace: async (raceRequest) => (await call('POST', '/v1/races', isRaceReply, raceRequest)).race,
+    startRace: async (raceRequest) => (await work('POST', '/v1/races', isRaceReply, raceRequest)).race,
     getRace: async (id) => (await call('GET', `/v1/races/${encodeURIComponent(id)}`, isRaceReply)).race,
     openDashboard: (port = 0) => call('POST', '/v1/ui', isDashboardReply, { port }),
   };

@@ -216,6 +216,21 @@ describe('an unreachable or odd daemon', () => {
     });
   });
 
+  test('requests that wait on git work (start, race, rollback, edit, prune, run loop) get the longer work deadline', async () => {
+    // Every reply comes 400 ms late: past the short deadline, within the work one.
+    const socketPath = await startScriptedServer((req, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ goal: { id: 'g1', status: 'active', workspace: '/tmp/ws' }, queued: false, warnings: [] }));
+      }, 400);
+    });
+    const client = createDaemonClient(socketPath, { timeoutMs: 100, workTimeoutMs: 5_000 });
+    await expect(client.startGoal(startRequest())).resolves.toMatchObject({ goal: { id: 'g1' }, queued: false });
+    await expect(client.getGoal('g1')).rejects.toMatchObject({ code: 'daemon-unreachable', message: expect.stringContaining('did not answer GET /v1/goals/g1 within 0 s') });
+    const short = createDaemonClient(socketPath, { timeoutMs: 5_000, workTimeoutMs: 100 });
+    await expect(short.startGoal(startRequest())).rejects.toMatchObject({ code: 'daemon-unreachable', message: expect.stringContaining('did not answer POST /v1/goals') });
+  });
+
   test('a daemon that drops the event stream mid-way rejects as daemon-unreachable', async () => {
     const socketPath = await startScriptedServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
