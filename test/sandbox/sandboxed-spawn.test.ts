@@ -48,21 +48,33 @@ async function requiredSandbox() {
   return { workspace, home, env, sandbox, marker: String(5_000_000 + Math.floor(Math.random() * 1_000_000)) };
 }
 
+/** A script that starts two `sleep <marker>` (one in its own session), waits until both run, says `ready`. */
+function leaveSleepers(marker: string, options: { quiet: boolean }): string {
+  // quiet: the sleepers close their copies of the pipes, so nothing but the namespace's end stops them.
+  const out = options.quiet ? ' >/dev/null 2>&1' : '';
+  const detached = options.quiet ? 'setsid' : 'env -u GOALD_TURN_TOKEN setsid';
+  return `sleep ${marker}${out} & ${detached} sleep ${marker}${out} & until [ "$(cat /proc/[0-9]*/comm 2>/dev/null | grep -cx sleep)" -ge 2 ]; do :; done; echo ready`;
+}
+
+/** Runs `script` as a sandboxed agent turn to its end. */
+function runSandboxedAgent(setup: Awaited<ReturnType<typeof requiredSandbox>>, script: string, transcript: string) {
+  return spawnAgentProcess({
+    command: '/bin/sh',
+    args: ['-c', script],
+    cwd: setup.workspace,
+    env: setup.env,
+    stdin: null,
+    transcriptPath: path.join(setup.home, transcript),
+    timeoutMs: 30_000,
+    sandbox: setup.sandbox.forChecks(),
+  }).done;
+}
+
 describe('spawnAgentProcess in the sandbox', () => {
   it('leaves no process behind once done: a background child and a token-less setsid child die with the namespace', async () => {
-    const { workspace, home, env, sandbox, marker } = await requiredSandbox();
-    const script = `sleep ${marker} & env -u GOALD_TURN_TOKEN setsid sleep ${marker} & until [ "$(cat /proc/[0-9]*/comm 2>/dev/null | grep -cx sleep)" -ge 2 ]; do :; done; echo ready`;
-    const agent = spawnAgentProcess({
-      command: '/bin/sh',
-      args: ['-c', script],
-      cwd: workspace,
-      env,
-      stdin: null,
-      transcriptPath: path.join(home, 'turn.log'),
-      timeoutMs: 30_000,
-      sandbox: sandbox.forChecks(),
-    });
-    const result = await agent.done;
+    const setup = await requiredSandbox();
+    const { marker } = setup;
+    const result = await runSandboxedAgent(setup, leaveSleepers(marker, { quiet: false }), 'turn.log');
     expect(result.exitCode).toBe(0);
     expect(result.outputTail).toContain('ready');
     expect(sleepers(marker)).toEqual([]);
@@ -72,9 +84,7 @@ describe('spawnAgentProcess in the sandbox', () => {
   // (src/sandbox/sandbox-end.ts); one run in ten saw that moment on a busy machine, so each test takes ten.
   it('a sandboxed check leaves nothing behind either, though goald does not sweep for it', async () => {
     const { workspace, sandbox, marker } = await requiredSandbox();
-    // Both sleepers close their copies of the pipes, so nothing but the namespace's end stops them.
-    const run = `sleep ${marker} >/dev/null 2>&1 & setsid sleep ${marker} >/dev/null 2>&1 & until [ "$(cat /proc/[0-9]*/comm 2>/dev/null | grep -cx sleep)" -ge 2 ]; do :; done; echo ready`;
-    const runner = createCheckRunner({ workspace, checks: [{ name: 'leaves sleepers', run, timeoutMs: 30_000 }] });
+    const runner = createCheckRunner({ workspace, checks: [{ name: 'leaves sleepers', run: leaveSleepers(marker, { quiet: true }), timeoutMs: 30_000 }] });
     for (let attempt = 1; attempt <= 10; attempt++) {
       const [result] = await runner.run(undefined, undefined, sandbox.forChecks());
       expect(result?.passed).toBe(true);
@@ -84,20 +94,10 @@ describe('spawnAgentProcess in the sandbox', () => {
   });
 
   it('an agent whose leftovers hold no pipe: nothing is left once its turn is done', async () => {
-    const { workspace, home, env, sandbox, marker } = await requiredSandbox();
-    const script = `sleep ${marker} >/dev/null 2>&1 & setsid sleep ${marker} >/dev/null 2>&1 & until [ "$(cat /proc/[0-9]*/comm 2>/dev/null | grep -cx sleep)" -ge 2 ]; do :; done; echo ready`;
+    const setup = await requiredSandbox();
+    const { marker } = setup;
     for (let attempt = 1; attempt <= 10; attempt++) {
-      const agent = spawnAgentProcess({
-        command: '/bin/sh',
-        args: ['-c', script],
-        cwd: workspace,
-        env,
-        stdin: null,
-        transcriptPath: path.join(home, `turn-${attempt}.log`),
-        timeoutMs: 30_000,
-        sandbox: sandbox.forChecks(),
-      });
-      const result = await agent.done;
+      const result = await runSandboxedAgent(setup, leaveSleepers(marker, { quiet: true }), `turn-${attempt}.log`);
       expect(result.outputTail).toContain('ready');
       expect(result.strayProcessesKilled).toBe(false); // the namespace ended them, not goald's signals
       expect(sleepers(marker), `attempt ${attempt}`).toEqual([]);
