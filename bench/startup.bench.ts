@@ -8,7 +8,7 @@
 // Run alone with `node dist/bench/startup.bench.js [--runs N]` after `npm run build`.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, open, realpath, rm } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, open, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -105,13 +105,16 @@ async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv, sandboxed: 
   await mkdir(repo, { recursive: true });
   await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
   await runGit(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial'], { cwd: repo });
-  const fifo = path.join(dir, 'agent-started');
+  // The FIFO sits in the repository (excluded from git, so no snapshot sees it): a sandboxed agent sees only
+  // its workspace and a private /tmp, and a FIFO beside the repository would be out of its reach.
+  await appendFile(path.join(repo, '.git', 'info', 'exclude'), '/agent-started\n');
+  const fifo = path.join(repo, 'agent-started');
   const made = spawnSync('mkfifo', [fifo]);
   if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr.toString().trim()}`);
 
   const args = [
     GOALD_BIN, 'start', 'f.txt exists', '--foreground', '-C', repo,
-    '--agent', `echo started > '${fifo}'; touch f.txt`, '--check', 'test -f f.txt',
+    '--agent', 'echo started > agent-started; touch f.txt', '--check', 'test -f f.txt',
     '--evaluator', 'none', '--cooldown', '0', '--max-turns', '1', '--json', ...(sandboxed ? [] : ['--no-sandbox']),
   ];
   const startedAt = performance.now();
@@ -123,15 +126,21 @@ async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv, sandboxed: 
   // Opening a FIFO for reading waits until a writer opens it: here, the agent's first command. Should goald
   // end without running its agent, this process writes to the FIFO itself to release that wait.
   let agentStartedAt: number | null = null;
+  let goaldEnded = false;
   const reading = open(fifo, 'r').then((reader) => {
-    agentStartedAt = performance.now();
+    if (!goaldEnded) agentStartedAt = performance.now();
     return reader;
   });
   const code = await exited;
+  goaldEnded = true;
   if (agentStartedAt === null) await (await open(fifo, 'w')).close();
   const reader = await reading;
+  // What the agent wrote: an agent that never reached the FIFO leaves it empty (its own release above writes nothing).
+  const written = await reader.readFile('utf8');
   await reader.close();
-  if (agentStartedAt === null || code !== 0) throw new Error(`goald start --foreground exited ${code}${agentStartedAt === null ? ' before its agent ran' : ''}`);
+  if (agentStartedAt === null || written.trim() !== 'started' || code !== 0) {
+    throw new Error(`goald start --foreground exited ${code}${agentStartedAt === null || written.trim() !== 'started' ? ' before its agent wrote to the FIFO' : ''}`);
+  }
   return agentStartedAt - startedAt;
 }
 
