@@ -81,7 +81,6 @@ const goalRecordSchema = z.looseObject({
   runningAgent: z
     .looseObject({ pid: z.number(), startTime: z.string().nullable(), turn: z.number(), token: z.string().optional() })
     .nullable(),
-  runningCheck: z.looseObject({ pid: z.number(), startTime: z.string().nullable(), token: z.string() }).nullable().optional(),
   request: jsonSchema.optional(),
   configError: z.string().nullable().optional(),
   contract: z.looseObject({ configHash: z.string().nullable(), loops: jsonSchema, sealedAt: z.string() }).optional(),

@@ -66,7 +66,6 @@ export interface GoalRecord {
   /** Which process runs it: `daemon` or `foreground`, and its pid. */
   owner: { kind: 'daemon' | 'foreground'; pid: number } | null;
   runningAgent: RunningAgent | null;
-  runningCheck?: RunningCheck | null;
   /** How it was started (condition, flags, non-secret env), so live config edits can be re-resolved. */
   request?: Json;
   /** The last invalid edit of the workspace's goal.config.json (the last good config stays in force). */

@@ -139,7 +139,6 @@ export class GoalEditor {
       record.machine = null;
       record.owner = owner;
       record.runningAgent = null;
-      record.runningCheck = null;
     });
     const afterTurn = lastTurn?.turn ?? 0;
     this.options.log(`goal ${goal.id}: reopened by the owner after ${breaker} with ${BUDGET_BREAKERS[breaker].flag} raised; continues after turn ${afterTurn}`);

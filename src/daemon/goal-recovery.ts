@@ -4,6 +4,7 @@
 // goals of a foreground process that died are failed.
 
 import { appendTurnRecord, readTurnRecords, turnOfSnapshot } from '../../state/index.js';
+import { clearRunningChecks, readRunningChecks } from '../../state/running-checks.js';
 import type { GoalRecord, Store } from '../../state/types.js';
 import type { Clock } from '../clock.js';
 import { killMarkedProcesses } from '../process/escaped-processes.js';
@@ -36,21 +37,17 @@ export interface RecoveryOptions {
 export async function recoverGoals(goals: readonly GoalRecord[], options: RecoveryOptions): Promise<void> {
   const adopted = goals.filter((goal) => isLiveGoal(goal) && !isForeignLive(goal));
   // Every leftover group at once: each may take the whole SIGTERM grace to die.
+  const leftovers = (await Promise.all(adopted.map((goal) => leftoverGroupsOf(goal, options.store)))).flat();
   await Promise.all(
-    adopted.flatMap((goal) =>
-      [
-        { what: 'agent', group: goal.runningAgent },
-        { what: 'check', group: goal.runningCheck },
-      ].map(async ({ what, group }) => {
-        if (!group) return;
-        const killed = await killLeftoverGroup(group.pid, group.startTime);
-        if (killed) options.log(`goal ${goal.id}: killed the leftover ${what} group ${group.pid}`);
-        // The token is random per group: whatever still carries it was started by that agent or check.
-        const escaped = group.token === undefined ? 0 : await killMarkedProcesses(group.token);
-        if (escaped > 0) options.log(`goal ${goal.id}: killed ${escaped} processes that had left the ${what} group ${group.pid}`);
-      }),
-    ),
+    leftovers.map(async ({ goalId, what, group }) => {
+      const killed = await killLeftoverGroup(group.pid, group.startTime);
+      if (killed) options.log(`goal ${goalId}: killed the leftover ${what} group ${group.pid}`);
+      // The token is random per group: whatever still carries it was started by that agent or check.
+      const escaped = group.token === undefined ? 0 : await killMarkedProcesses(group.token);
+      if (escaped > 0) options.log(`goal ${goalId}: killed ${escaped} processes that had left the ${what} group ${group.pid}`);
+    }),
   );
+  for (const goal of adopted) clearRunningChecks(options.store.goalDir(goal.id));
   for (const goal of adopted) {
     if (goal.owner?.kind === 'foreground') {
       const pid = goal.owner.pid;
@@ -65,6 +62,21 @@ export async function recoverGoals(goals: readonly GoalRecord[], options: Recove
       options.log(`goal ${goal.id}: could not be recovered: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+interface LeftoverGroup {
+  goalId: string;
+  what: 'agent' | 'check';
+  group: { pid: number; startTime: string | null; token?: string };
+}
+
+// The groups a goal's previous process recorded: its agent's (in state.json) and its checks'.
+async function leftoverGroupsOf(goal: GoalRecord, store: Store): Promise<LeftoverGroup[]> {
+  const checks = await readRunningChecks(store.goalDir(goal.id));
+  return [
+    ...(goal.runningAgent ? [{ goalId: goal.id, what: 'agent' as const, group: goal.runningAgent }] : []),
+    ...checks.map((group) => ({ goalId: goal.id, what: 'check' as const, group })),
+  ];
 }
 
 // A group a previous daemon recorded is ours while its leader is still the recorded process (start time
@@ -103,13 +115,12 @@ async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Pro
     if (record) {
       record.owner = owner;
       record.runningAgent = null;
-      record.runningCheck = null;
     }
   });
   options.log(`goal ${goal.id}: recovered (${goal.status}, was ${goal.phase})`);
   const restored: RestoredGoal | undefined =
     goal.machine === null ? undefined : { machine: goal.machine, lastTurn, initialTree: turns[0]?.tree ?? null };
-  await options.launch({ ...goal, owner, runningAgent: null, runningCheck: null }, prepared, restored);
+  await options.launch({ ...goal, owner, runningAgent: null }, prepared, restored);
 }
 
 /**

@@ -35,6 +35,5 @@ export async function recordGoalEnding(store: Store, goalId: string, ending: Goa
     goal.updatedAt = at;
     goal.pauseReason = null;
     goal.runningAgent = null;
-    goal.runningCheck = null;
   });
 }

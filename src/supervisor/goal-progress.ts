@@ -16,8 +16,6 @@ export interface GoalProgress {
   machine: Json;
   summary: GoalSummary;
   runningAgent: GoalRecord['runningAgent'];
-  /** The check running now, if any (absent: left as stored). */
-  runningCheck?: GoalRecord['runningCheck'];
   /** Epoch milliseconds the goal started (active time counted back from now). */
   startedAt: number;
   now: number;
@@ -43,13 +41,11 @@ export async function recordGoalProgress(
     goal.startedAt ??= new Date(progress.startedAt).toISOString();
     goal.pauseReason = status === 'paused' ? progress.pauseReason : null;
     goal.runningAgent = progress.runningAgent;
-    if (progress.runningCheck !== undefined) goal.runningCheck = progress.runningCheck;
     if (progress.done) {
       goal.finishedAt ??= now;
       goal.reason = progress.failure?.reason ?? null;
       goal.reasonMessage = progress.failure?.message ?? null;
       goal.runningAgent = null;
-      goal.runningCheck = null;
     }
   }, options);
 }

@@ -59,7 +59,6 @@ export class GoalSession {
   /** The agent of the turn in flight, as every write of the goal records it (for crash recovery). */
   runningAgent: GoalRecord['runningAgent'] = null;
   /** The check of the turn in flight, recorded the same way. */
-  runningCheck: GoalRecord['runningCheck'] = null;
   private readonly options: GoalSessionOptions;
   private readonly actor: GoalActor;
   private readonly wakeup = new Wakeup();
@@ -271,7 +270,6 @@ export class GoalSession {
       machine: toJson(this.actor.getPersistedSnapshot()),
       summary: this.summaryNow,
       runningAgent: this.runningAgent,
-      runningCheck: this.runningCheck,
       startedAt: this.startedAt,
       now: this.now(),
     }, options);

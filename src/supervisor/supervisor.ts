@@ -9,8 +9,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { GoalStatus } from '../../machines/goal.machine.js';
+import { recordRunningChecks } from '../../state/running-checks.js';
 import { appendTurnRecord } from '../../state/turn-log.js';
-import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
+import type { GoalRecord, GoalSummary, Json, RunningCheck, Store } from '../../state/types.js';
 import { readProcessStartTime } from '../process/process-identity.js';
 import type { AgentAdapter, TurnResult } from '../agents/types.js';
 import {
@@ -675,17 +676,20 @@ export class GoalSupervisor {
   // Checks, or null when the goal was stopped or detached while they ran (the runner rejects on abort).
   private async runChecks(): Promise<CheckResult[] | null> {
     try {
-      // Each check's group is stored as it starts, so a daemon that dies mid-check can kill it; cleared
-      // (like the agent's) in the turn's next write, and like the agent's not flushed to the directory.
-      let recorded: Promise<void> = Promise.resolve();
+      // Each check's group is recorded as it starts, so a daemon that dies mid-check can kill what it left
+      // (state/running-checks.ts: a small file of the goal's own, not a state.json write per check).
+      const goalDir = this.deps.store.goalDir(this.id);
+      const groups: RunningCheck[] = [];
+      let unrecorded = null as Error | null; // (a cast: set in the callback, which narrowing cannot see)
       const checks = await this.deps.checks.run(this.session.abortSignal, (group) => {
-        this.session.runningCheck = group;
-        recorded = recorded.then(() => this.session.persist({ durable: false }));
-        recorded.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled
-      }, this.deps.sandbox?.forChecks() ?? null).finally(() => {
-        this.session.runningCheck = null;
-      });
-      await recorded;
+        groups.push(group);
+        try {
+          recordRunningChecks(goalDir, groups);
+        } catch (error) {
+          unrecorded ??= error instanceof Error ? error : new Error(String(error)); // thrown once the checks are over, like any failed write of goald's files
+        }
+      }, this.deps.sandbox?.forChecks() ?? null);
+      if (unrecorded !== null) throw unrecorded;
       return this.session.isInterrupted() ? null : checks;
     } catch (error) {
       if (this.session.isInterrupted()) return null;

@@ -5,7 +5,8 @@
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { readGoal, submitGoal, waitForFinished, waitForGoal, waitForPidFile } from '../helpers/daemon.js';
+import { readRunningChecks } from '../../state/running-checks.js';
+import { readGoal, submitGoal, waitForFinished, waitForPidFile } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
 import { isProcessRunning, waitUntilGone } from '../helpers/processes.js';
 import { goaldSandbox, parseJsonLines, repoRoot, sandboxDaemonPid } from '../helpers/run-goald.js';
@@ -117,7 +118,7 @@ describe('processes that left the process group', () => {
     for (const pid of [...escapees, checkLeader]) killLeftoverLater(pid);
     // The agent's own sweep already ended its escapee; the check's group and escapee are the crash's leftovers.
     await waitUntilGone(escapees[0] ?? 0, 8_000);
-    await waitForGoal(sandbox, id, 'to record its running check', (goal) => goal.runningCheck?.pid === checkLeader);
+    await expect.poll(async () => (await readRunningChecks(path.join(sandbox.home, 'goals', id))).map((group) => group.pid), { timeout: 15_000 }).toContain(checkLeader);
 
     const daemon = sandboxDaemonPid(sandbox);
     expect(daemon).not.toBeNull();

@@ -1,0 +1,61 @@
+// The process groups of a goal's running checks, in `goals/<id>/running-checks.json` beside its turn log.
+// Only a crash of the process that runs the checks needs them (the next daemon kills what they left), so
+// they are written without the store's lock, schema pass, backup or fsync: a temp file renamed over the
+// last, one small write per check instead of a whole state.json rewrite on the turn's path. A record that
+// outlives its check is harmless: recovery kills a group only while its leader is still the recorded
+// process or the group still has members, and Linux never reuses a live group's id.
+
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { isErrnoCode } from '../src/errno.js';
+import { tempPathFor } from './durable-file.js';
+import type { RunningCheck } from './types.js';
+
+const RUNNING_CHECKS_FILE_NAME = 'running-checks.json';
+
+const runningChecksSchema = z.array(z.object({ pid: z.number().int().positive(), startTime: z.string().nullable(), token: z.string() }));
+
+/** Replaces the goal's record of its running check groups (its directory exists: the goal is registered). */
+export function recordRunningChecks(goalDir: string, groups: readonly RunningCheck[]): void {
+  const path = join(goalDir, RUNNING_CHECKS_FILE_NAME);
+  const temp = tempPathFor(path);
+  try {
+    writeFileSync(temp, `${JSON.stringify(groups)}\n`, { mode: 0o600 });
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // not made
+    }
+    throw error;
+  }
+}
+
+/** The check groups a goal's last process recorded; none when it recorded none or the file is unreadable. */
+export async function readRunningChecks(goalDir: string): Promise<RunningCheck[]> {
+  let text: string;
+  try {
+    text = await readFile(join(goalDir, RUNNING_CHECKS_FILE_NAME), 'utf8');
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+  try {
+    const parsed = runningChecksSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return []; // cut short by a power loss: the checks died with the machine
+  }
+}
+
+/** Forgets the goal's running checks (after recovery has dealt with them). */
+export function clearRunningChecks(goalDir: string): void {
+  try {
+    unlinkSync(join(goalDir, RUNNING_CHECKS_FILE_NAME));
+  } catch (error) {
+    if (!isErrnoCode(error, 'ENOENT')) throw error;
+  }
+}
