@@ -1,7 +1,8 @@
 // Reads Claude Code's `--output-format stream-json --verbose` output, one JSON event per line, as it
 // arrives: session id and model (`system/init`), tool calls (`tool_use` blocks of `assistant` events),
 // permission denials, usage limits (`rate_limit_event`, API error messages) and the final `result` with the
-// turn's usage and cost. Pure: lines in, a summary out; the clock is an argument.
+// turn's usage and cost. Pure: lines in, a summary out; the clock is an argument. Over 400 lines because
+// Claude Code's event shapes and their quirks (below) are read in one place, next to each other.
 //
 // Usage while the turn runs: each assistant event carries the usage snapshot of its API call as it
 // started (input tokens, output_tokens ≈ 1), repeated on every content block of that call, so summing

@@ -1,7 +1,8 @@
 // The options of `goald start`, which `goald loop` takes too: one table from which the CLI's commander
 // options, the socket request's `flags` schema and the flag and GOALD_* layers of resolve-settings are all
 // derived. Each option says its flag, how its value is read, its help text (defaults come from
-// defaults.ts, never restated here) and the setting it fills.
+// defaults.ts, never restated here) and the setting it fills. Over 400 lines because the table is the
+// point: every start option, in one list, in the order `goald start --help` shows them.
 
 import { GoaldError } from '../errors.js';
 import { DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_LIMITS } from './defaults.js';
