@@ -165,6 +165,20 @@ describe('goald race', () => {
     expect(end.members[1]?.goalId).not.toBe(end.members[0]?.goalId);
   });
 
+  it("race.concurrency from the user's config when the workspace sets none: the members' recorded runs do not overlap", async () => {
+    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const sandbox = await goaldSandbox();
+    const userConfig = path.join(String(sandbox.env.XDG_CONFIG_HOME), 'goald', 'config.json');
+    await mkdir(path.dirname(userConfig), { recursive: true });
+    await writeFile(userConfig, JSON.stringify({ race: { concurrency: 1 } }));
+    const { code, end } = await race(sandbox, git.dir, ['--evaluator', 'none', '--pick', 'best', '--agent', 'echo a > done.txt', '--agent', 'echo b > done.txt']);
+    expect(code).toBe(0);
+    const shown = await sandbox.run(['show', end.id, '--json']);
+    expect((JSON.parse(shown.stdout) as { race: RaceEnd }).race.concurrency).toBe(1);
+    const [first, second] = end.members.map((member) => readGoal(sandbox, String(member.goalId)));
+    expect(Date.parse(String(second?.startedAt))).toBeGreaterThanOrEqual(Date.parse(String(first?.finishedAt)));
+  });
+
   it('--agent X --n 3: three members, each running X as a goal and branch of its own', async () => {
     const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
     const sandbox = await goaldSandbox();
