@@ -10,9 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectToHold, readGoal } from '../helpers/daemon.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { gitdir } from '../helpers/gitdir.js';
+import { gitdir, type Gitdir } from '../helpers/gitdir.js';
 import { waitUntil } from '../helpers/wait.js';
-import { goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
+import { goaldSandbox, parseJsonLines, writeUserConfig, type GoaldSandbox } from '../helpers/run-goald.js';
 
 let llm: FakeLlm;
 beforeAll(async () => {
@@ -31,6 +31,10 @@ interface RaceEnd {
   members: { agent: string; goalId: string | null; status: string; diffLines?: number | null }[];
 }
 
+function repo(files: Record<string, string> = {}): Promise<Gitdir> {
+  return gitdir({ files: { 'README.md': '# demo\n', ...files }, initialCommit: true });
+}
+
 async function race(sandbox: GoaldSandbox, dir: string, args: string[]): Promise<{ code: number | null; end: RaceEnd; stderr: string }> {
   const run = await sandbox.run(['race', 'done.txt exists', '-C', dir, '--cooldown', '0', '--check', 'test -f done.txt', ...args, '--wait', '--json']);
   const events = parseJsonLines(run.stdout);
@@ -42,7 +46,7 @@ async function race(sandbox: GoaldSandbox, dir: string, args: string[]): Promise
 
 describe('goald race', () => {
   it('--pick first: the first member to achieve wins, the others are stopped; apply <race> applies the winner', async () => {
-    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const git = await repo();
     const sandbox = await goaldSandbox();
     const signals = path.join(sandbox.root, 'signals');
     await mkdir(signals);
@@ -85,7 +89,7 @@ describe('goald race', () => {
       }
       return { text: JSON.stringify({ achieved: true, blocked: false, reason: 'done.txt exists', remaining: [], next_step: null, confidence: null }) };
     });
-    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const git = await repo();
     const sandbox = await goaldSandbox();
     const env = { OPENAI_API_KEY: 'sk-test-not-a-secret', OPENAI_BASE_URL: llm.openaiBaseURL };
     await writeFile(path.join(sandbox.root, 'unused'), '');
@@ -115,7 +119,7 @@ describe('goald race', () => {
   });
 
   it('bad input exits 2: one member, an unknown race to apply', async () => {
-    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const git = await repo();
     const sandbox = await goaldSandbox();
     const one = await sandbox.run(['race', 'x', '-C', git.dir, '--agent', 'true', '--n', '1', '--check', 'true', '--evaluator', 'none']);
     expect(one.code).toBe(2);
@@ -131,7 +135,7 @@ describe('goald race', () => {
   });
 
   it('race.concurrency 1: the second member starts only once the first has ended; status shows the running race with its members', { timeout: 60_000 }, async () => {
-    const git = await gitdir({ files: { 'README.md': '# demo\n', 'goal.config.json': JSON.stringify({ race: { concurrency: 1 } }) }, initialCommit: true });
+    const git = await repo({ 'goal.config.json': JSON.stringify({ race: { concurrency: 1 } }) });
     const sandbox = await goaldSandbox();
     const log = path.join(sandbox.root, 'log');
     const logged = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
@@ -166,11 +170,9 @@ describe('goald race', () => {
   });
 
   it("race.concurrency from the user's config when the workspace sets none: the members' recorded runs do not overlap", async () => {
-    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const git = await repo();
     const sandbox = await goaldSandbox();
-    const userConfig = path.join(String(sandbox.env.XDG_CONFIG_HOME), 'goald', 'config.json');
-    await mkdir(path.dirname(userConfig), { recursive: true });
-    await writeFile(userConfig, JSON.stringify({ race: { concurrency: 1 } }));
+    await writeUserConfig(sandbox, { race: { concurrency: 1 } });
     const { code, end } = await race(sandbox, git.dir, ['--evaluator', 'none', '--pick', 'best', '--agent', 'echo a > done.txt', '--agent', 'echo b > done.txt']);
     expect(code).toBe(0);
     const shown = await sandbox.run(['show', end.id, '--json']);
@@ -180,7 +182,7 @@ describe('goald race', () => {
   });
 
   it('--agent X --n 3: three members, each running X as a goal and branch of its own', async () => {
-    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const git = await repo();
     const sandbox = await goaldSandbox();
     const agent = 'echo "$GOALD_GOAL_ID" > done.txt';
     const { code, end } = await race(sandbox, git.dir, ['--evaluator', 'none', '--pick', 'best', '--agent', agent, '--n', '3']);
@@ -197,7 +199,7 @@ describe('goald race', () => {
   });
 
   it('--wait exits 1 when no member achieved the goal', async () => {
-    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const git = await repo();
     const sandbox = await goaldSandbox();
     const { code, end } = await race(sandbox, git.dir, ['--evaluator', 'none', '--max-turns', '1', '--agent', 'echo x > x.txt', '--agent', 'true']);
     expect(code).toBe(1);

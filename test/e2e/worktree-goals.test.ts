@@ -13,7 +13,7 @@ import { gatedAgent, readGoal, submitGoal, waitForGoal, waitForPidFile } from '.
 import { gitdir, type Gitdir } from '../helpers/gitdir.js';
 import { waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
-import { goaldSandbox, parseJsonLines, sandboxDaemonPid, type GoaldSandbox } from '../helpers/run-goald.js';
+import { goaldSandbox, parseJsonLines, sandboxDaemonPid, writeUserConfig, type GoaldSandbox } from '../helpers/run-goald.js';
 
 const FAST = ['--cooldown', '0', '--evaluator', 'none'];
 
@@ -103,12 +103,10 @@ describe('worktree goals', () => {
     const sandbox = await goaldSandbox();
     const configured = await repo({ 'goal.config.json': JSON.stringify({ isolation: 'worktree' }) });
     const plain = await repo();
-    const userConfig = path.join(sandbox.env.XDG_CONFIG_HOME ?? '', 'goald', 'config.json');
     for (const git of [configured, plain]) {
       if (git === plain) {
         // The user's config, written once the first goal has ended: it alone makes this one a worktree goal.
-        await mkdir(path.dirname(userConfig), { recursive: true });
-        await writeFile(userConfig, JSON.stringify({ isolation: 'worktree' }));
+        await writeUserConfig(sandbox, { isolation: 'worktree' });
       }
       await git.write('a.txt', 'the user\'s uncommitted edit\n');
       const head = await git.git('rev-parse', 'HEAD');
