@@ -10,6 +10,7 @@ import type { GoalRecord } from '../../state/types.js';
 import { readStartFlags, type StartFlags } from '../config/start-options.js';
 import { ADAPTER_NAMES } from '../config/flag-values.js';
 import { loadConfigFile, CONFIG_FILE_NAME } from '../config/load-config.js';
+import { resolveUserConfigPath } from '../config/resolve-settings.js';
 import { parseStoredSettings } from '../config/settings-schema.js';
 import type { EventSubscription, StartGoalRequest, StartGoalResponse } from '../daemon/types.js';
 import { GoaldError } from '../errors.js';
@@ -94,7 +95,7 @@ export class RaceHost {
       condition: request.condition ?? '',
       repo: workspace.root,
       pick: request.pick,
-      concurrency: Math.min(agents.length, await readConcurrency(workspace.root)),
+      concurrency: Math.min(agents.length, await readConcurrency(workspace.root, { ...this.env, ...request.env })),
       members: agents.map((agent) => ({ agent, goalId: null, status: 'waiting' })),
       status: 'running',
       winner: null,
@@ -278,14 +279,18 @@ export class RaceHost {
   }
 }
 
-// `race.concurrency` from the workspace's goal.config.json (a bad file was refused when the first member started).
-async function readConcurrency(workspace: string): Promise<number> {
-  try {
-    const { config } = await loadConfigFile(path.join(workspace, CONFIG_FILE_NAME));
-    return config?.race?.concurrency ?? DEFAULT_CONCURRENCY;
-  } catch {
-    return DEFAULT_CONCURRENCY;
+// `race.concurrency` from the workspace's goal.config.json, else from the user's config.json (the precedence
+// of every setting; a bad file is refused when the first member starts).
+async function readConcurrency(workspace: string, env: NodeJS.ProcessEnv): Promise<number> {
+  for (const file of [path.join(workspace, CONFIG_FILE_NAME), resolveUserConfigPath(env)]) {
+    try {
+      const { config } = await loadConfigFile(file);
+      if (config?.race?.concurrency !== undefined) return config.race.concurrency;
+    } catch {
+      // refused with its problem when the first member starts
+    }
   }
+  return DEFAULT_CONCURRENCY;
 }
 
 // The flags and environment a member goal was started with, read back through the start options' table.

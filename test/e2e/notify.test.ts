@@ -3,13 +3,13 @@
 // `notify` section into the workspace's goal.config.json makes goald run and post nothing of its own.
 
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitdir } from '../helpers/gitdir.js';
-import { goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
+import { goaldSandbox, parseJsonLines, writeUserConfig } from '../helpers/run-goald.js';
 import { expectToHold } from '../helpers/daemon.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -38,12 +38,6 @@ async function webhook(): Promise<{ url: string; bodies: Record<string, unknown>
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies };
-}
-
-async function writeUserConfig(sandbox: GoaldSandbox, config: unknown): Promise<void> {
-  const dir = path.join(sandbox.root, 'config', 'goald');
-  await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'config.json'), JSON.stringify(config));
 }
 
 describe('notifications', () => {

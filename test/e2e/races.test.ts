@@ -1,15 +1,18 @@
 // End to end (issue 12, `goald race`): three scripted agents race on one goal in their own worktrees, through
 // the real daemon. `first`: the first to achieve wins and the others are stopped; `best`: all finish and
-// the (fake) evaluator compares their diffs in one call, ties going to the smaller diff. Bad input exits 2.
+// the (fake) evaluator compares their diffs in one call, ties going to the smaller diff. `race.concurrency`
+// keeps members from overlapping, `status` shows a running race with its members, `--n` repeats an agent,
+// `--wait` exits 1 when none achieved. Bad input exits 2.
 
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readGoal } from '../helpers/daemon.js';
+import { expectToHold, readGoal } from '../helpers/daemon.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
-import { gitdir } from '../helpers/gitdir.js';
-import { goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
+import { gitdir, type Gitdir } from '../helpers/gitdir.js';
+import { waitUntil } from '../helpers/wait.js';
+import { goaldSandbox, parseJsonLines, writeUserConfig, type GoaldSandbox } from '../helpers/run-goald.js';
 
 let llm: FakeLlm;
 beforeAll(async () => {
@@ -22,9 +25,14 @@ afterAll(async () => {
 interface RaceEnd {
   id: string;
   status: string;
+  concurrency: number;
   winner: string | null;
   reason: string | null;
   members: { agent: string; goalId: string | null; status: string; diffLines?: number | null }[];
+}
+
+function repo(files: Record<string, string> = {}): Promise<Gitdir> {
+  return gitdir({ files: { 'README.md': '# demo\n', ...files }, initialCommit: true });
 }
 
 async function race(sandbox: GoaldSandbox, dir: string, args: string[]): Promise<{ code: number | null; end: RaceEnd; stderr: string }> {
@@ -38,7 +46,7 @@ async function race(sandbox: GoaldSandbox, dir: string, args: string[]): Promise
 
 describe('goald race', () => {
   it('--pick first: the first member to achieve wins, the others are stopped; apply <race> applies the winner', async () => {
-    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const git = await repo();
     const sandbox = await goaldSandbox();
     const signals = path.join(sandbox.root, 'signals');
     await mkdir(signals);
@@ -81,7 +89,7 @@ describe('goald race', () => {
       }
       return { text: JSON.stringify({ achieved: true, blocked: false, reason: 'done.txt exists', remaining: [], next_step: null, confidence: null }) };
     });
-    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const git = await repo();
     const sandbox = await goaldSandbox();
     const env = { OPENAI_API_KEY: 'sk-test-not-a-secret', OPENAI_BASE_URL: llm.openaiBaseURL };
     await writeFile(path.join(sandbox.root, 'unused'), '');
@@ -111,7 +119,7 @@ describe('goald race', () => {
   });
 
   it('bad input exits 2: one member, an unknown race to apply', async () => {
-    const git = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const git = await repo();
     const sandbox = await goaldSandbox();
     const one = await sandbox.run(['race', 'x', '-C', git.dir, '--agent', 'true', '--n', '1', '--check', 'true', '--evaluator', 'none']);
     expect(one.code).toBe(2);
@@ -124,5 +132,78 @@ describe('goald race', () => {
     expect(empty.stderr).toContain('has no commit yet');
     const unknown = await sandbox.run(['apply', 'rnosuchrace', '-C', git.dir]);
     expect(unknown.code).toBe(2);
+  });
+
+  it('race.concurrency 1: the second member starts only once the first has ended; status shows the running race with its members', { timeout: 60_000 }, async () => {
+    const git = await repo({ 'goal.config.json': JSON.stringify({ race: { concurrency: 1 } }) });
+    const sandbox = await goaldSandbox();
+    const log = path.join(sandbox.root, 'log');
+    const logged = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
+    // Each member logs its start, waits for the test's gate, logs its end and achieves.
+    const agent = (name: string): string =>
+      `echo "start ${name}" >> ${log}; while [ ! -f ${sandbox.root}/go-${name} ]; do sleep 0.02; done; echo "end ${name}" >> ${log}; echo ${name} > done.txt`;
+    const running = race(sandbox, git.dir, ['--evaluator', 'none', '--pick', 'best', '--agent', agent('one'), '--agent', agent('two')]);
+    void running.catch(() => undefined); // awaited below; a failure before then must not surface as unhandled
+    await waitUntil('the first member to start', () => logged().includes('start one'), 30_000);
+    await waitUntil('the race to be stored', async () => (await readdir(path.join(sandbox.home, 'races'))).length === 1);
+
+    const status = await sandbox.run(['status', '--json']);
+    expect(status.code, status.stderr).toBe(0);
+    const [shown, ...others] = (JSON.parse(status.stdout) as { races?: RaceEnd[] }).races ?? [];
+    expect(others).toEqual([]);
+    expect(shown).toMatchObject({ status: 'running', concurrency: 1, winner: null });
+    expect(shown?.members.map((member) => [member.status, member.goalId === null])).toEqual([['running', false], ['waiting', true]]);
+    const text = await sandbox.run(['status']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`${String(shown?.id)}  race best +running \\(1/2 members\\) +done\\.txt exists`));
+    expect(text.stdout).toContain(String(shown?.members[0]?.goalId));
+
+    await expectToHold('the second member to wait for a slot', 500, () => !logged().includes('start two'));
+    await writeFile(path.join(sandbox.root, 'go-one'), '');
+    await waitUntil('the second member to start', () => logged().includes('start two'), 30_000);
+    await writeFile(path.join(sandbox.root, 'go-two'), '');
+    const { code, end } = await running;
+    expect(code).toBe(0);
+    expect(logged()).toEqual(['start one', 'end one', 'start two', 'end two']);
+    expect(end.members.map((member) => member.status)).toEqual(['achieved', 'achieved']);
+    expect(end.members[1]?.goalId).not.toBe(end.members[0]?.goalId);
+  });
+
+  it("race.concurrency from the user's config when the workspace sets none: the members' recorded runs do not overlap", async () => {
+    const git = await repo();
+    const sandbox = await goaldSandbox();
+    await writeUserConfig(sandbox, { race: { concurrency: 1 } });
+    const { code, end } = await race(sandbox, git.dir, ['--evaluator', 'none', '--pick', 'best', '--agent', 'echo a > done.txt', '--agent', 'echo b > done.txt']);
+    expect(code).toBe(0);
+    const shown = await sandbox.run(['show', end.id, '--json']);
+    expect((JSON.parse(shown.stdout) as { race: RaceEnd }).race.concurrency).toBe(1);
+    const [first, second] = end.members.map((member) => readGoal(sandbox, String(member.goalId)));
+    expect(Date.parse(String(second?.startedAt))).toBeGreaterThanOrEqual(Date.parse(String(first?.finishedAt)));
+  });
+
+  it('--agent X --n 3: three members, each running X as a goal and branch of its own', async () => {
+    const git = await repo();
+    const sandbox = await goaldSandbox();
+    const agent = 'echo "$GOALD_GOAL_ID" > done.txt';
+    const { code, end } = await race(sandbox, git.dir, ['--evaluator', 'none', '--pick', 'best', '--agent', agent, '--n', '3']);
+    expect(code).toBe(0);
+    expect(end.members.map((member) => [member.agent, member.status])).toEqual([
+      [agent, 'achieved'],
+      [agent, 'achieved'],
+      [agent, 'achieved'],
+    ]);
+    const ids = end.members.map((member) => String(member.goalId));
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(await git.git('show', `goald/${id}:done.txt`)).toBe(id);
+    expect(ids).toContain(end.winner);
+  });
+
+  it('--wait exits 1 when no member achieved the goal', async () => {
+    const git = await repo();
+    const sandbox = await goaldSandbox();
+    const { code, end } = await race(sandbox, git.dir, ['--evaluator', 'none', '--max-turns', '1', '--agent', 'echo x > x.txt', '--agent', 'true']);
+    expect(code).toBe(1);
+    expect(end).toMatchObject({ status: 'none', winner: null, reason: 'no member achieved the goal' });
+    expect(end.members.map((member) => member.status)).toEqual(['failed', 'failed']);
   });
 });

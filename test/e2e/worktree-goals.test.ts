@@ -1,8 +1,8 @@
 // End to end (issue 12, worktree goals): real repositories, the real daemon, scripted agents. Two goals in
-// one repository at once while the user keeps editing; each turn committed on `goald/<id>`; `goald diff`;
-// `goald apply` with and without conflicts and over uncommitted changes; `--pr` with a fake gh; kill -9
-// of the daemon mid-goal; prune removing exactly what it should; hostile agents that switch branches or make
-// their own `goald/*` branch.
+// one repository at once while the user keeps editing; `isolation: "worktree"` from a config file instead
+// of --worktree; each turn committed on `goald/<id>`; `goald diff`; `goald apply` with and without
+// conflicts and over uncommitted changes; `--pr` with a fake gh; kill -9 of the daemon mid-goal; prune
+// removing exactly what it should; hostile agents that switch branches or make their own `goald/*` branch.
 
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -13,7 +13,7 @@ import { gatedAgent, readGoal, submitGoal, waitForGoal, waitForPidFile } from '.
 import { gitdir, type Gitdir } from '../helpers/gitdir.js';
 import { waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
-import { goaldSandbox, parseJsonLines, sandboxDaemonPid, type GoaldSandbox } from '../helpers/run-goald.js';
+import { goaldSandbox, parseJsonLines, sandboxDaemonPid, writeUserConfig, type GoaldSandbox } from '../helpers/run-goald.js';
 
 const FAST = ['--cooldown', '0', '--evaluator', 'none'];
 
@@ -97,6 +97,33 @@ describe('worktree goals', () => {
 
     const shown = await sandbox.run(['show', x.id]);
     expect(shown.stdout).toContain(`branch goald/${x.id}`);
+  });
+
+  it('isolation: "worktree" in goal.config.json, or in the user\'s config, makes a plain `goald start` run on goald/<id>; the checkout is untouched', { timeout: 60_000 }, async () => {
+    const sandbox = await goaldSandbox();
+    const configured = await repo({ 'goal.config.json': JSON.stringify({ isolation: 'worktree' }) });
+    const plain = await repo();
+    for (const git of [configured, plain]) {
+      if (git === plain) {
+        // The user's config, written once the first goal has ended: it alone makes this one a worktree goal.
+        await writeUserConfig(sandbox, { isolation: 'worktree' });
+      }
+      await git.write('a.txt', 'the user\'s uncommitted edit\n');
+      const head = await git.git('rev-parse', 'HEAD');
+      const { id } = await submitGoal(sandbox, ['scripted', '-C', git.dir, ...FAST, '--agent', 'echo goal > g.txt; echo agent >> a.txt', '--check', 'test -f g.txt']);
+      const goal = await finished(sandbox, id);
+      expect(goal.status).toBe('achieved');
+      expect(goal.worktree).toMatchObject({ repo: git.dir, branch: `goald/${id}`, base: head });
+      expect(goal.workspace.startsWith(path.join(sandbox.home, 'worktrees'))).toBe(true);
+      expect(await git.git('show', `goald/${id}:g.txt`)).toBe('goal');
+      expect(await git.git('show', `goald/${id}:a.txt`)).toBe('a\nagent');
+      // The user's checkout: same HEAD and branch, their edit alone, nothing of the agent's.
+      expect(await git.git('rev-parse', 'HEAD')).toBe(head);
+      expect(await git.git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
+      expect(await git.git('status', '--porcelain')).toBe(' M a.txt');
+      expect(await readFile(git.path('a.txt'), 'utf8')).toBe('the user\'s uncommitted edit\n');
+      expect(await worktreeList(git)).toEqual([git.dir]);
+    }
   });
 
   it('commits each turn that changed the tree, with the configured author, and none for a turn that changed nothing', async () => {

@@ -2,7 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -138,6 +138,13 @@ function recordedAgentPids(home: string): number[] {
   } catch {
     return [];
   }
+}
+
+/** Writes the sandbox user's config file (`$XDG_CONFIG_HOME/goald/config.json`). */
+export async function writeUserConfig(sandbox: GoaldSandbox, config: unknown): Promise<void> {
+  const dir = path.join(sandbox.root, 'config', 'goald');
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'config.json'), JSON.stringify(config));
 }
 
 /** Parses `--json` output: one object per line. */

@@ -1,6 +1,7 @@
-// The test-count reader on the recorded output of each runner (test/fixtures/test-output: node:test,
-// vitest, pytest and cargo as they printed here; jest, mocha, rspec and go as they print their summaries),
-// and on output that only looks like a summary.
+// The test-count reader on the recorded output of each runner (test/fixtures/test-output, every file as the
+// runner printed it: node:test, vitest, pytest and cargo; jest 30.5.2 and mocha 12.0.3 on Node 20.20.2, plain
+// and with FORCE_COLOR=1; rspec 3.12 on Ruby 3.1.2, a run and a spec file that fails to load; go 1.19.8 test
+// over two packages, with and without -v), and on output that only looks like a summary.
 
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ describe('readTestCounts on recorded runner output', () => {
     ['vitest.txt', { runner: 'vitest', passed: 3, failed: 1, skipped: 2 }],
     ['vitest-color.txt', { runner: 'vitest', passed: 3, failed: 1, skipped: 2 }],
     ['jest.txt', { runner: 'jest', passed: 4, failed: 1, skipped: 2 }],
+    ['jest-color.txt', { runner: 'jest', passed: 4, failed: 1, skipped: 2 }],
     ['node-test-tap.txt', { runner: 'node:test', passed: 3, failed: 1, skipped: 2 }],
     ['node-test-spec.txt', { runner: 'node:test', passed: 3, failed: 1, skipped: 2 }],
     ['tap.txt', { runner: 'tap', passed: 2, failed: 1, skipped: 1 }],
@@ -22,7 +24,9 @@ describe('readTestCounts on recorded runner output', () => {
     ['cargo-failing.txt', { runner: 'cargo', passed: 2, failed: 1, skipped: 1 }],
     ['cargo-workspace.txt', { runner: 'cargo', passed: 6, failed: 0, skipped: 1 }],
     ['mocha.txt', { runner: 'mocha', passed: 3, failed: 1, skipped: 1 }],
+    ['mocha-color.txt', { runner: 'mocha', passed: 3, failed: 1, skipped: 1 }],
     ['rspec.txt', { runner: 'rspec', passed: 3, failed: 1, skipped: 1 }],
+    ['rspec-load-error.txt', { runner: 'rspec', passed: 0, failed: 1, skipped: 0 }],
   ])('%s', async (name, expected) => {
     expect(readTestCounts(await fixture(name))).toEqual(expected);
   });
