@@ -155,8 +155,12 @@ describe('goald race', () => {
     expect(shown?.members.map((member) => [member.status, member.goalId === null])).toEqual([['running', false], ['waiting', true]]);
     const text = await sandbox.run(['status']);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(new RegExp(`${String(shown?.id)}  race best +running \\(1/2 members\\) +done\\.txt exists`));
-    expect(text.stdout).toContain(String(shown?.members[0]?.goalId));
+    // One unit: the race's line, then a line per member right under it (the waiting one has no goal yet).
+    const lines = text.stdout.split('\n');
+    const at = lines.findIndex((line) => new RegExp(`^${String(shown?.id)}  race best +running \\(1/2 members\\) +done\\.txt exists`).test(line));
+    expect(at, text.stdout).toBeGreaterThanOrEqual(0);
+    expect(lines[at + 1]).toMatch(new RegExp(`^ +1\\. ${String(shown?.members[0]?.goalId)} +running +echo "start one"`));
+    expect(lines[at + 2]).toMatch(/^ +2\. \(not started\) +waiting +echo "start two"/);
 
     await expectToHold('the second member to wait for a slot', 500, () => !logged().includes('start two'));
     await writeFile(path.join(sandbox.root, 'go-one'), '');

@@ -78,8 +78,8 @@ export async function runStatus(ref: string | undefined, options: { json?: boole
     for (const goal of shown) io.out(renderGoalLine(goal));
   }
   if (races.length > 0) {
-    const { renderRaceLine } = await import('../render-race.js');
-    for (const race of races) io.out(renderRaceLine(race));
+    const { renderRaceWithMembers } = await import('../render-race.js');
+    for (const race of races) for (const line of renderRaceWithMembers(race)) io.out(line);
   }
   return EXIT.ok;
 }
