@@ -1,5 +1,5 @@
-// The watch view's cost (issue 11): `goald watch --once` against `goald status` on the same running daemon
-// and goal (target ≤ 1.5×). Run alone with `node dist/bench/views.bench.js [--runs N]` after `npm run build`.
+// The watch view's cost (issue 11): `goald watch --once` against `goald status` on the same running daemon,
+// goal and loop (target ≤ 1.5×). Run alone with `node dist/bench/views.bench.js [--runs N]` after `npm run build`.
 
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
@@ -60,6 +60,8 @@ export async function benchViews(opts: { runs?: number } = {}): Promise<ViewsBen
       env: {},
       queue: true,
     });
+    // A loop that fires only in a day: the list has a loop row, read from the loops request on every call.
+    await client.createLoop({ condition: 'bench the loop row', dir: repo, flags: { agent: 'true', check: ['true'], evaluator: 'none' }, env: {}, queue: false, every: '1d' });
     const watchTimes: number[] = [];
     const statusTimes: number[] = [];
     await timed([GOALD_BIN, 'status'], env);

@@ -113,8 +113,8 @@ function numberAt(value: JsonObject | null, key: string): number | null {
   return typeof child === 'number' ? child : null;
 }
 
-/** The status glyph, tone and words of a goal. */
-function statusOf(goal: GoalRecord): { glyph: string; tone: Tone; text: string } {
+/** The status glyph, tone and words of a goal (its row, and a loop's runs). */
+export function goalStatusOf(goal: Pick<GoalRecord, 'status' | 'phase' | 'pauseReason' | 'reason'>): { glyph: string; tone: Tone; text: string } {
   switch (goal.status) {
     case 'active':
       if (goal.phase === 'queued') return { glyph: '…', tone: 'waiting', text: 'queued' };
@@ -223,7 +223,7 @@ export function deriveGoalView(input: GoalViewInput): GoalView {
   // Nearest first; a stable sort keeps the table's order among equals.
   breakers.sort((a, b) => b.value / b.limit - a.value / a.limit);
 
-  const status = statusOf(goal);
+  const status = goalStatusOf(goal);
   const turn = Math.max(goal.summary.turns, startedTurn);
   const finished = goal.status === 'achieved' || goal.status === 'failed';
   const loop = input.loop ?? null;

@@ -1,8 +1,10 @@
 // A view state made safe for a terminal: every string in it (the condition, verdict reasons, file names,
-// provider errors: text from the world) passes through toTerminalText, so none can drive the terminal.
+// provider errors, a loop's config error: text from the world) passes through toTerminalText, so none can
+// drive the terminal.
 
 import { toTerminalText } from '../cli/terminal-text.js';
 import type { GoalView } from './goal-view.js';
+import type { LoopView } from './loop-view.js';
 
 function escapeDeep<T>(value: T): T;
 function escapeDeep(value: unknown): unknown {
@@ -14,7 +16,7 @@ function escapeDeep(value: unknown): unknown {
   return value;
 }
 
-/** `view` with every string escaped for the terminal (control characters as `\u00XX`). */
-export function terminalView(view: GoalView): GoalView {
+/** `view` (a goal's or a loop's) with every string escaped for the terminal (control characters as `\u00XX`). */
+export function terminalView<T extends GoalView | LoopView>(view: T): T {
   return escapeDeep(view);
 }

@@ -1,6 +1,6 @@
 // The watch view's ink components with ink-testing-library: frames drawn from view states, and every key
 // of the hint line turned into the right call on the source (an in-memory WatchSource: goald's own
-// interface, kept for the test).
+// interface, kept for the test), on a goal's row and on a loop's.
 
 import { render } from 'ink-testing-library';
 import { createElement } from 'react';
@@ -8,9 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { WatchApp } from '../../src/cli/watch/watch-app.js';
 import type { WatchSnapshot, WatchSource } from '../../src/cli/watch/watch-source.js';
 import { deriveGoalView } from '../../src/view/goal-view.js';
+import { deriveLoopView } from '../../src/view/loop-view.js';
 import { terminalView } from '../../src/view/terminal-view.js';
 import { createEmptySummary } from '../../state/state-schema.js';
-import type { GoalRecord } from '../../state/types.js';
+import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { waitUntil } from '../helpers/wait.js';
 
 function record(id: string, overrides: Partial<GoalRecord> = {}): GoalRecord {
@@ -22,9 +23,17 @@ function record(id: string, overrides: Partial<GoalRecord> = {}): GoalRecord {
   };
 }
 
+function loopRecord(id: string, overrides: Partial<LoopRecord> = {}): LoopRecord {
+  return {
+    id, workspace: '/ws/loop', every: '30m', condition: `loop ${id}`, options: {}, source: 'cli', createdAt: '2026-12-02T08:00:00.000Z',
+    nextRunAt: '2026-12-02T09:30:00.000Z', lastRunAt: '2026-12-02T09:00:00.000Z', lastGoalId: null, lastOutcome: null,
+    runs: 0, skipped: 0, waiting: false, catchUp: 'once', stopped: false, ...overrides,
+  };
+}
+
 class MemorySource implements WatchSource {
   readonly calls: string[] = [];
-  constructor(public goals: GoalRecord[]) {}
+  constructor(public goals: GoalRecord[], public loops: LoopRecord[] = []) {}
   async load(): Promise<WatchSnapshot> {
     const now = Date.parse('2026-12-02T09:10:00.000Z');
     const events = [
@@ -34,6 +43,7 @@ class MemorySource implements WatchSource {
     ];
     return {
       goals: this.goals.map((goal) => terminalView(deriveGoalView({ goal, events: goal.id === 'g1' ? events : [], now }))),
+      loops: this.loops.map((loop) => terminalView(deriveLoopView({ loop, goals: this.goals, now }))),
       logLines: ['turn 2/10 · log line'],
     };
   }
@@ -54,6 +64,14 @@ class MemorySource implements WatchSource {
   async say(id: string, text: string): Promise<string> {
     this.calls.push(`say ${id} ${text}`);
     return `goal ${id}: guidance queued`;
+  }
+  async runLoop(id: string): Promise<string> {
+    this.calls.push(`run loop ${id}`);
+    return `loop ${id} fired`;
+  }
+  async stopLoop(id: string): Promise<string> {
+    this.calls.push(`stop loop ${id}`);
+    return `loop ${id} stopped`;
   }
 }
 
@@ -139,6 +157,41 @@ describe('WatchApp', () => {
     expect(text).toContain('j/k p P r s g l q');
     expect(text).not.toContain('tok '); // no tokens column below 60 columns
     for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(50);
+    app.unmount();
+  });
+
+  it('lists a loop between live and finished goals; its pane shows the next run and last runs; r runs it, s s stops it, p says it is for goals', async () => {
+    const finished = record('g0', { status: 'achieved', phase: 'achieved', finishedAt: '2026-12-02T09:05:00.000Z', loopId: 'l1', createdAt: '2026-12-02T09:00:00.000Z' });
+    const loop = loopRecord('l1', { condition: 'nightly \u001b]0;owned\u0007 deps', lastGoalId: 'g0', lastOutcome: 'achieved', runs: 1 });
+    const source = new MemorySource([record('g1'), finished], [loop]);
+    const app = mount(source);
+    const text = await app.frame('loaded', (frame) => frame.includes('Goal: goal g1'));
+    const rows = text.split('\n');
+    const loopRow = rows.findIndex((row) => row.includes('l1'));
+    expect(rows[loopRow]).toMatch(/↻ l1 +every 30m +in 20m 00s +last ✔ achieved +\/ws\/loop +nightly /);
+    expect(loopRow).toBeGreaterThan(rows.findIndex((row) => row.includes('› ▶ g1')));
+    expect(loopRow).toBeLessThan(rows.findIndex((row) => row.includes('✔ g0')));
+    await waitUntil('keys read', () => app.stdin.listenerCount('readable') > 0);
+    app.stdin.write('j');
+    const pane = await app.frame('the loop pane', (frame) => frame.includes('Loop: '));
+    expect(pane).toContain('› ↻ l1');
+    expect(pane).toContain('Loop: nightly \\u001b]0;owned\\u0007 deps');
+    expect(pane).toContain('↻ scheduled · every 30m · runs 1 · skipped 0 · catch-up once');
+    expect(pane).toContain('workspace: /ws/loop');
+    expect(pane).toContain('next run: 2026-12-02 09:30 UTC (in 20m 00s)');
+    expect(pane).toContain('last runs:');
+    expect(pane).toContain('✔ g0 achieved · 2026-12-02 09:00 UTC · 2 turns');
+    expect(pane).toContain('loop: r run now · s stop loop');
+    expect(pane).not.toContain('\u0007');
+    app.stdin.write('p');
+    await app.frame('the keys of a goal', (frame) => frame.includes('p, P, g and l act on goals'));
+    app.stdin.write('r');
+    await app.frame('fired', (frame) => frame.includes('loop l1 fired'));
+    app.stdin.write('s');
+    await app.frame('the stop question', (frame) => frame.includes('stop loop l1? press s again'));
+    app.stdin.write('s');
+    await waitUntil('stop', () => source.calls.includes('stop loop l1'));
+    expect(source.calls).toEqual(['run loop l1', 'stop loop l1']);
     app.unmount();
   });
 

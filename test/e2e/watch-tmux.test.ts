@@ -5,8 +5,8 @@
 // and the goal runs on. The scripted agent and the evaluator are
 // hostile: the agent names a file with an OSC title escape, the evaluator's reason and remaining items carry
 // OSC and CSI sequences; the view shows them as text and the terminal's title stays as it was. `--once`
-// prints one frame (narrower with COLUMNS, with the loop's next run for a loop's goal), an unknown goal
-// exits 2, no goals gives the empty state, and
+// prints one frame (narrower with COLUMNS, with the loop's next run for a loop's goal, the loop a row of the
+// list), an unknown goal exits 2, no goals gives the empty state, and
 // without a terminal the live view refuses with exit 2.
 
 import { execFile } from 'node:child_process';
@@ -24,6 +24,8 @@ import { goaldBin, goaldSandbox, parseJsonLines, sandboxDaemonPid, type GoaldSan
 import { waitUntil } from '../helpers/wait.js';
 
 const run = promisify(execFile);
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 // What the pane's shell prints once goald watch has exited, with its exit status.
 const EXITED = /\[goald watch exited: (\d+)\]/;
@@ -234,7 +236,7 @@ describe('goald watch in a real terminal', () => {
     await waitForStatus(sandbox, first, 'to run on after its watcher died', (goal) => goal.status === 'active' && goal.summary.turns > turnsBefore);
   });
 
-  it('--once prints one frame and exits, narrower with COLUMNS; an unknown goal exits 2; no goals shows the empty state', async () => {
+  it('--once prints one frame and exits, narrower with COLUMNS, loops as rows; an unknown goal exits 2; no goals shows the empty state', async () => {
     const sandbox = await goaldSandbox();
     // Without a terminal (the test's pipes) only --once can work: exit 2 naming it, no daemon started for it.
     const piped = await sandbox.run(['watch']);
@@ -265,7 +267,7 @@ describe('goald watch in a real terminal', () => {
     for (const row of rows) expect([...row].length, row).toBeLessThanOrEqual(50);
     expect(rows.find((row) => row.includes(id.slice(0, 10)))).not.toContain(' tok');
 
-    // A goal a loop started shows the loop's next run (the only view that reads the loops).
+    // A goal a loop started shows the loop's next run.
     const looped = await repo();
     const loop = await createLoop(sandbox, ['1d', 'a looped goal', '-C', looped.dir, ...ONE_TURN, '--agent', 'true']);
     expect((await sandbox.run(['loop', 'run', loop.id])).code).toBe(0);
@@ -274,5 +276,14 @@ describe('goald watch in a real terminal', () => {
     expect(loopFrame.code, loopFrame.stderr).toBe(0);
     expect(loopFrame.stdout).toContain(`next loop run: ${new Date(loop.nextRunAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
     expect(once.stdout).not.toContain('next loop run');
+    // The loop is a row of the list, after the live goal and before the finished ones: its schedule, time
+    // to its next run, its last run's status, the end of its workspace's path; wider, its condition too.
+    const listed = await sandbox.run(['watch', '--once'], { env: { COLUMNS: '160' } });
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows160 = listed.stdout.split('\n');
+    const loopRow = rows160.findIndex((row) => row.includes(loop.id.slice(0, 10)));
+    expect(rows160[loopRow]).toMatch(new RegExp(`^  ↻ ${loop.id.slice(0, 10)} +every 1d +in 23h \\d\\dm +last ✖ failed +\\S*${escapeRegExp(path.basename(loop.workspace))} +a looped goal$`));
+    expect(loopRow).toBeGreaterThan(rows160.findIndex((row) => row.includes(id.slice(0, 10))));
+    expect(loopRow).toBeLessThan(rows160.findIndex((row) => row.includes(String(run?.id).slice(0, 10))));
   });
 });

@@ -10,6 +10,7 @@ import { EXIT, GoaldError } from '../../errors.js';
 import { resolveWorkspace } from '../../workspace/find-workspace.js';
 import type { CliIO } from '../io.js';
 import { clip } from '../../cut-text.js';
+import { renderLoopRun } from '../render-loop-run.js';
 import { forwardedEnv } from './start-daemon.js';
 import { parseStartOptions, toStartFlags } from './start-request.js';
 
@@ -113,11 +114,6 @@ export async function runLoopSync(options: { dir?: string; json?: boolean }, io:
 export async function runLoopRun(ref: string, io: CliIO): Promise<number> {
   const client = await ensureDaemon(io.env);
   const { loop, outcome } = await client.runLoop(ref);
-  const said = {
-    started: `loop ${loop.id} fired: goal ${loop.lastGoalId ?? '?'} started`,
-    waiting: `loop ${loop.id} fired, but a goal is active in ${loop.workspace}; the run waits for it`,
-    skipped: `loop ${loop.id} could not start a run${loop.configError ? `: ${loop.configError}` : ''}`,
-  }[outcome];
-  io.out(said);
+  io.out(renderLoopRun(loop, outcome));
   return outcome === 'skipped' ? EXIT.usage : EXIT.ok;
 }

@@ -50,7 +50,8 @@ export async function runWatchOnce(ref: string | undefined, io: CliIO): Promise<
   const snapshot = await daemonWatchSource(client).load(selected, goals);
   const lines = renderFrame({
     goals: snapshot.goals,
-    selectedId: selected ?? snapshot.goals[0]?.id ?? null,
+    loops: snapshot.loops,
+    selectedId: selected,
     ...frameSize(io.env),
     logLines: null,
     prompt: null,

@@ -4,12 +4,12 @@
 
 import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { createElement as h, useCallback, useEffect, useRef, useState, type ReactElement } from 'react';
-import { renderFrame, type Line, type WatchPrompt } from './watch-frame.js';
+import { GOAL_KEYS_ON_LOOP, renderFrame, selectedRow, watchRows, type Line, type WatchPrompt } from './watch-frame.js';
 import type { WatchSnapshot, WatchSource } from './watch-source.js';
 
 export interface WatchAppProps {
   source: WatchSource;
-  /** The goal selected at start (`goald watch <goal>`), or null for the first. */
+  /** The goal selected at start (`goald watch <goal>`), or null for the first goal. */
   initialSelectedId: string | null;
   refreshMs: number;
   /** Fixed size (tests); default: the terminal's. */
@@ -28,7 +28,7 @@ function LineView({ line }: { line: Line }): ReactElement {
   );
 }
 
-/** The watch view: goal list, detail pane, hint line; keys as the hint says. */
+/** The watch view: the list of goals and loops, detail pane, hint line; keys as the hint says. */
 export function WatchApp(props: WatchAppProps): ReactElement {
   const { source, refreshMs } = props;
   const { exit } = useApp();
@@ -60,7 +60,8 @@ export function WatchApp(props: WatchAppProps): ReactElement {
     try {
       const next = await source.load(selectedRef.current);
       setSnapshot(next);
-      if (selectedRef.current === null || !next.goals.some((goal) => goal.id === selectedRef.current)) setSelectedId(next.goals[0]?.id ?? null);
+      const rows = watchRows(next.goals, next.loops);
+      if (!rows.some((row) => row.view.id === selectedRef.current)) setSelectedId(selectedRow(rows, null)?.view.id ?? null);
     } catch (error) {
       setMessage(error instanceof Error ? error.message : String(error));
     } finally {
@@ -86,8 +87,10 @@ export function WatchApp(props: WatchAppProps): ReactElement {
   };
 
   const goals = snapshot?.goals ?? [];
-  const index = Math.max(0, goals.findIndex((goal) => goal.id === selectedId));
-  const current = goals[index]?.id ?? null;
+  const loops = snapshot?.loops ?? [];
+  const rows = watchRows(goals, loops);
+  const current = selectedRow(rows, selectedId);
+  const index = current === undefined ? 0 : rows.indexOf(current);
 
   // One stable handler for ink (it re-attaches to stdin whenever the handler changes), reading the
   // latest render's state through a ref.
@@ -106,7 +109,7 @@ export function WatchApp(props: WatchAppProps): ReactElement {
     }
     if (prompt?.kind === 'confirm-stop') {
       setPrompt(null);
-      if (input === 's') act(source.stop(prompt.goalId));
+      if (input === 's') act(prompt.what === 'goal' ? source.stop(prompt.id) : source.stopLoop(prompt.id));
       else setMessage('stop cancelled');
       return;
     }
@@ -114,25 +117,37 @@ export function WatchApp(props: WatchAppProps): ReactElement {
       exit();
       return;
     }
-    if (key.upArrow) setSelectedId(goals[Math.max(0, index - 1)]?.id ?? null);
-    else if (key.downArrow) setSelectedId(goals[Math.min(goals.length - 1, index + 1)]?.id ?? null);
+    if (key.upArrow) setSelectedId(rows[Math.max(0, index - 1)]?.view.id ?? null);
+    else if (key.downArrow) setSelectedId(rows[Math.min(rows.length - 1, index + 1)]?.view.id ?? null);
     // Keys typed quickly arrive in one read: each is its own command (a prompt takes the rest on its next read).
     else for (const char of input) onKey(char);
   };
 
-  // One command key on the selected goal (`selected` moves as j/k are read, within one read too).
+  // One command key on the selected row (`selected` moves as j/k are read, within one read too).
   let selected = index;
   function onKey(char: string): void {
-    const goalId = goals[selected]?.id ?? null;
+    const row = rows[selected];
     if (char === 'q') exit();
     else if (char === 'k' || char === 'j') {
-      selected = char === 'k' ? Math.max(0, selected - 1) : Math.min(goals.length - 1, selected + 1);
-      setSelectedId(goals[selected]?.id ?? null);
-    } else if (goalId === null) return;
-    else if (char === 'p') act(source.pause(goalId, false));
+      selected = char === 'k' ? Math.max(0, selected - 1) : Math.min(rows.length - 1, selected + 1);
+      setSelectedId(rows[selected]?.view.id ?? null);
+    } else if (row === undefined) return;
+    else if (row.kind === 'loop') onLoopKey(char, row.view.id);
+    else onGoalKey(char, row.view.id);
+  }
+
+  // A loop's levers: r fires it now, s stops it (after a second s); a goal's other keys say what they act on.
+  function onLoopKey(char: string, loopId: string): void {
+    if (char === 'r') act(source.runLoop(loopId));
+    else if (char === 's') setPrompt({ kind: 'confirm-stop', what: 'loop', id: loopId });
+    else if ('pPgl'.includes(char)) setMessage(GOAL_KEYS_ON_LOOP);
+  }
+
+  function onGoalKey(char: string, goalId: string): void {
+    if (char === 'p') act(source.pause(goalId, false));
     else if (char === 'P') act(source.pause(goalId, true));
     else if (char === 'r') act(source.resume(goalId));
-    else if (char === 's') setPrompt({ kind: 'confirm-stop', goalId });
+    else if (char === 's') setPrompt({ kind: 'confirm-stop', what: 'goal', id: goalId });
     else if (char === 'g') setPrompt({ kind: 'guidance', goalId, text: '' });
     else if (char === 'l') setShowLog((shown) => !shown);
   }
@@ -144,6 +159,6 @@ export function WatchApp(props: WatchAppProps): ReactElement {
   const lines =
     snapshot === null
       ? [[{ text: 'goald watch: connecting to the daemon…' }]]
-      : renderFrame({ goals, selectedId: current, width, height, logLines: showLog ? snapshot.logLines : null, prompt, message });
+      : renderFrame({ goals, loops, selectedId: current?.view.id ?? null, width, height, logLines: showLog ? snapshot.logLines : null, prompt, message });
   return h(Box, { flexDirection: 'column' }, ...lines.map((line, row) => h(LineView, { key: row, line })));
 }
