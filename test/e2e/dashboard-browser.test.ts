@@ -152,4 +152,18 @@ describe.skipIf(!HAVE_CHROMIUM)('goald ui in chromium', () => {
     expect(pageErrors).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('with no goals yet, says so and how to start one', async () => {
+    if (browser === null) throw new Error('chromium did not start');
+    const sandbox = await goaldSandbox();
+    const dashboard = await openDashboard(sandbox);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(dashboard.link);
+    const empty = page.getByTestId('no-goals');
+    await empty.waitFor({ timeout: 15_000 });
+    expect(await empty.textContent()).toContain('No goals yet: start one with `goald start "<condition>"`');
+    expect(await page.locator('[data-testid="goal-row"]').count()).toBe(0);
+    await context.close();
+  }, 60_000);
 });
