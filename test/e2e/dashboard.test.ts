@@ -207,8 +207,18 @@ describe('goald ui: a goal over the dashboard', () => {
     expect(replayed[0]?.id).toBe(lastSeen + 1);
     expect(replayed[0]?.data).toEqual(progress[lastSeen]?.data);
 
-    // Pause through the dashboard: `goald status --json` sees it, and so does the open stream.
+    // Refused requests on this live goal do nothing: a foreign Origin, a form post, a rebound name.
     const headers = actionHeaders(dashboard, cookie);
+    for (const [what, refused] of [
+      ['a foreign Origin', { ...headers, Origin: 'http://evil.example' }],
+      ['a form post', { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }],
+      ['a rebound name', { ...headers, Host: `evil.example:${dashboard.port}`, Origin: `http://evil.example:${dashboard.port}` }],
+    ] as const) {
+      expectForbidden(await httpRequest(dashboard.port, 'POST', `/api/goals/${id}/stop`, refused, '{}'), what);
+    }
+    expect((await goalStatus(sandbox, id)).status).toBe('active');
+
+    // Pause through the dashboard: `goald status --json` sees it, and so does the open stream.
     const paused = await httpRequest(dashboard.port, 'POST', `/api/goals/${id}/pause`, headers, JSON.stringify({ now: true }));
     expect(paused.status, paused.body).toBe(200);
     expect((await goalStatus(sandbox, id)).status).toBe('paused');
