@@ -1,6 +1,6 @@
 // The package as users install it: `npm pack`, then `npm install -g` of the tarball into a temporary
 // prefix, then the installed `goald` runs --version and a one-turn goal. The tarball must carry the whole
-// program (the bundle needs no dependency installed) and its schema. Uses the bundle `npm test` built
+// program (the bundle needs no dependency installed), its schema and the dashboard's page. Uses the bundle `npm test` built
 // (packed with --ignore-scripts; a real `npm pack` rebuilds it first through the prepack script).
 
 import { spawn } from 'node:child_process';
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 
 import { GOALD_VERSION } from '../../src/version.js';
+import { httpRequest, login, openDashboard } from '../helpers/dashboard.js';
 import { goaldBin, repoRoot } from '../helpers/run-goald.js';
 
 interface Run {
@@ -38,7 +39,8 @@ const npmCli = process.env.npm_execpath?.endsWith('npm-cli.js') === true ? proce
 test('npm pack, npm install -g of the tarball, and the installed goald runs a goal', { timeout: 120_000 }, async () => {
   if (!existsSync(goaldBin)) throw new Error(`${goaldBin} is missing: run \`npm run build\` first (npm test does)`);
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gdi-')));
-  onTestFinished(() => rm(root, { recursive: true, force: true }));
+  // maxRetries: the installed daemon, stopped at the end, may still write its code cache as it exits.
+  onTestFinished(() => rm(root, { recursive: true, force: true, maxRetries: 5 }));
   const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
   for (const name of Object.keys(env)) if (name.startsWith('GOALD_') || name.startsWith('GIT_') || name.startsWith('npm_config_prefix')) delete env[name];
   const npm = (args: string[], cwd: string): Promise<Run> => run(process.execPath, [npmCli, ...args], { cwd, env });
@@ -69,4 +71,20 @@ test('npm pack, npm install -g of the tarball, and the installed goald runs a go
   const goal = await run(goald, ['start', 'f.txt exists', '--foreground', '--agent', 'touch f.txt', '--check', 'test -f f.txt', '--evaluator', 'none', '--cooldown', '0'], { cwd: repo, env: goalEnv });
   expect(goal.code, goal.stderr).toBe(0);
   expect(goal.stdout).toContain('Goal Achieved');
+
+  // The dashboard ships prebuilt in the package: the installed daemon serves its page and the page's script.
+  const installedGoald = { run: (args: string[]) => run(goald, args, { cwd: root, env: goalEnv }) };
+  const dashboard = await openDashboard(installedGoald);
+  onTestFinished(async () => {
+    await installedGoald.run(['daemon', 'stop']);
+  });
+  const cookie = await login(dashboard);
+  const page = await httpRequest(dashboard.port, 'GET', '/', { Host: dashboard.host, Cookie: cookie });
+  expect(page.status).toBe(200);
+  const script = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)?.[1];
+  expect(script, page.body).toBeDefined();
+  const asset = await httpRequest(dashboard.port, 'GET', script ?? '', { Host: dashboard.host, Cookie: cookie });
+  expect(asset.status).toBe(200);
+  // And goald watch's terminal view (its own ES module bundle beside the rest).
+  expect(existsSync(path.join(installDir, 'dist', 'bundle', 'watch-ui.mjs'))).toBe(true);
 });

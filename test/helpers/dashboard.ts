@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { expect } from 'vitest';
 
 import { readReply, type RawReply } from './daemon.js';
-import type { GoaldSandbox } from './run-goald.js';
+import type { GoaldRun, GoaldSandbox } from './run-goald.js';
 
 export interface Dashboard {
   /** The one-time link `goald ui` printed on its first line. */
@@ -16,8 +16,8 @@ export interface Dashboard {
   origin: string;
 }
 
-/** Runs `goald ui --no-open` and reads the link from its first line. */
-export async function openDashboard(sandbox: GoaldSandbox, args: string[] = []): Promise<Dashboard> {
+/** Runs `goald ui --no-open` (a sandbox's goald, or any installed one) and reads the link from its first line. */
+export async function openDashboard(sandbox: Pick<GoaldSandbox, 'run'> | { run(args: string[]): Promise<Pick<GoaldRun, 'code' | 'stdout' | 'stderr'>> }, args: string[] = []): Promise<Dashboard> {
   const run = await sandbox.run(['ui', '--no-open', ...args]);
   expect(run.code, run.stderr).toBe(0);
   const first = run.stdout.split('\n')[0] ?? '';
