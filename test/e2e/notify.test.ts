@@ -2,19 +2,28 @@
 // `notify` (a local HTTP server as the webhook), once per event; and a hostile agent that writes a
 // `notify` section into the workspace's goal.config.json makes goald run and post nothing of its own.
 
-import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
-import { goaldSandbox, parseJsonLines, writeUserConfig } from '../helpers/run-goald.js';
-import { expectToHold } from '../helpers/daemon.js';
+import { goaldSandbox, parseJsonLines, sandboxDaemonPid, writeUserConfig } from '../helpers/run-goald.js';
+import { expectToHold, submitGoal, waitForGoal } from '../helpers/daemon.js';
+import { waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const FAST = ['--cooldown', '0', '--evaluator', 'none'];
 let servers: Server[] = [];
+let llm: FakeLlm;
+beforeAll(async () => {
+  llm = await startFakeLlm();
+});
+afterAll(async () => {
+  await llm.close();
+});
 
 afterEach(async () => {
   for (const server of servers) {
@@ -60,6 +69,40 @@ describe('notifications', () => {
     ]);
     expect(hook.bodies[1]).toMatchObject({ reason: 'max-turns', next: `goald show ${String(ids[1])}` });
     expect(String(hook.bodies[1]?.text)).toContain('✗ failed (max-turns) "impossible" after 2 turns');
+  });
+
+  it('a goal paused for a blocked verdict notifies once (webhook, and a fake notify-send on the daemon\'s PATH), not again after kill -9 and a restart', async () => {
+    llm.reset();
+    llm.openai.setDefault({ achieved: false, blocked: true, reason: 'needs a human: <b>no key</b>', remaining: ['an API key'] });
+    const hook = await webhook();
+    const sandbox = await goaldSandbox();
+    const bin = path.join(sandbox.root, 'bin');
+    const shown = path.join(sandbox.root, 'notify-send.argv');
+    await mkdir(bin);
+    await writeFile(path.join(bin, 'notify-send'), `#!/bin/sh\nfor arg in "$@"; do printf '%s\\n' "$arg"; done >> '${shown}'\necho --- >> '${shown}'\n`);
+    await chmod(path.join(bin, 'notify-send'), 0o755);
+    // The auto-started daemon inherits these: notify-send is found on its PATH, the evaluator is the fake server.
+    Object.assign(sandbox.env, { PATH: `${bin}:${sandbox.env.PATH ?? ''}`, OPENAI_API_KEY: 'sk-test-not-a-secret', OPENAI_BASE_URL: llm.openaiBaseURL });
+    await writeUserConfig(sandbox, { notify: { webhook: hook.url, desktop: true }, limits: { blockedVerdicts: 1 } });
+    const git = await gitdir({ initialCommit: true });
+    const { id } = await submitGoal(sandbox, ['needs a key', '-C', git.dir, '--cooldown', '0', '--evaluator', 'openai:judge-model', '--agent', 'echo "$GOALD_TURN" >> n', '--check', 'true']);
+    const paused = await waitForGoal(sandbox, id, 'to pause or end', (goal) => goal.status !== 'active');
+    expect([paused.status, paused.pauseReason, paused.reasonMessage]).toEqual(['paused', 'blocked', null]);
+    await waitUntil('the webhook and notify-send to be called', () => hook.bodies.length >= 1 && existsSync(shown));
+    expect(hook.bodies[0]).toMatchObject({ kind: 'paused', reason: 'blocked', next: `goald resume ${id}, or goald say / goald stop ${id}` });
+    // notify-send got the title and the text as arguments, the verdict's markup escaped.
+    expect(readFileSync(shown, 'utf8')).toContain('--app-name=goald\ngoald: goal paused (blocked)\n⏸ paused (blocked) "needs a key" after 1 turn');
+    expect(readFileSync(shown, 'utf8')).toContain('needs a human: &lt;b&gt;no key&lt;/b&gt;');
+
+    const daemon = sandboxDaemonPid(sandbox);
+    expect(daemon).not.toBeNull();
+    process.kill(daemon ?? 0, 'SIGKILL');
+    await waitUntilGone(daemon ?? 0);
+    const restarted = await sandbox.run(['daemon']);
+    expect(restarted.code, restarted.stderr).toBe(0);
+    expect((await sandbox.run(['status', id])).code).toBe(0);
+    await expectToHold('no second notification after the restart', 1_000, () => hook.bodies.length === 1 && readFileSync(shown, 'utf8').split('---\n').length === 2);
+    await sandbox.run(['stop', id]);
   });
 
   it('--foreground notifies before it exits', async () => {
