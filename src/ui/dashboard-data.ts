@@ -1,6 +1,6 @@
-// What the dashboard's JSON endpoints send: goal views made by the one view function (deriveGoalView, the
-// same as `goald watch`), the loops, and the turn timeline and one turn's detail read from the goal's turn
-// log. Everything here is data; the page shows every string as text.
+// What the dashboard's JSON endpoints send: goal and loop views made by the view functions `goald watch`
+// uses too (deriveGoalView, deriveLoopView), and the turn timeline and one turn's detail read from the
+// goal's turn log. Everything here is data; the page shows every string as text.
 
 import { open } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,25 +12,11 @@ import { isLiveGoal } from '../daemon/resolve-goal.js';
 import { GoaldError } from '../errors.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 import { deriveGoalView, type GoalView } from '../view/goal-view.js';
-import type { LoopRow, TurnDetail, TurnRow } from './dashboard-types.js';
+import { deriveLoopView, type LoopView } from '../view/loop-view.js';
+import type { TurnDetail, TurnRow } from './dashboard-types.js';
 
 // A turn's prompt is shown up to this many bytes (prompts are bounded, but a page need not carry more).
 const MAX_PROMPT_BYTES = 64 * 1024;
-
-function loopRow(loop: LoopRecord): LoopRow {
-  return {
-    id: loop.id,
-    name: loop.name ?? null,
-    workspace: loop.workspace,
-    every: loop.every,
-    condition: loop.condition,
-    nextRunAt: loop.nextRunAt,
-    lastGoalId: loop.lastGoalId,
-    lastOutcome: loop.lastOutcome,
-    runs: loop.runs,
-    stopped: loop.stopped,
-  };
-}
 
 /** A goal's view from its record and stored events (the same function every view uses). */
 export function viewOf(goal: GoalRecord, events: readonly ProgressEvent[], loops: readonly LoopRecord[], now = Date.now()): GoalView {
@@ -39,16 +25,16 @@ export function viewOf(goal: GoalRecord, events: readonly ProgressEvent[], loops
 }
 
 /** The list page: every goal's view (live goals with their events) and every loop. */
-export async function listDashboard(host: GoalHost): Promise<{ goals: GoalView[]; loops: LoopRow[] }> {
+export async function listDashboard(host: GoalHost, now = Date.now()): Promise<{ goals: GoalView[]; loops: LoopView[] }> {
   const [goals, loops] = await Promise.all([host.listGoals(), host.listLoops()]);
   const views = await Promise.all(
     goals.map(async (goal) => {
       // A finished goal's record already holds its totals; only live goals need their events read.
       const events = isLiveGoal(goal) ? (await host.subscribe(goal.id)).past : [];
-      return viewOf(goal, events, loops);
+      return viewOf(goal, events, loops, now);
     }),
   );
-  return { goals: views, loops: loops.map(loopRow) };
+  return { goals: views, loops: loops.map((loop) => deriveLoopView({ loop, goals, now })) };
 }
 
 function goalDirOf(host: GoalHost, goal: GoalRecord): string {

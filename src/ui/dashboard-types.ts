@@ -1,19 +1,5 @@
-// The shapes of the dashboard's JSON (besides GoalView, src/view/goal-view.ts): shared by the server
+// The shapes of the dashboard's JSON (besides GoalView and LoopView, src/view/): shared by the server
 // (dashboard-data.ts) and the page (web/), which imports types only.
-
-/** A loop as the list page shows it. */
-export interface LoopRow {
-  id: string;
-  name: string | null;
-  workspace: string;
-  every: string;
-  condition: string | null;
-  nextRunAt: string | null;
-  lastGoalId: string | null;
-  lastOutcome: string | null;
-  runs: number;
-  stopped: boolean;
-}
 
 /** One row of a goal's turn timeline. */
 export interface TurnRow {

@@ -1,6 +1,6 @@
-// The view state of one loop: what `goald watch` shows of it (a row of the list, a detail pane) and the web
-// dashboard could, derived in one pure function from the loop's record and the goal records of its runs,
-// as goal-view.ts derives a goal's. Text from the world (the condition, a config error) stays as it came:
+// The view state of one loop: what `goald watch` shows of it (a row of the list, a detail pane) and the
+// dashboard's loop rows, derived in one pure function from the loop's record and the goal records of its
+// runs, as goal-view.ts derives a goal's. Text from the world (the condition, a config error) stays as it came:
 // the terminal escapes it (`terminalView`), the web page sets it as textContent.
 
 import type { GoalStatus } from '../../machines/goal.machine.js';

@@ -12,6 +12,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openDashboard } from '../helpers/dashboard.js';
+import { createLoop, ONE_TURN } from '../helpers/loops.js';
 import { submitGoal } from '../helpers/daemon.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
@@ -164,6 +165,13 @@ describe.skipIf(!HAVE_CHROMIUM)('goald ui in chromium', () => {
     await empty.waitFor({ timeout: 15_000 });
     expect(await empty.textContent()).toContain('No goals yet: start one with `goald start "<condition>"`');
     expect(await page.locator('[data-testid="goal-row"]').count()).toBe(0);
+
+    // A loop shows up (the list refreshes) with the schedule and state `goald watch` shows for it.
+    const looped = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const loop = await createLoop(sandbox, ['1h', 'nightly tidy', '-C', looped.dir, ...ONE_TURN, '--agent', 'true']);
+    const row = page.locator(`[data-testid="loop-row"][data-loop="${loop.id}"]`);
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.locator('td').allTextContents()).toEqual([loop.id, 'every 1h', '↻ scheduled', looped.dir, expect.stringMatching(/^\d{4}-\d\d-\d\dT/), '0', '—']);
     await context.close();
   }, 60_000);
 });

@@ -117,12 +117,12 @@ describe('goald ui: the link and the guard', () => {
     const badPort = await sandbox.run(['ui', '--port', 'http']);
     expect(badPort.code).toBe(2);
 
-    // A loop is listed with its schedule.
+    // A loop is listed with its schedule, in the view `goald watch` shows (deriveLoopView).
     const looped = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
     const loop = await createLoop(sandbox, ['1h', 'nightly tidy', '-C', looped.dir, ...ONE_TURN, '--agent', 'true']);
     const withLoop = await httpRequest(port, 'GET', '/api/goals', { Host: host, Cookie: cookie });
     expect((withLoop.json as { loops: unknown[] }).loops).toEqual([
-      expect.objectContaining({ id: loop.id, every: '1h', workspace: looped.dir, condition: 'nightly tidy', stopped: false }),
+      expect.objectContaining({ id: loop.id, every: '1h', scheduleText: 'every 1h', statusText: 'scheduled', workspace: looped.dir, condition: 'nightly tidy', stopped: false, lastRun: null }),
     ]);
 
     // The dashboard stops with the daemon.

@@ -3,15 +3,16 @@
 // goald's own code, as for the CLI's client): anything off is reported, never rendered.
 
 import { arrayOf, isRecord, isString, objectOf, withStringFields, type Check } from '../../src/daemon/reply-checks.js';
-import type { LoopRow, TurnDetail, TurnRow } from '../../src/ui/dashboard-types.js';
+import type { TurnDetail, TurnRow } from '../../src/ui/dashboard-types.js';
 import type { GoalView } from '../../src/view/goal-view.js';
+import type { LoopView } from '../../src/view/loop-view.js';
 
 export const isGoalView = withStringFields<GoalView>('id', 'status', 'statusText', 'turnText', 'condition', 'workspace');
-const isLoopRow = withStringFields<LoopRow>('id', 'workspace', 'every');
+const isLoopView = withStringFields<LoopView>('id', 'workspace', 'every', 'scheduleText', 'statusText', 'condition');
 const isTurnRow: Check<TurnRow> = (value): value is TurnRow => isRecord(value) && typeof value.turn === 'number' && typeof value.outcome === 'string';
 const isTurnDetail: Check<TurnDetail> = (value): value is TurnDetail => isRecord(value) && typeof value.turn === 'number' && Array.isArray(value.checks);
 
-export const isGoalList = objectOf({ goals: arrayOf(isGoalView), loops: arrayOf(isLoopRow) });
+export const isGoalList = objectOf({ goals: arrayOf(isGoalView), loops: arrayOf(isLoopView) });
 export const isGoalPage = objectOf({ view: isGoalView, turns: arrayOf(isTurnRow) });
 const isErrorReply = objectOf({ error: objectOf({ code: isString, message: isString }) });
 

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from 'preact/hooks';
 
-import type { LoopRow } from '../../src/ui/dashboard-types.js';
+import type { LoopView } from '../../src/view/loop-view.js';
 import type { GoalView } from '../../src/view/goal-view.js';
 import { getJson, isGoalList } from './api.js';
 import { against, compact, usd } from './format.js';
@@ -12,7 +12,7 @@ const STATUSES = ['all', 'active', 'paused', 'achieved', 'failed'] as const;
 
 export function GoalList() {
   const [goals, setGoals] = useState<GoalView[] | null>(null);
-  const [loops, setLoops] = useState<LoopRow[]>([]);
+  const [loops, setLoops] = useState<LoopView[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string>('all');
   const [workspace, setWorkspace] = useState<string>('all');
@@ -111,7 +111,8 @@ export function GoalList() {
           <thead>
             <tr>
               <th>loop</th>
-              <th>every</th>
+              <th>schedule</th>
+              <th>state</th>
               <th>workspace</th>
               <th>next run</th>
               <th>runs</th>
@@ -120,14 +121,17 @@ export function GoalList() {
           </thead>
           <tbody>
             {shownLoops.map((loop) => (
-              <tr data-testid="loop-row">
+              <tr data-testid="loop-row" data-loop={loop.id}>
                 <td>{loop.name ?? loop.id}</td>
-                <td>{loop.every}</td>
+                <td>{loop.scheduleText}</td>
+                <td class={`tone-${loop.tone}`}>
+                  {loop.glyph} {loop.statusText}
+                </td>
                 <td class="path">{loop.workspace}</td>
-                <td>{loop.stopped ? 'stopped' : (loop.nextRunAt ?? '—')}</td>
+                <td>{loop.nextRunAt ?? '—'}</td>
                 <td>{loop.runs}</td>
                 <td>
-                  {loop.lastGoalId === null ? '—' : <a href={`#/goal/${encodeURIComponent(loop.lastGoalId)}`}>{loop.lastOutcome ?? 'running'}</a>}
+                  {loop.lastRun === null ? '—' : <a href={`#/goal/${encodeURIComponent(loop.lastRun.goalId)}`}>{loop.lastRun.statusText}</a>}
                 </td>
               </tr>
             ))}
