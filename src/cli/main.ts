@@ -92,7 +92,7 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
   program
     .command('watch')
     .description('a live view of every goal: list, detail pane, and keys to pause, resume, stop and guide them')
-    .argument('[goal]', 'goal id or unique prefix to select first')
+    .argument('[goal]', 'goal or loop id (or unique prefix) to select first')
     .option('--once', 'print one frame and exit')
     .action(async (goal: string | undefined, options: { once?: boolean }) => {
       const { runWatch } = await import('./commands/watch.js');

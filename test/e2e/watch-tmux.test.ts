@@ -248,7 +248,7 @@ describe('goald watch in a real terminal', () => {
     expect(empty.stdout).toContain('goald watch: no goals yet.');
     const unknown = await sandbox.run(['watch', 'nosuchgoal', '--once']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('no goal matches "nosuchgoal"');
+    expect(unknown.stderr).toContain('no goal or loop matches "nosuchgoal"');
 
     const id = await startGoal(sandbox, 'a goal to watch once', 'none');
     await waitForStatus(sandbox, id, 'to run a turn', (goal) => goal.summary.turns >= 1);
@@ -285,5 +285,13 @@ describe('goald watch in a real terminal', () => {
     expect(rows160[loopRow]).toMatch(new RegExp(`^  ↻ ${loop.id.slice(0, 10)} +every 1d +in 23h \\d\\dm +last ✖ failed +\\S*${escapeRegExp(path.basename(loop.workspace))} +a looped goal$`));
     expect(loopRow).toBeGreaterThan(rows160.findIndex((row) => row.includes(id.slice(0, 10))));
     expect(loopRow).toBeLessThan(rows160.findIndex((row) => row.includes(String(run?.id).slice(0, 10))));
+    // A loop's id (or a prefix) selects its row: the detail pane is the loop's, with its last run.
+    const selectedLoop = await sandbox.run(['watch', loop.id.slice(0, 8), '--once'], { env: { COLUMNS: '160' } });
+    expect(selectedLoop.code, selectedLoop.stderr).toBe(0);
+    expect(selectedLoop.stdout).toContain('Loop: a looped goal');
+    expect(selectedLoop.stdout).toMatch(new RegExp(`last runs:\\n +✖ ${String(run?.id)} failed`));
+    const neither = await sandbox.run(['watch', 'zzz', '--once']);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('no goal or loop matches "zzz"');
   });
 });

@@ -4,8 +4,8 @@
 
 import { ensureDaemon, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
-import { resolveGoalRef } from '../../daemon/resolve-goal.js';
-import { EXIT, isGoaldError } from '../../errors.js';
+import { resolveGoalRef, resolveLoopRef } from '../../daemon/resolve-goal.js';
+import { EXIT, GoaldError, isGoaldError } from '../../errors.js';
 import type { GoalRecord } from '../../../state/types.js';
 import type { CliIO } from '../io.js';
 import { frameText, renderFrame } from '../watch/watch-frame.js';
@@ -26,9 +26,23 @@ export async function connectWithGoals(env: NodeJS.ProcessEnv): Promise<{ client
   return { client: started, goals: await started.listGoals() };
 }
 
-/** The goal `ref` names (exit 2 when none does), or null to select the first. */
-export function selectedGoalId(goals: readonly GoalRecord[], ref: string | undefined): string | null {
-  return ref === undefined ? null : resolveGoalRef(goals, ref).id;
+/**
+ * The goal or loop `ref` names (exit 2 when neither does), or null to select the first row. The loops are
+ * asked for only when no goal matches.
+ */
+export async function selectedRowId(client: DaemonClient, goals: readonly GoalRecord[], ref: string | undefined): Promise<string | null> {
+  if (ref === undefined) return null;
+  try {
+    return resolveGoalRef(goals, ref).id;
+  } catch (goalError) {
+    if (!isGoaldError(goalError) || goalError.code !== 'not-found') throw goalError;
+    try {
+      return resolveLoopRef(await client.listLoops(), ref).id;
+    } catch (loopError) {
+      if (!isGoaldError(loopError) || loopError.code !== 'not-found') throw loopError;
+      throw new GoaldError('not-found', `no goal or loop matches ${JSON.stringify(ref)}`, 'list them with: goald status and goald loop list', { cause: goalError });
+    }
+  }
 }
 
 // The terminal's size, or COLUMNS/LINES when stdout is not a terminal (a script's pipe), else 100×30.
@@ -46,7 +60,7 @@ function frameSize(env: NodeJS.ProcessEnv): { width: number; height: number } {
 /** Runs `goald watch [goal] --once`; resolves with the exit code. */
 export async function runWatchOnce(ref: string | undefined, io: CliIO): Promise<number> {
   const { client, goals } = await connectWithGoals(io.env);
-  const selected = selectedGoalId(goals, ref);
+  const selected = await selectedRowId(client, goals, ref);
   const snapshot = await daemonWatchSource(client).load(selected, goals);
   const lines = renderFrame({
     goals: snapshot.goals,

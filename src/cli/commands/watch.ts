@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { EXIT, GoaldError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import { daemonWatchSource, type WatchSource } from '../watch/watch-source.js';
-import { connectWithGoals, runWatchOnce, selectedGoalId } from './watch-once.js';
+import { connectWithGoals, runWatchOnce, selectedRowId } from './watch-once.js';
 
 const REFRESH_MS = 500;
 
@@ -37,7 +37,7 @@ export async function runWatch(ref: string | undefined, options: { once?: boolea
     throw new GoaldError('usage', `goald watch needs a terminal, and its ${process.stdin.isTTY === true ? 'output' : 'input'} is not one`, 'for scripts: goald watch --once prints one frame');
   }
   const { client, goals } = await connectWithGoals(io.env);
-  const selected = selectedGoalId(goals, ref);
+  const selected = await selectedRowId(client, goals, ref);
   const ui = await loadWatchUi();
   await ui.runWatchApp({ source: daemonWatchSource(client), initialSelectedId: selected, refreshMs: REFRESH_MS });
   return EXIT.ok;
