@@ -64,14 +64,33 @@ export async function writeFileDurable(path: string, content: string | Uint8Arra
     }
     renameSync(temp, path);
   } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // never created, or already renamed
-    }
+    discardTemp(temp);
     throw error;
   }
   if (options.syncDirectory !== false) await fsyncDirectory(dirname(path));
+}
+
+/**
+ * Replaces `path` whole (a temp file renamed over it) without fsync: for a file only a crash of this
+ * process needs to find, which a power loss makes moot (state/running-checks.ts).
+ */
+export function replaceFileSync(path: string, content: string): void {
+  const temp = tempPathFor(path);
+  try {
+    writeFileSync(temp, content, { mode: FILE_MODE, flag: 'wx' });
+    renameSync(temp, path);
+  } catch (error) {
+    discardTemp(temp);
+    throw error;
+  }
+}
+
+function discardTemp(temp: string): void {
+  try {
+    unlinkSync(temp);
+  } catch {
+    // never created, or already renamed
+  }
 }
 
 /** Removes temp files of `path` left by writers that died mid-write; returns how many were removed. */

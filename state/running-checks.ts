@@ -5,12 +5,12 @@
 // outlives its check is harmless: recovery kills a group only while its leader is still the recorded
 // process or the group still has members, and Linux never reuses a live group's id.
 
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isErrnoCode } from '../src/errno.js';
-import { tempPathFor } from './durable-file.js';
+import { replaceFileSync } from './durable-file.js';
 import type { RunningCheck } from './types.js';
 
 const RUNNING_CHECKS_FILE_NAME = 'running-checks.json';
@@ -19,19 +19,7 @@ const runningChecksSchema = z.array(z.object({ pid: z.number().int().positive(),
 
 /** Replaces the goal's record of its running check groups (its directory exists: the goal is registered). */
 export function recordRunningChecks(goalDir: string, groups: readonly RunningCheck[]): void {
-  const path = join(goalDir, RUNNING_CHECKS_FILE_NAME);
-  const temp = tempPathFor(path);
-  try {
-    writeFileSync(temp, `${JSON.stringify(groups)}\n`, { mode: 0o600 });
-    renameSync(temp, path);
-  } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // not made
-    }
-    throw error;
-  }
+  replaceFileSync(join(goalDir, RUNNING_CHECKS_FILE_NAME), `${JSON.stringify(groups)}\n`);
 }
 
 /** The check groups a goal's last process recorded; none when it recorded none or the file is unreadable. */
