@@ -13,6 +13,7 @@ import { terminalView } from '../../src/view/terminal-view.js';
 import { createEmptySummary } from '../../state/state-schema.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { waitUntil } from '../helpers/wait.js';
+import { makeLoop } from '../state/fixtures.js';
 
 function record(id: string, overrides: Partial<GoalRecord> = {}): GoalRecord {
   return {
@@ -24,11 +25,7 @@ function record(id: string, overrides: Partial<GoalRecord> = {}): GoalRecord {
 }
 
 function loopRecord(id: string, overrides: Partial<LoopRecord> = {}): LoopRecord {
-  return {
-    id, workspace: '/ws/loop', every: '30m', condition: `loop ${id}`, options: {}, source: 'cli', createdAt: '2026-12-02T08:00:00.000Z',
-    nextRunAt: '2026-12-02T09:30:00.000Z', lastRunAt: '2026-12-02T09:00:00.000Z', lastGoalId: null, lastOutcome: null,
-    runs: 0, skipped: 0, waiting: false, catchUp: 'once', stopped: false, ...overrides,
-  };
+  return makeLoop(id, { workspace: '/ws/loop', condition: `loop ${id}`, nextRunAt: '2026-12-02T09:30:00.000Z', lastRunAt: '2026-12-02T09:00:00.000Z', ...overrides });
 }
 
 class MemorySource implements WatchSource {

@@ -3,6 +3,7 @@ import type { LoopRecord } from '../../state/types.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { createLoopScheduler, type DueOutcome, type LoopSchedulerOptions } from '../../src/daemon/loop-scheduler.js';
 import { GoaldError } from '../../src/errors.js';
+import { makeLoop } from '../state/fixtures.js';
 
 /** Lets every promise chain the last wake started run to its end (they are all microtasks). */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -84,25 +85,7 @@ const HOUR = 60 * MINUTE;
 const T0 = '2024-01-01T00:00:00.000Z';
 
 function loopRecord(overrides: Partial<LoopRecord> = {}): LoopRecord {
-  return {
-    id: 'loop-1',
-    workspace: '/work/repo',
-    every: '45m',
-    condition: 'all tests pass',
-    options: {},
-    source: 'cli',
-    createdAt: T0,
-    nextRunAt: null,
-    lastRunAt: null,
-    lastGoalId: null,
-    lastOutcome: null,
-    runs: 0,
-    skipped: 0,
-    waiting: false,
-    catchUp: 'once',
-    stopped: false,
-    ...overrides,
-  };
+  return makeLoop('loop-1', { workspace: '/work/repo', every: '45m', condition: 'all tests pass', createdAt: T0, nextRunAt: null, ...overrides });
 }
 
 /** A scheduler on a manual clock that records what it was asked and told. */

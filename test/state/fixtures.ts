@@ -2,7 +2,7 @@
 
 import { createEmptySummary } from '../../state/state-schema.js';
 import type { TurnRecord } from '../../state/turn-record.js';
-import type { GoalRecord } from '../../state/types.js';
+import type { GoalRecord, LoopRecord } from '../../state/types.js';
 
 /** A valid goal record with the given id. */
 export function makeGoal(id: string, overrides: Partial<GoalRecord> = {}): GoalRecord {
@@ -25,6 +25,29 @@ export function makeGoal(id: string, overrides: Partial<GoalRecord> = {}): GoalR
     summary: createEmptySummary(),
     owner: null,
     runningAgent: null,
+    ...overrides,
+  };
+}
+
+/** A valid loop record with the given id: every 30m, scheduled, never run yet. */
+export function makeLoop(id: string, overrides: Partial<LoopRecord> = {}): LoopRecord {
+  return {
+    id,
+    workspace: '/ws',
+    every: '30m',
+    condition: 'deps are up to date',
+    options: {},
+    source: 'cli',
+    createdAt: '2026-12-02T08:00:00.000Z',
+    nextRunAt: '2026-12-02T10:30:00.000Z',
+    lastRunAt: null,
+    lastGoalId: null,
+    lastOutcome: null,
+    runs: 0,
+    skipped: 0,
+    waiting: false,
+    catchUp: 'once',
+    stopped: false,
     ...overrides,
   };
 }

@@ -6,34 +6,17 @@ import { deriveLoopView, type LoopView } from '../../src/view/loop-view.js';
 import { terminalView } from '../../src/view/terminal-view.js';
 import { createEmptySummary } from '../../state/state-schema.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
+import { makeGoal, makeLoop } from '../state/fixtures.js';
 
 const NOW = Date.parse('2026-12-02T10:00:00.000Z');
 
 function loop(overrides: Partial<LoopRecord> = {}): LoopRecord {
-  return {
-    id: 'l1',
-    workspace: '/ws',
-    every: '30m',
-    condition: 'deps are up to date',
-    options: {},
-    source: 'cli',
-    createdAt: '2026-12-02T08:00:00.000Z',
-    nextRunAt: '2026-12-02T10:30:00.000Z',
-    lastRunAt: null,
-    lastGoalId: null,
-    lastOutcome: null,
-    runs: 0,
-    skipped: 0,
-    waiting: false,
-    catchUp: 'once',
-    stopped: false,
-    ...overrides,
-  };
+  return makeLoop('l1', overrides);
 }
 
+// A run of loop l1 that achieved in 3 turns, unless overridden.
 function goal(id: string, overrides: Partial<GoalRecord> = {}): GoalRecord {
-  return {
-    id,
+  return makeGoal(id, {
     condition: 'deps are up to date',
     workspace: '/ws',
     status: 'achieved',
@@ -42,17 +25,12 @@ function goal(id: string, overrides: Partial<GoalRecord> = {}): GoalRecord {
     updatedAt: '2026-12-02T09:05:00.000Z',
     startedAt: '2026-12-02T09:00:00.000Z',
     finishedAt: '2026-12-02T09:05:00.000Z',
-    reason: null,
-    reasonMessage: null,
-    pauseReason: null,
     loopId: 'l1',
     settings: {},
-    machine: null,
     summary: { ...createEmptySummary(), turns: 3 },
     owner: { kind: 'daemon', pid: 1 },
-    runningAgent: null,
     ...overrides,
-  };
+  });
 }
 
 function view(record: LoopRecord, goals: GoalRecord[] = []): LoopView {
