@@ -67,15 +67,15 @@ function costText(view: GoalView): string {
   return view.cost.budget === null ? used : `${used}/$${view.cost.budget.toFixed(2)}`;
 }
 
-const isLiveGoal = (view: GoalView): boolean => view.status === 'active' || view.status === 'paused';
+const isLiveView = (view: GoalView): boolean => view.status === 'active' || view.status === 'paused';
 
 /** The list's rows: live goals, then loops (they will run again), then finished goals, each in its given order. */
 export function watchRows(goals: readonly GoalView[], loops: readonly LoopView[]): WatchRow[] {
   const goalRow = (view: GoalView): WatchRow => ({ kind: 'goal', view });
   return [
-    ...goals.filter(isLiveGoal).map(goalRow),
+    ...goals.filter(isLiveView).map(goalRow),
     ...loops.map((view): WatchRow => ({ kind: 'loop', view })),
-    ...goals.filter((view) => !isLiveGoal(view)).map(goalRow),
+    ...goals.filter((view) => !isLiveView(view)).map(goalRow),
   ];
 }
 
