@@ -12,6 +12,7 @@ import { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGE
 import { benchGuard } from './guard.bench.js';
 import { SANDBOX_ADDED_TARGET_MS, benchSandbox } from './sandbox.bench.js';
 import { benchSnapshot } from './snapshot.bench.js';
+import { HISTORY_GOALS, benchState } from './state.bench.js';
 import { FIRST_SPAWN_RATIO_TARGET, VERSION_RATIO_TARGET, benchStartup } from './startup.bench.js';
 import { LONG_TURNS, SHORT_TURNS, SUPERVISOR_RATIO_TARGET, benchSupervisor } from './supervisor.bench.js';
 import { WATCH_RATIO_TARGET, benchViews } from './views.bench.js';
@@ -75,6 +76,18 @@ function benchesFor(argv: string[]): Bench[] {
           figure('supervisor', `the same in its bwrap sandbox, per turn`, r.sandboxedPerTurnMs, 'ms', null, `${span}: ${r.sandboxedShortMs} → ${r.sandboxedLongMs} ms`),
           figure('supervisor', `shell loop + fsync'd record, per turn`, r.shellPerTurnMs, 'ms', null, `${span}: ${r.shellShortMs} → ${r.shellLongMs} ms`),
           figure('supervisor', 'per-turn supervisor / shell loop', r.ratio, '×', SUPERVISOR_RATIO_TARGET),
+        ];
+      },
+    },
+    {
+      name: 'state',
+      run: async () => {
+        const r = await benchState(runs === undefined ? {} : { runs });
+        return [
+          figure('state', "one goal's state write, home with that goal only", r.aloneMs, 'ms', null, `median of ${r.runs}, fsync included`),
+          figure('state', `the same beside ${HISTORY_GOALS} finished goals`, r.withHistoryMs, 'ms', null, `state.json ${(r.largeFileBytes / 1e6).toFixed(1)} MB`),
+          figure('state', `write beside ${HISTORY_GOALS} finished goals / alone`, r.ratio, '×', null, 'O(file size): the whole file is still read and written'),
+          figure('state', `whole-state update beside ${HISTORY_GOALS} finished goals`, r.wholeStateMs, 'ms', null, 'Store.update, for comparison'),
         ];
       },
     },

@@ -8,12 +8,11 @@ import { linkSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { isErrnoCode } from '../src/errno.js';
 import { GoaldError } from '../src/errors.js';
 import { tempPathFor, writeFileDurable } from './durable-file.js';
-import { redactJson } from '../src/secrets/redact.js';
 import { stateFilePath } from './paths.js';
-import { findSecretInState } from './secret-guard.js';
 import { withStateLock, type StateLockOptions } from './state-lock.js';
-import { parseStateText } from './state-schema.js';
-import type { StateFile } from './types.js';
+import { createEmptyState, parseStateText } from './state-schema.js';
+import { StateTextBuilder, type StateText } from './state-text.js';
+import type { GoalRecord, StateFile } from './types.js';
 
 /** The backup of a state file: its previous good content. */
 export function backupPathFor(path: string): string {
@@ -37,11 +36,6 @@ function readTextIfExists(path: string): string | null {
     if (isErrnoCode(error, 'ENOENT')) return null;
     throw error;
   }
-}
-
-/** Serializes state the way it is stored: pretty JSON with a final newline (diffable, greppable). */
-function serializeState(state: StateFile): string {
-  return `${JSON.stringify(state, null, 2)}\n`;
 }
 
 export interface AtomicFileAdapterOptions {
@@ -75,7 +69,7 @@ export interface StateOnDisk {
 
 export class AtomicFileAdapter implements Adapter<StateFile> {
   readonly path: string;
-  readonly #env: NodeJS.ProcessEnv;
+  readonly #text: StateTextBuilder;
   /**
    * What this adapter last found on disk or put there, already checked against the schema, and the state
    * it parses to. Reading the same text again (no other process wrote meanwhile) skips the schema; callers
@@ -85,7 +79,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
 
   constructor(path: string, options: AtomicFileAdapterOptions = {}) {
     this.path = path;
-    this.#env = options.env ?? process.env;
+    this.#text = new StateTextBuilder(path, options.env ?? process.env);
   }
 
   /** The validated state, or null when the file does not exist yet; throws `state-corrupt` otherwise. */
@@ -119,27 +113,48 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
    * the same lock (null: no file). `syncDirectory: false` skips flushing the rename (see StoreUpdateOptions).
    */
   async replace(state: StateFile, previous: string | null, options: { syncDirectory?: boolean } = {}): Promise<void> {
-    // Redacted first; the secret guard below stays the last line of defence (a credential-named field).
-    const data = redactJson(state, this.#env);
-    const text = serializeState(data);
-    // Round-trip what would land on disk, so the file always passes the schema that read() applies
-    // (JSON turns NaN into null and drops undefined; a bug there must not corrupt the store).
-    const check = parseStateText(text);
-    if (!check.ok) {
-      throw new GoaldError(
-        'internal',
-        `refusing to write invalid goald state to ${this.path} (${check.problem})`,
-        'this is a goald bug; the file was left unchanged',
-      );
+    // Redacted, validated as it will read back, and scanned by the secret guard (state-text.ts).
+    await this.#put(this.#text.build(state), previous, options);
+  }
+
+  /**
+   * Read-modify-write of one goal's record, under the caller's lock: `mutate` changes a copy of the goal as
+   * stored; false (nothing written) when there is no such goal. When the file is the one this adapter last
+   * wrote (no other process wrote since), only that record is checked and the rest of the text is reused:
+   * the write costs the same with one goal in the home as with a thousand finished ones.
+   * `beforeWrite` may throw to cancel the write (the caller lost its lock).
+   */
+  async updateGoal(
+    goalId: string,
+    mutate: (goal: GoalRecord) => void,
+    options: { syncDirectory?: boolean; beforeWrite?: () => void } = {},
+  ): Promise<boolean> {
+    const text = readTextIfExists(this.path);
+    const known = this.#known;
+    if (text !== null && known?.text === text && this.#text.lastText === text) {
+      const index = known.state.goals.findIndex((goal) => goal.id === goalId);
+      const stored = known.state.goals[index];
+      if (stored === undefined) return false;
+      const goal = structuredClone(stored);
+      mutate(goal);
+      options.beforeWrite?.();
+      const built = this.#text.buildWithGoal(index, goal) ?? this.#text.build({ ...known.state, goals: known.state.goals.with(index, goal) });
+      await this.#put(built, text, options);
+      return true;
     }
-    const secret = findSecretInState(data, text, this.#env);
-    if (secret !== null) {
-      throw new GoaldError(
-        'internal',
-        `refusing to write ${this.path}: ${secret}`,
-        'this is a goald bug (secrets must never reach state files); the file was left unchanged',
-      );
-    }
+    const onDisk = this.readWithText();
+    const state = onDisk.state ?? createEmptyState();
+    const goal = state.goals.find((candidate) => candidate.id === goalId);
+    if (goal === undefined) return false;
+    mutate(goal);
+    options.beforeWrite?.();
+    await this.replace(state, onDisk.text, options);
+    return true;
+  }
+
+  // Writes a built text over `previous` (see replace), keeping `previous` as the .bak.
+  async #put(built: StateText, previous: string | null, options: { syncDirectory?: boolean }): Promise<void> {
+    const { text } = built;
     if (previous !== null) {
       if (previous === text) return;
       // Text this adapter read or wrote is valid; anything else is checked before it becomes the .bak.
@@ -150,7 +165,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
       await keepAsBackup(this.path, previous);
     }
     await writeFileDurable(this.path, text, options);
-    this.#known = { text, state: check.state };
+    this.#known = built;
   }
 }
 

@@ -31,9 +31,12 @@ function findSecretKey(value: unknown, path: string): string | null {
   return null;
 }
 
-/** Describes why `data` (about to be written as `serialized`) holds a secret, or returns null. */
-export function findSecretInState(data: unknown, serialized: string, env: NodeJS.ProcessEnv): string | null {
-  const key = findSecretKey(data, '');
+/**
+ * Describes why `data` (about to be written as `serialized`) holds a secret, or returns null; `path`: where
+ * `data` sits in the file (its dot path), for the field's name.
+ */
+export function findSecretInState(data: unknown, serialized: string, env: NodeJS.ProcessEnv, path = ''): string | null {
+  const key = findSecretKey(data, path);
   if (key !== null) return `the field ${key} looks like a credential`;
   for (const [name, value] of Object.entries(env)) {
     if (!name.endsWith('_API_KEY') || value === undefined || value.length < MIN_SECRET_LENGTH) continue;

@@ -60,7 +60,7 @@ const goalRollbackSchema = z.looseObject({
   fromCommit: z.string().optional(),
 });
 
-const goalRecordSchema = z.looseObject({
+export const goalRecordSchema = z.looseObject({
   id: z.string(),
   condition: z.string(),
   workspace: z.string(),
@@ -92,7 +92,7 @@ const goalRecordSchema = z.looseObject({
   rollbacks: z.array(goalRollbackSchema).optional(),
 }) satisfies z.ZodType<GoalRecord>;
 
-const loopRecordSchema = z.looseObject({
+export const loopRecordSchema = z.looseObject({
   id: z.string(),
   workspace: z.string(),
   every: z.string(),
@@ -139,11 +139,15 @@ export function createEmptySummary(): GoalSummary {
   };
 }
 
-/** Describes the first problem of a failed parse in one line: `goals.0.status: Invalid option ...`. */
-export function describeSchemaProblem(error: z.ZodError): string {
+/**
+ * Describes the first problem of a failed parse in one line: `goals.0.status: Invalid option ...`; `at`:
+ * where the parsed value sits in a larger one (its path is put before the issue's).
+ */
+export function describeSchemaProblem(error: z.ZodError, at: readonly (string | number)[] = []): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'unknown schema error';
-  const where = issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.');
+  const path = [...at, ...issue.path];
+  const where = path.length === 0 ? '(root)' : path.map(String).join('.');
   const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : '';
   return `${where}: ${issue.message}${more}`.replace(/\s+/g, ' ');
 }

@@ -3,13 +3,14 @@
 import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SerialQueue } from '../src/daemon/serial-queue.js';
 import { GoaldError } from '../src/errors.js';
 import { AtomicFileAdapter, backupPathFor } from './atomic-file-adapter.js';
 import { removeOrphanTempFiles } from './durable-file.js';
 import { isSafeId, stateFilePath } from './paths.js';
 import { withStateLock, type StateLockOptions } from './state-lock.js';
 import { createEmptyState } from './state-schema.js';
-import type { StateFile, Store, StoreUpdateOptions } from './types.js';
+import type { GoalRecord, StateFile, Store, StoreUpdateOptions } from './types.js';
 
 // The home holds the control socket and every goal's transcripts: owner only.
 const DIR_MODE = 0o700;
@@ -28,8 +29,12 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
   const lockOptions: StateLockOptions = {};
   if (options.retries !== undefined) lockOptions.retries = options.retries;
   if (options.staleMs !== undefined) lockOptions.staleMs = options.staleMs;
-  // Updates from this instance queue here first, so they do not spin against each other on the file lock.
-  let queue: Promise<unknown> = Promise.resolve();
+  const lostLockError = (): GoaldError =>
+    new GoaldError(
+      'state-locked',
+      `lost the lock on ${adapter.path} while updating it; the update was not written`,
+      'retry; this happens when goald is stalled for more than 10 s',
+    );
 
   async function updateLocked<T>(mutate: (state: StateFile) => T, options: StoreUpdateOptions): Promise<T> {
     return withStateLock(
@@ -39,13 +44,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
         const onDisk = adapter.readWithText();
         const state = onDisk.state ?? createEmptyState();
         const result = mutate(state);
-        if (isCompromised()) {
-          throw new GoaldError(
-            'state-locked',
-            `lost the lock on ${adapter.path} while updating it; the update was not written`,
-            'retry; this happens when goald is stalled for more than 10 s',
-          );
-        }
+        if (isCompromised()) throw lostLockError();
         await adapter.replace(state, onDisk.text, { syncDirectory: options.durable !== false });
         return result;
       },
@@ -53,14 +52,28 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     );
   }
 
+  // Updates from this instance queue here first, so they do not spin against each other on the file lock.
+  const queue = new SerialQueue();
+  const queued = <T>(task: () => Promise<T>): Promise<T> => queue.run(task);
+
   return {
     home,
     read: async () => (await adapter.read()) ?? createEmptyState(),
-    update: <T>(mutate: (state: StateFile) => T, options: StoreUpdateOptions = {}): Promise<T> => {
-      const run = queue.then(() => updateLocked(mutate, options));
-      queue = run.catch(() => undefined);
-      return run;
-    },
+    update: <T>(mutate: (state: StateFile) => T, options: StoreUpdateOptions = {}): Promise<T> => queued(() => updateLocked(mutate, options)),
+    updateGoal: (goalId: string, mutate: (goal: GoalRecord) => void, options: StoreUpdateOptions = {}): Promise<boolean> =>
+      queued(() =>
+        withStateLock(
+          home,
+          (isCompromised) =>
+            adapter.updateGoal(goalId, mutate, {
+              syncDirectory: options.durable !== false,
+              beforeWrite: () => {
+                if (isCompromised()) throw lostLockError();
+              },
+            }),
+          lockOptions,
+        ),
+      ),
     goalDir: (goalId: string): string => {
       if (!isSafeId(goalId)) {
         throw new GoaldError('usage', `"${goalId}" is not a goal id`, 'goal ids are letters, digits, - and _');

@@ -204,6 +204,11 @@ export interface Store {
   read(): Promise<StateFile>;
   /** Read-modify-write under the cross-process lock; re-reads first, fsyncs after. */
   update<T>(mutate: (state: StateFile) => T, options?: StoreUpdateOptions): Promise<T>;
+  /**
+   * update() for one goal's record: `mutate` changes that goal only (the hot path of a running goal, which
+   * costs the same however many finished goals the home holds); false when the goal is not stored.
+   */
+  updateGoal(goalId: string, mutate: (goal: GoalRecord) => void, options?: StoreUpdateOptions): Promise<boolean>;
   /** The directory for one goal's own files (turns.jsonl, transcripts, snapshot index/objects). */
   goalDir(goalId: string): string;
 }

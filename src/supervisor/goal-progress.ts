@@ -21,7 +21,7 @@ export interface GoalProgress {
   now: number;
 }
 
-/** Stores a goal's progress; a goal that is no longer in the store is left alone. */
+/** Stores a goal's progress (its record only); a goal that is no longer in the store is left alone. */
 export async function recordGoalProgress(
   store: Store,
   goalId: string,
@@ -30,9 +30,7 @@ export async function recordGoalProgress(
 ): Promise<void> {
   const status = statusOf(progress.value);
   const now = new Date(progress.now).toISOString();
-  await store.update((state) => {
-    const goal = state.goals.find((candidate) => candidate.id === goalId);
-    if (!goal) return;
+  await store.updateGoal(goalId, (goal) => {
     goal.status = status;
     goal.phase = status === 'active' ? phaseOf(progress.value) : status;
     goal.machine = progress.machine;

@@ -316,3 +316,87 @@ describe('secrets', () => {
     expect(findSecretInState(harmless, JSON.stringify(harmless), { PLACEHOLDER_API_KEY: 'production' })).toBeNull();
   });
 });
+
+describe('updateGoal', () => {
+  const KEY = 'sk-test-0123456789abcdef';
+
+  it('changes one goal and leaves the rest as stored, the file as a whole update would write it', async () => {
+    const store = await openStore(home, { env: { OPENAI_API_KEY: KEY } });
+    await store.update((state) => {
+      for (let index = 0; index < 20; index += 1) state.goals.push(makeGoal(`g${index}`, { status: 'achieved' }));
+      state.goals.push(makeGoal('live'));
+    });
+    const before = await store.read();
+    expect(await store.updateGoal('live', (goal) => {
+      goal.phase = 'checking';
+      goal.reasonMessage = `ran with ${KEY}`;
+    })).toBe(true);
+    const after = await store.read();
+    expect(after.goals.slice(0, 20)).toEqual(before.goals.slice(0, 20));
+    expect(after.goals[20]).toMatchObject({ id: 'live', phase: 'checking', reasonMessage: 'ran with [redacted:OPENAI_API_KEY]' });
+    // What a whole-state update of the same content writes, byte for byte; the previous file is the .bak.
+    const text = await readFile(join(home, 'state.json'), 'utf8');
+    const other = join(dir, 'other-home');
+    const otherStore = await openStore(other, { env: { OPENAI_API_KEY: KEY } });
+    await otherStore.update((state) => {
+      state.goals.push(...after.goals);
+    });
+    expect(await readFile(join(other, 'state.json'), 'utf8')).toBe(text);
+    expect(JSON.parse(await readFile(join(home, 'state.json.bak'), 'utf8'))).toEqual(before);
+  });
+
+  it('is false, writing nothing, for a goal that is not stored', async () => {
+    const store = await openStore(home, { env: {} });
+    expect(await store.updateGoal('gnone', () => undefined)).toBe(false);
+    expect(await readdir(home)).toEqual([]);
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    const text = await readFile(join(home, 'state.json'), 'utf8');
+    expect(await store.updateGoal('gnone', () => undefined)).toBe(false);
+    expect(await readFile(join(home, 'state.json'), 'utf8')).toBe(text);
+  });
+
+  it('sees what another process wrote since its own last write: no update is lost', async () => {
+    const mine = await openStore(home, { env: {} });
+    const theirs = await openStore(home, { env: {} });
+    await mine.update((state) => {
+      state.goals.push(makeGoal('g1'), makeGoal('g2'));
+    });
+    await mine.updateGoal('g1', (goal) => {
+      goal.phase = 'checking';
+    });
+    await theirs.updateGoal('g2', (goal) => {
+      goal.phase = 'evaluating';
+    });
+    await theirs.update((state) => {
+      state.goals.push(makeGoal('g3'));
+    });
+    await mine.updateGoal('g1', (goal) => {
+      goal.phase = 'coolingDown';
+    });
+    expect((await theirs.read()).goals.map((goal) => [goal.id, goal.phase])).toEqual([
+      ['g1', 'coolingDown'],
+      ['g2', 'evaluating'],
+      ['g3', 'running'],
+    ]);
+  });
+
+  it('refuses a goal that would not read back, and writes nothing', async () => {
+    const store = await openStore(home, { env: {} });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    const text = await readFile(join(home, 'state.json'), 'utf8');
+    const error = await rejectionOf(store.updateGoal('g1', (goal) => {
+      goal.summary.tokens = Number.NaN;
+    }));
+    expect(error.message).toContain('goals.0.summary.tokens');
+    expect(await readFile(join(home, 'state.json'), 'utf8')).toBe(text);
+    // The store is not left believing the refused record is on disk.
+    await store.updateGoal('g1', (goal) => {
+      goal.phase = 'checking';
+    });
+    expect((await store.read()).goals[0]).toMatchObject({ phase: 'checking', summary: { tokens: 0 } });
+  });
+});

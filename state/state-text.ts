@@ -1,0 +1,174 @@
+// The text state.json is written as, and the checks it passes first: secrets redacted, every record
+// validated as it will read back (after a JSON round trip), and the secret guard. state.json holds every
+// goal the home ever ran, finished ones included, while an update changes one or two: checking the whole
+// file each time made every write cost O(history) (130 ms a write at 1 000 goals, three writes a turn).
+// So each goal and loop is checked once per content: its result is kept under its compact JSON (the record
+// before redaction) while the secrets in force stay the same, and reused by the next write.
+//
+// The text is byte for byte `JSON.stringify(redacted, null, 2)` plus a newline (diffable, greppable): the
+// records' pretty forms are made one by one and joined as JSON.stringify would indent them.
+
+import { GoaldError } from '../src/errors.js';
+import { isSecretName, redactJson } from '../src/secrets/redact.js';
+import { findSecretInState } from './secret-guard.js';
+import { describeSchemaProblem, goalRecordSchema, loopRecordSchema, stateFileSchema } from './state-schema.js';
+import type { GoalRecord, LoopRecord, StateFile } from './types.js';
+
+/** A record already redacted, validated and scanned: its pretty text (at its depth in the file) and its parsed form. */
+interface CheckedRecord {
+  text: string;
+  parsed: unknown;
+}
+
+/** What a write would put on disk: the text, and the state it reads back as. */
+export interface StateText {
+  text: string;
+  state: StateFile;
+}
+
+// The records' arrays sit two levels deep: `{ "goals": [ <record> ] }`.
+const RECORD_INDENT = '\n    ';
+const TOP_INDENT = '\n  ';
+
+/** One build: its text and state, and its parts (to replace one goal's without checking the rest again). */
+interface Built extends StateText {
+  goals: Array<{ key: string; record: CheckedRecord }>;
+  loops: CheckedRecord[];
+  /** The top's fields in order: their text, or null where the goals' and loops' arrays go. */
+  top: Array<{ key: string; text: string | null }>;
+}
+
+/** Builds state.json's text from a state, remembering the records it checked for the next build. */
+export class StateTextBuilder {
+  readonly #path: string;
+  readonly #env: NodeJS.ProcessEnv;
+  #checked = new Map<string, CheckedRecord>();
+  #secretsSeen = '';
+  #last: Built | null = null;
+  /** How many records the last build had to check (the rest came from the one before): for tests. */
+  lastChecked = 0;
+
+  /** The last build's text (null before the first). */
+  get lastText(): string | null {
+    return this.#last?.text ?? null;
+  }
+
+  /** `path`: the file the text is for (named in errors); `env`: whose secrets are redacted and refused. */
+  constructor(path: string, env: NodeJS.ProcessEnv) {
+    this.#path = path;
+    this.#env = env;
+  }
+
+  /** The text and its parsed state; throws GoaldError('internal') for a state that must not be written. */
+  build(state: StateFile): StateText {
+    this.#noteSecrets();
+    const previous = this.#checked;
+    const next = new Map<string, CheckedRecord>();
+    this.lastChecked = 0;
+    const checkAll = (records: readonly unknown[], field: 'goals' | 'loops'): Array<{ key: string; record: CheckedRecord }> =>
+      records.map((record, index) => {
+        const key = `${field}:${JSON.stringify(record)}`;
+        const known = next.get(key) ?? previous.get(key) ?? this.#check(record, [field, index], field);
+        next.set(key, known);
+        return { key, record: known };
+      });
+    const goals = checkAll(state.goals, 'goals');
+    const loops = checkAll(state.loops, 'loops').map((loop) => loop.record);
+
+    // Everything else at the top (the version, and fields a later goald may add) is checked as a whole,
+    // with the records' arrays left empty (so in their place: JSON.stringify keeps the object's key order).
+    const top = redactJson({ ...state, goals: [], loops: [] }, this.#env);
+    const parsedTop = stateFileSchema.safeParse(JSON.parse(JSON.stringify(top)));
+    if (!parsedTop.success) throw this.#invalid(describeSchemaProblem(parsedTop.error));
+    this.#guard(top, []);
+    const fields = Object.entries(top).flatMap(([key, value]): Built['top'] => {
+      if (key === 'goals' || key === 'loops') return [{ key, text: null }];
+      const text = JSON.stringify(value, null, 2);
+      return text === undefined ? [] : [{ key, text: text.replaceAll('\n', TOP_INDENT) }];
+    });
+    const parsed: StateFile = { ...parsedTop.data, goals: goals.map((goal) => goal.record.parsed as GoalRecord), loops: loops.map((loop) => loop.parsed as LoopRecord) };
+    this.#checked = next;
+    return this.#keep({ goals, loops, top: fields, state: parsed, text: '' });
+  }
+
+  /**
+   * The last build with its goal at `index` replaced by `goal`: only that record is checked. Null when
+   * there is no last build to start from, or the secrets in force changed since (build the whole state).
+   */
+  buildWithGoal(index: number, goal: GoalRecord): StateText | null {
+    const last = this.#last;
+    if (last === null || index < 0 || index >= last.goals.length || this.#noteSecrets()) return null;
+    this.lastChecked = 0;
+    const key = `goals:${JSON.stringify(goal)}`;
+    const record = this.#checked.get(key) ?? this.#check(goal, ['goals', index], 'goals');
+    const replaced = last.goals[index];
+    if (replaced !== undefined && !last.goals.some((other, at) => at !== index && other.key === replaced.key)) this.#checked.delete(replaced.key);
+    this.#checked.set(key, record);
+    const goals = last.goals.with(index, { key, record });
+    return this.#keep({ ...last, goals, state: { ...last.state, goals: last.state.goals.with(index, record.parsed as GoalRecord) }, text: '' });
+  }
+
+  // Joins the parts into the file's text and remembers the build.
+  #keep(built: Built): StateText {
+    const arrays = { goals: built.goals.map((goal) => goal.record), loops: built.loops };
+    const parts = built.top.map(({ key, text }) => {
+      const records = key === 'goals' ? arrays.goals : key === 'loops' ? arrays.loops : null;
+      const value =
+        records === null
+          ? text
+          : records.length === 0
+            ? '[]'
+            : `[${RECORD_INDENT}${records.map((record) => record.text).join(`,${RECORD_INDENT}`)}${TOP_INDENT}]`;
+      return `${JSON.stringify(key)}: ${value ?? 'null'}`;
+    });
+    built.text = `{${TOP_INDENT}${parts.join(`,${TOP_INDENT}`)}\n}\n`;
+    this.#last = built;
+    return { text: built.text, state: built.state };
+  }
+
+  // A secret that appeared in (or left) the environment changes what redaction and the guard do: nothing
+  // checked before counts. True when that happened.
+  #noteSecrets(): boolean {
+    const secrets = secretsInForce(this.#env);
+    if (secrets === this.#secretsSeen) return false;
+    this.#checked.clear();
+    this.#last = null;
+    this.#secretsSeen = secrets;
+    return true;
+  }
+
+  // Redacts, validates (as it will read back) and scans one record; `where` names it in errors.
+  #check(record: unknown, where: readonly (string | number)[], field: 'goals' | 'loops'): CheckedRecord {
+    this.lastChecked += 1;
+    const redacted = redactJson(record, this.#env);
+    const compact = JSON.stringify(redacted);
+    const schema = field === 'goals' ? goalRecordSchema : loopRecordSchema;
+    const parsed = schema.safeParse(compact === undefined ? undefined : JSON.parse(compact));
+    if (!parsed.success) throw this.#invalid(describeSchemaProblem(parsed.error, where));
+    this.#guard(redacted, where);
+    return { text: JSON.stringify(redacted, null, 2).replaceAll('\n', RECORD_INDENT), parsed: parsed.data };
+  }
+
+  #guard(value: unknown, where: readonly (string | number)[]): void {
+    const secret = findSecretInState(value, JSON.stringify(value), this.#env, where.join('.'));
+    if (secret === null) return;
+    throw new GoaldError(
+      'internal',
+      `refusing to write ${this.#path}: ${secret}`,
+      'this is a goald bug (secrets must never reach state files); the file was left unchanged',
+    );
+  }
+
+  #invalid(problem: string): GoaldError {
+    return new GoaldError('internal', `refusing to write invalid goald state to ${this.#path} (${problem})`, 'this is a goald bug; the file was left unchanged');
+  }
+}
+
+// The names and values that redaction and the guard act on, as one string to compare (never written).
+function secretsInForce(env: NodeJS.ProcessEnv): string {
+  let found = '';
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && (isSecretName(name) || name.endsWith('_API_KEY'))) found += `${name}=${value}\0`;
+  }
+  return found;
+}

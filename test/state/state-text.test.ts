@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+
+import { parseStateText } from '../../state/state-schema.js';
+import { StateTextBuilder } from '../../state/state-text.js';
+import type { StateFile } from '../../state/types.js';
+import { redactJson } from '../../src/secrets/redact.js';
+import { GoaldError } from '../../src/errors.js';
+import { makeGoal, makeLoop } from './fixtures.js';
+
+const KEY = 'sk-test-0123456789abcdef';
+const PATH = '/home/u/.goald/state.json';
+
+// What state.json held before records were checked one by one: the whole state redacted and pretty-printed.
+function wholeText(state: unknown, env: NodeJS.ProcessEnv): string {
+  return `${JSON.stringify(redactJson(state, env), null, 2)}\n`;
+}
+
+function buildError(builder: StateTextBuilder, state: StateFile): GoaldError {
+  try {
+    builder.build(state);
+  } catch (error) {
+    if (error instanceof GoaldError) return error;
+    throw error;
+  }
+  throw new Error('build did not refuse the state');
+}
+
+describe('StateTextBuilder', () => {
+  const env = { OPENAI_API_KEY: KEY };
+  const states: Array<[string, StateFile]> = [
+    ['no records', { version: 1, goals: [], loops: [] }],
+    ['goals and loops', { version: 1, goals: [makeGoal('g1'), makeGoal('g2', { status: 'achieved', finishedAt: '2026-01-02T00:00:00.000Z' })], loops: [makeLoop('l1')] }],
+    ['a secret in a goal', { version: 1, goals: [makeGoal('g1', { settings: { agent: { command: `my-agent --key ${KEY}` } } })], loops: [] }],
+    // A later goald's field at the top, and the records' arrays in another order: kept where they are.
+    ['fields a later goald added', { loops: [makeLoop('l1')], version: 1, future: { nested: ['a', 1, null] }, goals: [makeGoal('g1')] } as unknown as StateFile],
+    ['nested arrays and odd strings', { version: 1, goals: [makeGoal('g\n"1"', { summary: { ...makeGoal('x').summary, remaining: ['a\nb', 'c'], files: [] } })], loops: [] }],
+  ];
+
+  it.each(states)('writes exactly what pretty-printing the whole redacted state gives: %s', (_name, state) => {
+    const { text, state: parsed } = new StateTextBuilder(PATH, env).build(state);
+    expect(text).toBe(wholeText(state, env));
+    expect(text).not.toContain(KEY);
+    // What it reads back as is what the file will read back as.
+    const reread = parseStateText(text);
+    expect(reread.ok && reread.state).toEqual(parsed);
+  });
+
+  it('checks a record again only when it changed, and again all of them when the secrets change', () => {
+    const environment: NodeJS.ProcessEnv = { ...env };
+    const builder = new StateTextBuilder(PATH, environment);
+    const goals = Array.from({ length: 50 }, (_, index) => makeGoal(`g${index}`, { status: 'achieved' }));
+    const state: StateFile = { version: 1, goals, loops: [makeLoop('l1')] };
+    builder.build(state);
+    expect(builder.lastChecked).toBe(51);
+
+    state.goals[7] = { ...goals[7]!, reasonMessage: `done with ${KEY}` };
+    const { text } = builder.build(state);
+    expect(builder.lastChecked).toBe(1);
+    expect(text).toBe(wholeText(state, environment));
+
+    // A new credential in the environment: every record is redacted and scanned against it.
+    const SECOND = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    environment.GITHUB_TOKEN = SECOND;
+    state.goals[3] = { ...goals[3]!, reasonMessage: `pushed with ${SECOND}` };
+    const again = builder.build(state);
+    expect(builder.lastChecked).toBe(51);
+    expect(again.text).not.toContain(SECOND);
+    expect(again.text).toBe(wholeText(state, environment));
+  });
+
+  it('refuses a record that would not read back, naming where it is, and remembers nothing of that build', () => {
+    const builder = new StateTextBuilder(PATH, {});
+    const good: StateFile = { version: 1, goals: [makeGoal('g1'), makeGoal('g2')], loops: [] };
+    builder.build(good);
+    // NaN becomes null in JSON, which a count may not be: the record is checked as it will read back.
+    const bad: StateFile = { ...good, goals: [good.goals[0]!, makeGoal('g2', { summary: { ...makeGoal('x').summary, tokens: Number.NaN } })] };
+    const error = buildError(builder, bad);
+    expect(error.code).toBe('internal');
+    expect(error.message).toMatch(/^refusing to write invalid goald state to \/home\/u\/\.goald\/state\.json \(goals\.1\.summary\.tokens: /);
+    expect(buildError(builder, bad).message).toBe(error.message); // not remembered as checked
+    builder.build(good);
+    expect(builder.lastChecked).toBe(0);
+  });
+
+  it('refuses a credential-named field and an API key value, naming the field or the variable, never the value', () => {
+    const builder = new StateTextBuilder(PATH, {});
+    const named = buildError(builder, { version: 1, goals: [makeGoal('g1'), makeGoal('g2', { settings: { evaluator: { apiKey: 'whatever-it-is' } } })], loops: [] });
+    expect(named.message).toBe(`refusing to write ${PATH}: the field goals.1.settings.evaluator.apiKey looks like a credential`);
+    expect(named.message).not.toContain('whatever-it-is');
+
+    // A value redaction leaves alone (it looks like a path) but the guard still refuses.
+    const guarded = new StateTextBuilder(PATH, { PLAIN_API_KEY: './plainvalue-plainvalue' });
+    const valued = buildError(guarded, { version: 1, goals: [], loops: [makeLoop('l1', { condition: 'uses ./plainvalue-plainvalue' })] });
+    expect(valued.message).toBe(`refusing to write ${PATH}: it contains the value of PLAIN_API_KEY`);
+  });
+
+  it('refuses a state whose top is wrong, as the schema words it', () => {
+    const error = buildError(new StateTextBuilder(PATH, {}), { version: 2, goals: [], loops: [] } as unknown as StateFile);
+    expect(error.message).toMatch(/\(version: /);
+  });
+});
+
+describe('StateTextBuilder.buildWithGoal', () => {
+  it('checks only the goal it replaces and writes what a whole build would', () => {
+    const env: NodeJS.ProcessEnv = { OPENAI_API_KEY: KEY };
+    const builder = new StateTextBuilder(PATH, env);
+    const state: StateFile = { version: 1, goals: Array.from({ length: 30 }, (_, index) => makeGoal(`g${index}`)), loops: [makeLoop('l1')] };
+    expect(builder.buildWithGoal(0, state.goals[0]!)).toBeNull(); // nothing built yet
+    builder.build(state);
+    const changed = makeGoal('g4', { phase: 'checking', reasonMessage: `key ${KEY}` });
+    const built = builder.buildWithGoal(4, changed);
+    expect(builder.lastChecked).toBe(1);
+    const whole: StateFile = { ...state, goals: state.goals.with(4, changed) };
+    expect(built?.text).toBe(wholeText(whole, env));
+    expect(builder.lastText).toBe(built?.text);
+    expect(built?.state.goals[4]).toMatchObject({ phase: 'checking', reasonMessage: 'key [redacted:OPENAI_API_KEY]' });
+    // Out of range, or a secret that appeared since: the caller builds the whole state instead.
+    expect(builder.buildWithGoal(30, changed)).toBeNull();
+    env.GITHUB_TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    expect(builder.buildWithGoal(4, changed)).toBeNull();
+  });
+});
