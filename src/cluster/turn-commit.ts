@@ -1,0 +1,116 @@
+// Cluster mode's fence: a turn's result is committed in one Lua script that first checks the worker still
+// holds the turn job's BullMQ lock (its token is the lock key's value), that the goal is in the job's epoch
+// and not stopped, and that the turn is not committed already. A worker that froze past the lock's
+// duration, or lost Redis for as long, finds its token gone (the job went back to the queue and another
+// worker may be running the same turn) and commits nothing; the turn is applied exactly once.
+//
+// Keys: every goal key and the queue's share the `{goald}` hash tag, so on a Redis Cluster they sit in one
+// slot and one script may touch them all.
+
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+
+/** The prefix of every cluster key (BullMQ's queue prefix too). */
+export const CLUSTER_PREFIX = '{goald}';
+
+/** The hash of a goal's cluster state: epoch, status, committedTurn, state. */
+function goalKey(goalId: string): string {
+  return `${CLUSTER_PREFIX}:goal:${goalId}`;
+}
+
+/** The list of a goal's committed turn records (JSON), in turn order. */
+function turnsKey(goalId: string): string {
+  return `${CLUSTER_PREFIX}:goal:${goalId}:turns`;
+}
+
+const CLUSTER_GOAL_STATUSES = ['active', 'paused', 'stopped', 'achieved', 'failed'] as const;
+
+/** The goal's statuses as the cluster keeps them; `stopped` refuses every later commit. */
+export type ClusterGoalStatus = (typeof CLUSTER_GOAL_STATUSES)[number];
+
+// A goal's hash as Redis returns it (every field a string), checked before use.
+const clusterGoalSchema = z.object({
+  epoch: z.coerce.number().int().positive(),
+  status: z.enum(CLUSTER_GOAL_STATUSES),
+  committedTurn: z.coerce.number().int(),
+  state: z.string(),
+});
+
+/** A goal's state in the cluster. */
+export type ClusterGoal = z.infer<typeof clusterGoalSchema>;
+
+/** What became of a commit: only `committed` wrote anything. */
+export type CommitOutcome = 'committed' | 'lost-lock' | 'stale-epoch' | 'stopped' | 'duplicate';
+
+const COMMIT_OUTCOMES: readonly CommitOutcome[] = ['committed', 'lost-lock', 'stale-epoch', 'stopped', 'duplicate'];
+
+// KEYS: the job's lock, the goal's hash, its turn list. ARGV: token, epoch, turn, record JSON, state JSON,
+// the status the goal has after the turn.
+const COMMIT_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'lost-lock' end
+local goal = redis.call('HMGET', KEYS[2], 'epoch', 'status', 'committedTurn')
+if goal[1] ~= ARGV[2] then return 'stale-epoch' end
+if goal[2] == 'stopped' then return 'stopped' end
+if tonumber(goal[3] or '-1') >= tonumber(ARGV[3]) then return 'duplicate' end
+redis.call('RPUSH', KEYS[3], ARGV[4])
+redis.call('HSET', KEYS[2], 'committedTurn', ARGV[3], 'state', ARGV[5], 'status', ARGV[6])
+return 'committed'
+`;
+
+/** Registers a goal in the cluster: epoch 1, active, nothing committed. */
+export async function createClusterGoal(redis: Redis, goalId: string, state: string): Promise<void> {
+  await redis.hset(goalKey(goalId), { epoch: '1', status: 'active', committedTurn: '-1', state });
+}
+
+/** A goal's cluster state, or null when it is not registered; throws when its hash is not goald's. */
+export async function readClusterGoal(redis: Redis, goalId: string): Promise<ClusterGoal | null> {
+  const fields = await redis.hgetall(goalKey(goalId));
+  if (Object.keys(fields).length === 0) return null;
+  const parsed = clusterGoalSchema.safeParse(fields);
+  if (!parsed.success) throw new Error(`${goalKey(goalId)} is not a goal's state: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
+
+/** Sets a goal's status (pause, resume, stop); a stopped goal's running turn can no longer commit. */
+export async function setClusterGoalStatus(redis: Redis, goalId: string, status: ClusterGoalStatus): Promise<void> {
+  await redis.hset(goalKey(goalId), 'status', status);
+}
+
+/** A goal's committed turn records, parsed, in order. */
+export async function readCommittedTurns(redis: Redis, goalId: string): Promise<unknown[]> {
+  return (await redis.lrange(turnsKey(goalId), 0, -1)).map((text) => JSON.parse(text) as unknown);
+}
+
+export interface TurnCommit {
+  /** The turn job's lock key and the token this worker holds it with. */
+  lockKey: string;
+  token: string;
+  goalId: string;
+  epoch: number;
+  turn: number;
+  /** The turn's record and the goal's state after it, both JSON-serializable. */
+  record: unknown;
+  state: unknown;
+  /** The goal's status after the turn (`active` to go on). */
+  status: ClusterGoalStatus;
+}
+
+/** Commits a turn if, and only if, the fence holds (see the top of this file). */
+export async function commitTurn(redis: Redis, commit: TurnCommit): Promise<CommitOutcome> {
+  const outcome = await redis.eval(
+    COMMIT_SCRIPT,
+    3,
+    commit.lockKey,
+    goalKey(commit.goalId),
+    turnsKey(commit.goalId),
+    commit.token,
+    String(commit.epoch),
+    String(commit.turn),
+    JSON.stringify(commit.record),
+    JSON.stringify(commit.state),
+    commit.status,
+  );
+  const found = COMMIT_OUTCOMES.find((known) => known === outcome);
+  if (found === undefined) throw new Error(`the commit script answered ${String(outcome)}`);
+  return found;
+}

@@ -1,0 +1,123 @@
+// Cluster mode's turns on BullMQ: one job per turn, never one per goal. The job id is deterministic,
+// `<goal>-e<epoch>-t<turn>` (BullMQ ids may not hold `:`), so a goal is a chain with at most one turn job
+// at a time and enqueueing the same turn twice adds nothing. A worker runs a turn, commits it through the
+// fence (turn-commit.ts) and only then enqueues the next; a crash between the two leaves a committed turn
+// with no next job, which the job of the same turn, run again, or the reconciler puts right.
+//
+// A worker that loses a job's lock (frozen, partitioned) is told by BullMQ (`lockRenewalFailed`): it
+// cancels the job, which aborts the turn's signal, so the turn's processes are killed and nothing is
+// committed; the stalled-job check hands the turn to another worker, which starts it again from its base.
+
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+
+import { CLUSTER_PREFIX, commitTurn, readClusterGoal, type ClusterGoalStatus, type CommitOutcome } from './turn-commit.js';
+
+/** The BullMQ queue every turn job goes through. */
+export const TURN_QUEUE_NAME = 'turns';
+
+const turnJobSchema = z.object({ goalId: z.string().regex(/^[A-Za-z0-9_-]+$/), epoch: z.number().int().positive(), turn: z.number().int().nonnegative() });
+
+/** One turn of one goal in one epoch: what a turn job carries. */
+export type TurnJob = z.infer<typeof turnJobSchema>;
+
+/** The deterministic id of a turn's job. */
+export function turnJobId(job: TurnJob): string {
+  return `${job.goalId}-e${job.epoch}-t${job.turn}`;
+}
+
+/** The queue of turn jobs on `connection` (which BullMQ may block on: give it its own). */
+export function createTurnQueue(connection: Redis): Queue {
+  return new Queue(TURN_QUEUE_NAME, { connection, prefix: CLUSTER_PREFIX });
+}
+
+/** Enqueues a turn (a no-op when that turn's job exists already). */
+export async function enqueueTurn(queue: Queue, job: TurnJob): Promise<void> {
+  await queue.add('turn', turnJobSchema.parse(job), { jobId: turnJobId(job), removeOnComplete: true, removeOnFail: 1_000 });
+}
+
+/** What a turn hands back to be committed: its record, the goal's state after it, and what comes next. */
+export interface TurnOutcome {
+  record: unknown;
+  state: unknown;
+  /** `active`: enqueue the next turn; anything else ends (or pauses) the chain. */
+  status: ClusterGoalStatus;
+}
+
+/** Runs one turn; `signal` aborts when the worker lost the job (the turn must stop and kill what it started). */
+export type RunTurn = (job: TurnJob, signal: AbortSignal) => Promise<TurnOutcome>;
+
+export interface TurnWorkerOptions {
+  /** The worker's connection (blocking commands: its own). */
+  connection: Redis;
+  /** A second connection for the commit and the goal reads. */
+  redis: Redis;
+  /** Where next turns are enqueued. */
+  queue: Queue;
+  run: RunTurn;
+  /** Turns at once on this worker (default 1). */
+  concurrency?: number;
+  /** How long a job's lock lasts without renewal (BullMQ's default 30 s). */
+  lockDuration?: number;
+  /** How often stalled jobs (their lock expired) are looked for (BullMQ's default 30 s). */
+  stalledInterval?: number;
+  /** Told what became of each turn this worker ran (for logs and tests). */
+  onTurn?: (job: TurnJob, outcome: CommitOutcome | 'aborted' | 'skipped') => void;
+}
+
+/** Starts a worker that takes turn jobs until closed. */
+export function startTurnWorker(options: TurnWorkerOptions): Worker {
+  const { redis, queue, run } = options;
+  const worker = new Worker(
+    TURN_QUEUE_NAME,
+    async (job: Job, token?: string, signal?: AbortSignal): Promise<void> => {
+      const turnJob = turnJobSchema.parse(job.data);
+      const goal = await readClusterGoal(redis, turnJob.goalId);
+      // A job of another epoch or of a goal not running does nothing.
+      if (goal === null || goal.epoch !== turnJob.epoch || goal.status !== 'active') {
+        options.onTurn?.(turnJob, 'skipped');
+        return;
+      }
+      // A turn committed already (a job run again after its worker died between commit and enqueue) only
+      // makes sure the chain goes on: the next turn's job is the one that crash never added.
+      if (goal.committedTurn >= turnJob.turn) {
+        await enqueueTurn(queue, { ...turnJob, turn: goal.committedTurn + 1 });
+        options.onTurn?.(turnJob, 'skipped');
+        return;
+      }
+      if (token === undefined || job.id === undefined) throw new Error('a turn job without a lock token');
+      const aborted = signal ?? new AbortController().signal;
+      const outcome = await run(turnJob, aborted);
+      if (aborted.aborted) {
+        options.onTurn?.(turnJob, 'aborted');
+        return;
+      }
+      const committed = await commitTurn(redis, {
+        lockKey: `${queue.toKey(job.id)}:lock`,
+        token,
+        goalId: turnJob.goalId,
+        epoch: turnJob.epoch,
+        turn: turnJob.turn,
+        record: outcome.record,
+        state: outcome.state,
+        status: outcome.status,
+      });
+      options.onTurn?.(turnJob, committed);
+      if (committed === 'committed' && outcome.status === 'active') await enqueueTurn(queue, { ...turnJob, turn: turnJob.turn + 1 });
+    },
+    {
+      connection: options.connection,
+      prefix: CLUSTER_PREFIX,
+      concurrency: options.concurrency ?? 1,
+      ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
+      ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
+    },
+  );
+  // The lock could not be renewed (this process froze, or lost Redis, for too long): the job is no longer
+  // ours. Cancelling it aborts the turn's signal; the commit would be refused anyway.
+  worker.on('lockRenewalFailed', (jobIds: string[]) => {
+    for (const jobId of jobIds) worker.cancelJob(jobId, 'lost the turn job lock');
+  });
+  return worker;
+}

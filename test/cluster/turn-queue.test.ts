@@ -1,0 +1,209 @@
+// Cluster mode's turn queue and fence against a real redis-server and real worker processes: turns spread
+// over workers and applied exactly once, a frozen worker's late commit refused, a stopped goal's turn not
+// committed, and what Redis must be for cluster mode.
+
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { checkRedisRequirements } from '../../src/cluster/redis-requirements.js';
+import { commitTurn, createClusterGoal, readClusterGoal, readCommittedTurns, setClusterGoalStatus } from '../../src/cluster/turn-commit.js';
+import { createTurnQueue, enqueueTurn, startTurnWorker, type TurnJob } from '../../src/cluster/turn-queue.js';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+
+const WORKER_SCRIPT = fileURLToPath(new URL('../fixtures/cluster/turn-worker.mjs', import.meta.url));
+
+interface WorkerLine {
+  worker: string;
+  pid: number;
+  event: 'ready' | 'running' | 'outcome';
+  job?: TurnJob;
+  outcome?: string;
+}
+
+interface WorkerProcess {
+  name: string;
+  child: ChildProcessWithoutNullStreams;
+  lines: WorkerLine[];
+}
+
+let server: RedisServer;
+let redis: Redis;
+let queue: Queue;
+const workers: WorkerProcess[] = [];
+const closers: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = new Redis(server.url, { maxRetriesPerRequest: null });
+  queue = createTurnQueue(new Redis(server.url, { maxRetriesPerRequest: null }));
+});
+
+afterEach(async () => {
+  for (const { child } of workers.splice(0)) {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  }
+  for (const close of closers.splice(0)) await close();
+  await queue.obliterate({ force: true });
+  await redis.flushall();
+});
+
+afterAll(async () => {
+  await queue.close();
+  redis.disconnect();
+  await server.stop();
+});
+
+async function startWorker(name: string, env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [WORKER_SCRIPT], {
+    env: { ...process.env, REDIS_URL: server.url, WORKER: name, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const worker: WorkerProcess = { name, child, lines: [] };
+  let buffer = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    for (let at = buffer.indexOf('\n'); at !== -1; at = buffer.indexOf('\n')) {
+      worker.lines.push(JSON.parse(buffer.slice(0, at)) as WorkerLine);
+      buffer = buffer.slice(at + 1);
+    }
+  });
+  workers.push(worker);
+  await expect.poll(() => worker.lines.some((line) => line.event === 'ready'), { timeout: 10_000 }).toBe(true);
+  return worker;
+}
+
+function outcomes(worker: WorkerProcess): Array<{ turn: number; outcome: string | undefined }> {
+  return worker.lines.filter((line) => line.event === 'outcome').map((line) => ({ turn: line.job?.turn ?? -1, outcome: line.outcome }));
+}
+
+async function startGoal(goalId: string): Promise<void> {
+  await createClusterGoal(redis, goalId, JSON.stringify({ turn: 0 }));
+  await enqueueTurn(queue, { goalId, epoch: 1, turn: 1 });
+}
+
+describe('turns on BullMQ across worker processes', () => {
+  it('runs every goal to its end with each turn committed once, the turns spread over the workers', async () => {
+    const started = await Promise.all(['w1', 'w2', 'w3'].map((name) => startWorker(name, { TURN_MS: '60', LAST_TURN: '5' })));
+    const goals = ['ga', 'gb', 'gc', 'gd'];
+    for (const goal of goals) await startGoal(goal);
+    for (const goal of goals) {
+      await expect.poll(async () => (await readClusterGoal(redis, goal))?.status, { timeout: 20_000 }).toBe('achieved');
+      const turns = (await readCommittedTurns(redis, goal)) as Array<{ turn: number }>;
+      expect(turns.map((record) => record.turn)).toEqual([1, 2, 3, 4, 5]);
+    }
+    const committedBy = started.map((worker) => outcomes(worker).filter((line) => line.outcome === 'committed').length);
+    expect(committedBy.reduce((sum, count) => sum + count, 0)).toBe(20);
+    expect(committedBy.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a worker frozen past its lock commits nothing when it wakes: the turn was retried elsewhere, once', async () => {
+    const env = { TURN_MS: '1500', LAST_TURN: '2', LOCK_MS: '1000', STALLED_MS: '500' };
+    const pair = [await startWorker('w1', env), await startWorker('w2', env)];
+    await startGoal('gfrozen');
+    await expect.poll(() => pair.some((worker) => worker.lines.some((line) => line.event === 'running')), { timeout: 10_000 }).toBe(true);
+    const frozen = pair.find((worker) => worker.lines.some((line) => line.event === 'running'));
+    const other = pair.find((worker) => worker !== frozen);
+    if (frozen === undefined || other === undefined) throw new Error('no worker took the first turn');
+    frozen.child.kill('SIGSTOP');
+    // The lock expires (no renewal) and the stalled check hands turn 1 to the other worker. The frozen one
+    // wakes while the other still runs the turn: its turn ends first, and must commit nothing.
+    await expect.poll(() => other.lines.some((line) => line.event === 'running' && line.job?.turn === 1), { timeout: 15_000 }).toBe(true);
+    frozen.child.kill('SIGCONT');
+    await expect.poll(() => outcomes(frozen).find((line) => line.turn === 1)?.outcome, { timeout: 10_000 }).toMatch(/^(lost-lock|aborted)$/);
+    await expect.poll(async () => (await readClusterGoal(redis, 'gfrozen'))?.status, { timeout: 15_000 }).toBe('achieved');
+    const turns = (await readCommittedTurns(redis, 'gfrozen')) as Array<{ turn: number; worker: string }>;
+    expect(turns.map((record) => record.turn)).toEqual([1, 2]);
+    expect(turns[0]?.worker).toBe(other.name);
+  });
+});
+
+describe('the fence', () => {
+  const commit = (overrides: Partial<Parameters<typeof commitTurn>[1]> = {}): ReturnType<typeof commitTurn> =>
+    commitTurn(redis, { lockKey: 'lock-of-gfence', token: 'mine', goalId: 'gfence', epoch: 1, turn: 1, record: { turn: 1 }, state: { at: 1 }, status: 'active', ...overrides });
+
+  it('commits only while the lock holds this worker\'s token, in the goal\'s epoch, once per turn', async () => {
+    await createClusterGoal(redis, 'gfence', '{}');
+    await redis.set('lock-of-gfence', 'theirs');
+    expect(await commit()).toBe('lost-lock');
+    await redis.del('lock-of-gfence');
+    expect(await commit()).toBe('lost-lock');
+    await redis.set('lock-of-gfence', 'mine');
+    expect(await commit({ epoch: 2 })).toBe('stale-epoch');
+    expect(await readCommittedTurns(redis, 'gfence')).toEqual([]);
+    expect(await commit()).toBe('committed');
+    expect(await commit()).toBe('duplicate');
+    expect(await readCommittedTurns(redis, 'gfence')).toEqual([{ turn: 1 }]);
+    expect(await readClusterGoal(redis, 'gfence')).toEqual({ epoch: 1, status: 'active', committedTurn: 1, state: '{"at":1}' });
+  });
+
+  it('refuses the commit of a turn whose goal was stopped meanwhile, and enqueues nothing after it', async () => {
+    const seen: string[] = [];
+    let release: () => void = () => undefined;
+    const turnMayEnd = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const worker = startTurnWorker({
+      connection: new Redis(server.url, { maxRetriesPerRequest: null }),
+      redis,
+      queue,
+      run: async (job) => {
+        await turnMayEnd;
+        return { record: { turn: job.turn }, state: {}, status: 'active' };
+      },
+      onTurn: (job, outcome) => seen.push(`${job.turn}:${outcome}`),
+    });
+    closers.push(() => worker.close(true));
+    await startGoal('gstop');
+    await expect.poll(async () => queue.getActiveCount(), { timeout: 10_000 }).toBe(1);
+    await setClusterGoalStatus(redis, 'gstop', 'stopped');
+    release();
+    await expect.poll(() => seen, { timeout: 10_000 }).toEqual(['1:stopped']);
+    expect(await readCommittedTurns(redis, 'gstop')).toEqual([]);
+    expect(await queue.getJobCounts('waiting', 'delayed', 'active')).toEqual({ waiting: 0, delayed: 0, active: 0 });
+  });
+
+  it('runs a job of an already committed turn as a no-op that re-adds the next turn a crash lost', async () => {
+    const seen: string[] = [];
+    const worker = startTurnWorker({
+      connection: new Redis(server.url, { maxRetriesPerRequest: null }),
+      redis,
+      queue,
+      run: async (job) => ({ record: { turn: job.turn }, state: {}, status: job.turn >= 3 ? 'achieved' : 'active' }),
+      onTurn: (job, outcome) => seen.push(`${job.turn}:${outcome}`),
+    });
+    closers.push(() => worker.close(true));
+    await createClusterGoal(redis, 'gagain', '{}');
+    // Turn 1 committed by a worker that died before enqueueing turn 2; its job runs again.
+    await redis.hset('{goald}:goal:gagain', 'committedTurn', '1');
+    await redis.rpush('{goald}:goal:gagain:turns', JSON.stringify({ turn: 1 }));
+    await enqueueTurn(queue, { goalId: 'gagain', epoch: 1, turn: 1 });
+    await expect.poll(async () => (await readClusterGoal(redis, 'gagain'))?.status, { timeout: 10_000 }).toBe('achieved');
+    expect(seen).toEqual(['1:skipped', '2:committed', '3:committed']);
+    expect(((await readCommittedTurns(redis, 'gagain')) as Array<{ turn: number }>).map((record) => record.turn)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('checkRedisRequirements', () => {
+  it('passes a Redis 7 with noeviction and the append-only file', async () => {
+    const found = await checkRedisRequirements(redis);
+    expect(found.version).toMatch(/^\d+\.\d+/);
+    expect(found).toMatchObject({ problems: [], warnings: [] });
+  });
+
+  it('names an evicting policy as a problem and a missing append-only file as a warning, each with its fix', async () => {
+    const lax = await startRedis(['--maxmemory-policy', 'allkeys-lru', '--appendonly', 'no']);
+    const client = new Redis(lax.url);
+    try {
+      const found = await checkRedisRequirements(client);
+      expect(found.problems).toEqual([expect.stringMatching(/maxmemory-policy is allkeys-lru.*set it to noeviction/)]);
+      expect(found.warnings).toEqual([expect.stringMatching(/append-only file is off.*appendonly yes/)]);
+    } finally {
+      client.disconnect();
+      await lax.stop();
+    }
+  });
+});
