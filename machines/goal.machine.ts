@@ -112,6 +112,7 @@ export const goalMachine = setup({
   },
   actions: {
     markPausePending: assign({ pausePending: true }),
+    cancelPendingPause: assign({ pausePending: false }),
     recordVerdict: assign(({ context, event }) => {
       if (event.type !== 'verdict.received') return {};
       return {
@@ -199,6 +200,8 @@ export const goalMachine = setup({
       initial: 'preparing',
       on: {
         'usage.limited': { target: 'paused', actions: 'pauseForUsage' },
+        // The owner changed their mind before the turn ended: the pause asked for is not taken.
+        'goal.resume': { guard: 'isPausePending', actions: 'cancelPendingPause' },
         'goal.stop': { target: 'failed', actions: 'recordStop' },
         'goal.fail': { target: 'failed', actions: 'recordFailure' },
       },

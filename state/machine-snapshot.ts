@@ -14,3 +14,11 @@ export function turnOfSnapshot(machine: Json | null): number | null {
   const parsed = snapshotTurnSchema.safeParse(machine);
   return parsed.success ? parsed.data.context.turn : null;
 }
+
+const snapshotPauseSchema = z.looseObject({ context: z.looseObject({ pausePending: z.boolean() }) });
+
+/** Whether a persisted machine snapshot has a pause asked for and not yet taken (at the turn's end). */
+export function isPausePendingIn(machine: Json | null): boolean {
+  const parsed = snapshotPauseSchema.safeParse(machine);
+  return parsed.success && parsed.data.context.pausePending;
+}

@@ -1,5 +1,6 @@
 // `goald status`, `history` and `show` output: the goal box, one line per goal, one row per turn.
 
+import { isPausePendingIn, turnOfSnapshot } from '../../state/machine-snapshot.js';
 import type { GoalRecord } from '../../state/types.js';
 import type { TurnRecord } from '../supervisor/types.js';
 import { clip } from '../cut-text.js';
@@ -29,7 +30,21 @@ function resumeAtOf(goal: GoalRecord): number | null {
   return typeof context.resumeAt === 'number' ? context.resumeAt : null;
 }
 
+// Phases in which a turn is under way (its agent, checks or evaluator run).
+const IN_TURN_PHASES = new Set(['running', 'checking', 'evaluating']);
+
+/**
+ * `turn 3/20`: the turn in flight while one is under way, as `goald watch` shows it (its machine snapshot
+ * is stored when the agent starts), else the last one finished.
+ */
+function turnText(goal: GoalRecord): string {
+  const maxTurns = maxTurnsOf(goal);
+  const inFlight = goal.status === 'active' && IN_TURN_PHASES.has(goal.phase) ? (turnOfSnapshot(goal.machine) ?? 0) : 0;
+  return `turn ${Math.max(goal.summary.turns, inFlight)}${maxTurns === null ? '' : `/${maxTurns}`}`;
+}
+
 function statusWord(goal: GoalRecord): string {
+  if (goal.status === 'active' && goal.phase !== 'queued' && isPausePendingIn(goal.machine)) return `active · ${goal.phase} · pausing after this turn`;
   if (goal.status === 'active') return goal.phase === 'queued' ? 'queued' : `active · ${goal.phase}`;
   if (goal.status === 'paused') return `paused (${goal.pauseReason ?? 'requested'})`;
   if (goal.status === 'failed') return `failed (${goal.reason ?? 'unknown'})`;
@@ -45,11 +60,10 @@ function elapsedOf(goal: GoalRecord, now: number): number {
 
 /** The multi-line box for one goal. */
 export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
-  const maxTurns = maxTurnsOf(goal);
   const lines = [
     `Goal: ${clip(goal.condition, 70)}`,
     `id ${goal.id} · ${statusWord(goal)}`,
-    `turn ${goal.summary.turns}${maxTurns === null ? '' : `/${maxTurns}`} · ${formatCount(goal.summary.tokens)} tokens · ${formatDuration(elapsedOf(goal, now))}`,
+    `${turnText(goal)} · ${formatCount(goal.summary.tokens)} tokens · ${formatDuration(elapsedOf(goal, now))}`,
     `workspace ${goal.workspace}`,
   ];
   if (goal.worktree) lines.push(`worktree of ${goal.worktree.repo} · branch ${goal.worktree.branch}`);
@@ -80,11 +94,10 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
 
 /** One line per goal. */
 export function renderGoalLine(goal: GoalRecord, now = Date.now()): string {
-  const maxTurns = maxTurnsOf(goal);
   const line = [
     goal.id,
     statusWord(goal).padEnd(22),
-    `turn ${goal.summary.turns}${maxTurns === null ? '' : `/${maxTurns}`}`.padEnd(10),
+    turnText(goal).padEnd(10),
     `${formatCount(goal.summary.tokens)} tok`.padEnd(12),
     formatDuration(elapsedOf(goal, now)).padEnd(8),
     clip(goal.condition, 60),

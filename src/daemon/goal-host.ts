@@ -251,8 +251,8 @@ export class DaemonGoalHost implements GoalHost {
     await this.afterRecovery();
     const goal = await this.getGoal(ref);
     const running = this.controllable(goal, 'resume');
-    if (goal.status !== 'paused' && running.supervisor.status !== 'paused') {
-      throw new GoaldError('conflict', `goal ${goal.id} is not paused (it is ${goal.status})`, 'only paused goals can be resumed');
+    if (goal.status !== 'paused' && running.supervisor.status !== 'paused' && !running.supervisor.isPausePending) {
+      throw new GoaldError('conflict', `goal ${goal.id} is not paused (it is ${goal.status})`, 'only a paused goal, or one with a pause pending, can be resumed');
     }
     await running.supervisor.resume();
     return this.getGoal(goal.id);

@@ -167,13 +167,29 @@ export class GoalSession {
         this.agentSuspended = true;
       }
       stored = this.onPaused();
+    } else if (this.isPausePending) {
+      // Stored at once: `goald status` shows it pending, and a daemon that dies before the boundary still
+      // takes it (the restored machine pauses on reaching the boundary).
+      stored = this.persist();
     }
     this.wakeup.wake();
     return stored;
   }
 
-  /** Resumes a paused goal (SIGCONT when it was paused mid-turn); resolves once the new state is stored. */
+  /** A pause was asked for and is not taken yet (it will be at the end of the turn). */
+  get isPausePending(): boolean {
+    return this.status === 'active' && this.actor.getSnapshot().context.pausePending;
+  }
+
+  /**
+   * Resumes a paused goal (SIGCONT when it was paused mid-turn), or cancels a pause still pending; resolves
+   * once the new state is stored.
+   */
   resume(): Promise<void> {
+    if (this.isPausePending) {
+      this.actor.send({ type: 'goal.resume', at: this.now() });
+      return this.persist();
+    }
     if (this.status !== 'paused') return Promise.resolve();
     this.actor.send({ type: 'goal.resume', at: this.now() });
     const stored = this.onResumed();

@@ -198,6 +198,11 @@ export class GoalSupervisor {
     return this.session.phase;
   }
 
+  /** A pause was asked for and will be taken at the end of the turn (resume() cancels it). */
+  get isPausePending(): boolean {
+    return this.session.isPausePending;
+  }
+
   /**
    * The turn in flight, from its start until its verdict (also while paused with `--now`: its agent still
    * lives); null between turns.
@@ -258,7 +263,7 @@ export class GoalSupervisor {
     return this.session.pause(now);
   }
 
-  /** Resumes a paused goal (SIGCONT when it was paused mid-turn); resolves once the new state is stored. */
+  /** Resumes a paused goal (SIGCONT when it was paused mid-turn), or cancels a pending pause; resolves once stored. */
   resume(): Promise<void> {
     return this.session.resume();
   }

@@ -4,6 +4,7 @@
 // (`terminalView`), the web page sets it as textContent.
 
 import type { BreakerName, GoalStatus } from '../../machines/goal.machine.js';
+import { isPausePendingIn } from '../../state/machine-snapshot.js';
 import type { GoalRecord, Json, LoopRecord } from '../../state/types.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 
@@ -114,12 +115,12 @@ function numberAt(value: JsonObject | null, key: string): number | null {
 }
 
 /** The status glyph, tone and words of a goal (its row, and a loop's runs). */
-export function goalStatusOf(goal: Pick<GoalRecord, 'status' | 'phase' | 'pauseReason' | 'reason'>): { glyph: string; tone: Tone; text: string } {
+export function goalStatusOf(goal: Pick<GoalRecord, 'status' | 'phase' | 'pauseReason' | 'reason'> & Partial<Pick<GoalRecord, 'machine'>>): { glyph: string; tone: Tone; text: string } {
   switch (goal.status) {
     case 'active':
       if (goal.phase === 'queued') return { glyph: '…', tone: 'waiting', text: 'queued' };
       if (goal.phase === 'coolingDown' || goal.phase === 'preparing') return { glyph: '◌', tone: 'waiting', text: goal.phase === 'preparing' ? 'preparing' : 'cooling down' };
-      return { glyph: '▶', tone: 'running', text: goal.phase };
+      return { glyph: '▶', tone: 'running', text: isPausePendingIn(goal.machine ?? null) ? `${goal.phase} · pausing after this turn` : goal.phase };
     case 'paused':
       return { glyph: '‖', tone: 'paused', text: `paused (${goal.pauseReason ?? 'requested'})` };
     case 'achieved':

@@ -107,7 +107,7 @@ describe('controlling goals: status, pause, resume, stop, logs -f', () => {
     expect(box.code).toBe(0);
     expect(box.stdout).toContain('Goal: two steps');
     expect(box.stdout).toContain(`id ${id} · active · running`);
-    expect(box.stdout).toMatch(/turn 0\/20 · \d+ tokens · /);
+    expect(box.stdout).toMatch(/turn 1\/20 · \d+ tokens · /); // the turn in flight
     // Without an id, the goal of the current workspace is meant.
     const here = await sandbox.run(['status', '--json'], { cwd: workspace.dir });
     expect(JSON.parse(here.stdout)).toMatchObject({ daemon: true, goals: [{ id, status: 'active', phase: 'running' }] });
@@ -140,6 +140,27 @@ describe('controlling goals: status, pause, resume, stop, logs -f', () => {
     expect(followed.stdout).toContain('resumed');
     expect(followed.stdout).toMatch(/turn 2\/20 .*checks 1\/1/);
     expect(followed.stdout).toContain('Goal Achieved');
+    expect((await waitForFinished(sandbox, id)).status).toBe('achieved');
+  });
+
+  it('resume before the turn ends cancels a pending pause: status shows it pending, then the goal goes on', async () => {
+    const workspace = await repo();
+    const sandbox = await goaldSandbox();
+    const agent = gatedAgent(sandbox.root);
+    const { id } = await submitGoal(sandbox, ['two steps', '-C', workspace.dir, ...FAST, '--check', stepsCheck(2), '--agent', agent.command]);
+    await waitForPidFile(agent.agentPidFile(1));
+    expect((await sandbox.run(['pause', id])).stdout.trim()).toBe(`goal ${id} will pause at the end of the current turn`);
+    expect((await sandbox.run(['status', id])).stdout).toContain(`id ${id} · active · running · pausing after this turn`);
+
+    const resume = await sandbox.run(['resume', id]);
+    expect(resume.code).toBe(0);
+    expect(resume.stdout.trim()).toBe(`goal ${id} will not pause: the pause asked for is cancelled`);
+    expect((await sandbox.run(['status', id])).stdout).not.toContain('pausing after this turn');
+    await agent.open(1);
+    // Turn 2 starts: the pause was not taken at the boundary.
+    await waitForPidFile(agent.agentPidFile(2));
+    expect(readGoal(sandbox, id).status).toBe('active');
+    await agent.open(2);
     expect((await waitForFinished(sandbox, id)).status).toBe('achieved');
   });
 

@@ -266,6 +266,28 @@ describe('goal machine', () => {
   });
 
   it.each([
+    ['preparing', [], ev.precheck(false)],
+    ['running', REACH.running!, ev.finished()],
+    ['checking', [...REACH.running!, ev.finished()], ev.checked()],
+    ['evaluating', [...REACH.running!, ev.finished(), ev.checked()], ev.verdict()],
+  ])('a resume before the boundary cancels a pause pending in %s, and nothing else changes', (_name, reach, next) => {
+    const actor = send(start(), ...reach, ev.pause(false));
+    const before = actor.getSnapshot();
+    send(actor, ev.resume(9_999));
+    expect(actor.getSnapshot().value).toEqual(before.value);
+    expect(actor.getSnapshot().context).toEqual({ ...before.context, pausePending: false });
+    send(actor, next);
+    expect(phase(actor)).not.toBe('paused');
+  });
+
+  it('ignores a resume of an active goal with no pause pending', () => {
+    const actor = send(start(), ...REACH.running!);
+    const before = actor.getSnapshot();
+    send(actor, ev.resume(1));
+    expect(actor.getSnapshot().context).toEqual(before.context);
+  });
+
+  it.each([
     ['checking', [ev.finished()]],
     ['evaluating', [ev.finished(), ev.checked()]],
   ])('defers a pause asked in %s to the boundary', (_name, more) => {

@@ -79,6 +79,7 @@ describe('deriveGoalView: status', () => {
   const rows: { name: string; record: Partial<GoalRecord>; glyph: string; tone: GoalView['tone']; text: string }[] = [
     { name: 'running', record: { phase: 'running' }, glyph: '▶', tone: 'running', text: 'running' },
     { name: 'checking', record: { phase: 'checking' }, glyph: '▶', tone: 'running', text: 'checking' },
+    { name: 'with a pause pending', record: { phase: 'checking', machine: { context: { turn: 2, pausePending: true } } }, glyph: '▶', tone: 'running', text: 'checking · pausing after this turn' },
     { name: 'cooling down', record: { phase: 'coolingDown' }, glyph: '◌', tone: 'waiting', text: 'cooling down' },
     { name: 'queued', record: { phase: 'queued' }, glyph: '…', tone: 'waiting', text: 'queued' },
     { name: 'paused for drift', record: { status: 'paused', phase: 'paused', pauseReason: 'drift' }, glyph: '‖', tone: 'paused', text: 'paused (drift)' },

@@ -102,7 +102,8 @@ export async function runResume(ref: string | undefined, io: CliIO): Promise<num
   const client = await requireDaemon(io);
   const goal = await lookupGoal(await client.listGoals(), ref, io.cwd);
   const updated = await client.resumeGoal(goal.id);
-  io.out(`goal ${updated.id} resumed`);
+  // An active goal had a pause pending (asked for mid-turn): it is cancelled, the turn goes on.
+  io.out(goal.status === 'paused' ? `goal ${updated.id} resumed` : `goal ${updated.id} will not pause: the pause asked for is cancelled`);
   return EXIT.ok;
 }
 

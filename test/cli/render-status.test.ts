@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+
+import { renderGoalBox, renderGoalLine } from '../../src/cli/render-status.js';
+import { makeGoal } from '../state/fixtures.js';
+
+// A goal of at most 20 turns whose machine was stored at turn `turn` (as the supervisor stores it when the
+// agent of that turn starts), with `done` turns finished.
+function goalAt(turn: number, done: number, overrides: Parameters<typeof makeGoal>[1] = {}): ReturnType<typeof makeGoal> {
+  return makeGoal('gturns', {
+    settings: { limits: { maxTurns: 20 } },
+    machine: { status: 'active', value: { active: 'running' }, context: { turn } },
+    summary: { ...makeGoal('x').summary, turns: done },
+    ...overrides,
+  });
+}
+
+describe('the turn goald status shows', () => {
+  it('is the turn in flight while one runs, as goald watch shows it', () => {
+    for (const phase of ['running', 'checking', 'evaluating']) {
+      const goal = goalAt(1, 0, { phase });
+      expect(renderGoalBox(goal)).toContain('turn 1/20 · 0 tokens');
+      expect(renderGoalLine(goal)).toMatch(/ turn 1\/20 /);
+    }
+  });
+
+  it('is the last turn finished between turns, once paused, and once over', () => {
+    expect(renderGoalBox(goalAt(3, 3, { phase: 'coolingDown' }))).toContain('turn 3/20 ·');
+    expect(renderGoalBox(goalAt(0, 0, { phase: 'preparing', machine: null }))).toContain('turn 0/20 ·');
+    expect(renderGoalBox(goalAt(4, 3, { status: 'paused', phase: 'paused' }))).toContain('turn 3/20 ·');
+    expect(renderGoalLine(goalAt(5, 5, { status: 'achieved', phase: 'achieved' }))).toMatch(/ turn 5\/20 /);
+  });
+
+  it('says when a pause asked for is pending', () => {
+    const pending = goalAt(2, 1, { phase: 'evaluating', machine: { status: 'active', value: { active: 'evaluating' }, context: { turn: 2, pausePending: true } } });
+    expect(renderGoalBox(pending)).toContain('active · evaluating · pausing after this turn');
+    expect(renderGoalBox(goalAt(2, 1, { phase: 'evaluating' }))).toMatch(/active · evaluating +│/);
+  });
+});
