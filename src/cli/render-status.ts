@@ -129,7 +129,7 @@ export function renderTurnRow(turn: TurnRecord): string {
     outcome.padEnd(11),
     duration.padEnd(8),
     formatCount(turn.tokens).padStart(9),
-    `${turn.files.length} files`.padEnd(9),
+    `${turn.files.length} file${turn.files.length === 1 ? '' : 's'}`.padEnd(9),
     `checks ${checks}`.padEnd(12),
     verdict.padEnd(60),
     breakerState,

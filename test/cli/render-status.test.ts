@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { renderGoalBox, renderGoalLine } from '../../src/cli/render-status.js';
-import { makeGoal } from '../state/fixtures.js';
+import { renderGoalBox, renderGoalLine, renderTurnRow } from '../../src/cli/render-status.js';
+import { makeGoal, makeTurn } from '../state/fixtures.js';
 
 // A goal of at most 20 turns whose machine was stored at turn `turn` (as the supervisor stores it when the
 // agent of that turn starts), with `done` turns finished.
@@ -34,5 +34,14 @@ describe('the turn goald status shows', () => {
     const pending = goalAt(2, 1, { phase: 'evaluating', machine: { status: 'active', value: { active: 'evaluating' }, context: { turn: 2, pausePending: true } } });
     expect(renderGoalBox(pending)).toContain('active · evaluating · pausing after this turn');
     expect(renderGoalBox(goalAt(2, 1, { phase: 'evaluating' }))).toMatch(/active · evaluating +│/);
+  });
+});
+
+describe('goald show\'s turn rows', () => {
+  it('count the files a turn changed in words that agree with the count', () => {
+    const file = (path: string) => ({ path, status: 'A' as const, added: 1, deleted: 0 });
+    expect(renderTurnRow(makeTurn({ files: [] }))).toContain(' 0 files ');
+    expect(renderTurnRow(makeTurn({ files: [file('a')] }))).toContain(' 1 file ');
+    expect(renderTurnRow(makeTurn({ files: [file('a'), file('b')] }))).toContain(' 2 files ');
   });
 });
