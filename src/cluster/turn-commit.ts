@@ -13,8 +13,8 @@ import { z } from 'zod';
 /** The prefix of every cluster key (BullMQ's queue prefix too). */
 export const CLUSTER_PREFIX = '{goald}';
 
-/** The hash of a goal's cluster state: epoch, status, committedTurn, state. */
-function goalKey(goalId: string): string {
+/** The hash of a goal's cluster state: epoch, status, committedTurn, state, cancelTurn. */
+export function goalKey(goalId: string): string {
   return `${CLUSTER_PREFIX}:goal:${goalId}`;
 }
 
@@ -24,6 +24,9 @@ function turnsKey(goalId: string): string {
 }
 
 const CLUSTER_GOAL_STATUSES = ['active', 'paused', 'stopped', 'achieved', 'failed'] as const;
+
+/** The channel a turn's cancel is broadcast on (the message is the goal id): goal-control.ts. */
+export const CANCEL_CHANNEL = `${CLUSTER_PREFIX}:cancel`;
 
 /** The goal's statuses as the cluster keeps them; `stopped` refuses every later commit. */
 export type ClusterGoalStatus = (typeof CLUSTER_GOAL_STATUSES)[number];
@@ -39,22 +42,26 @@ const clusterGoalSchema = z.object({
 /** A goal's state in the cluster. */
 export type ClusterGoal = z.infer<typeof clusterGoalSchema>;
 
-/** What became of a commit: only `committed` wrote anything. */
-export type CommitOutcome = 'committed' | 'lost-lock' | 'stale-epoch' | 'stopped' | 'duplicate';
+// The script's reply: the outcome, and the goal's status after it.
+const commitReplySchema = z.tuple([z.enum(['committed', 'lost-lock', 'stale-epoch', 'stopped', 'duplicate']), z.string()]);
 
-const COMMIT_OUTCOMES: readonly CommitOutcome[] = ['committed', 'lost-lock', 'stale-epoch', 'stopped', 'duplicate'];
+/** What became of a commit: only `committed` wrote anything. */
+export type CommitOutcome = z.infer<typeof commitReplySchema>[0];
 
 // KEYS: the job's lock, the goal's hash, its turn list. ARGV: token, epoch, turn, record JSON, state JSON,
-// the status the goal has after the turn.
+// the status the goal has after the turn. A goal paused during the turn stays paused (the turn is kept:
+// a pause waits for the turn's end). Returns the outcome and the goal's status after it.
 const COMMIT_SCRIPT = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'lost-lock' end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lost-lock', ''} end
 local goal = redis.call('HMGET', KEYS[2], 'epoch', 'status', 'committedTurn')
-if goal[1] ~= ARGV[2] then return 'stale-epoch' end
-if goal[2] == 'stopped' then return 'stopped' end
-if tonumber(goal[3] or '-1') >= tonumber(ARGV[3]) then return 'duplicate' end
+if goal[1] ~= ARGV[2] then return {'stale-epoch', goal[2] or ''} end
+if goal[2] == 'stopped' then return {'stopped', 'stopped'} end
+if tonumber(goal[3] or '-1') >= tonumber(ARGV[3]) then return {'duplicate', goal[2]} end
+local status = ARGV[6]
+if goal[2] == 'paused' and status == 'active' then status = 'paused' end
 redis.call('RPUSH', KEYS[3], ARGV[4])
-redis.call('HSET', KEYS[2], 'committedTurn', ARGV[3], 'state', ARGV[5], 'status', ARGV[6])
-return 'committed'
+redis.call('HSET', KEYS[2], 'committedTurn', ARGV[3], 'state', ARGV[5], 'status', status)
+return {'committed', status}
 `;
 
 /** Registers a goal in the cluster: epoch 1, active, nothing committed. */
@@ -76,6 +83,12 @@ export async function setClusterGoalStatus(redis: Redis, goalId: string, status:
   await redis.hset(goalKey(goalId), 'status', status);
 }
 
+/** The turn a goal's workers must give up, when a pause now or a stop cancelled one (null: none). */
+export async function cancelledTurnOf(redis: Redis, goalId: string): Promise<number | null> {
+  const value = await redis.hget(goalKey(goalId), 'cancelTurn');
+  return value === null ? null : Number(value);
+}
+
 /** A goal's committed turn records, parsed, in order. */
 export async function readCommittedTurns(redis: Redis, goalId: string): Promise<unknown[]> {
   return (await redis.lrange(turnsKey(goalId), 0, -1)).map((text) => JSON.parse(text) as unknown);
@@ -95,9 +108,9 @@ export interface TurnCommit {
   status: ClusterGoalStatus;
 }
 
-/** Commits a turn if, and only if, the fence holds (see the top of this file). */
-export async function commitTurn(redis: Redis, commit: TurnCommit): Promise<CommitOutcome> {
-  const outcome = await redis.eval(
+/** Commits a turn if, and only if, the fence holds (see the top of this file); with the goal's status after it. */
+export async function commitTurn(redis: Redis, commit: TurnCommit): Promise<{ outcome: CommitOutcome; status: string }> {
+  const reply = await redis.eval(
     COMMIT_SCRIPT,
     3,
     commit.lockKey,
@@ -110,7 +123,8 @@ export async function commitTurn(redis: Redis, commit: TurnCommit): Promise<Comm
     JSON.stringify(commit.state),
     commit.status,
   );
-  const found = COMMIT_OUTCOMES.find((known) => known === outcome);
-  if (found === undefined) throw new Error(`the commit script answered ${String(outcome)}`);
-  return found;
+  const parsed = commitReplySchema.safeParse(reply);
+  if (!parsed.success) throw new Error(`the commit script answered ${JSON.stringify(reply)}`);
+  const [outcome, status] = parsed.data;
+  return { outcome, status };
 }

@@ -12,7 +12,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
-import { CLUSTER_PREFIX, commitTurn, readClusterGoal, type ClusterGoalStatus, type CommitOutcome } from './turn-commit.js';
+import { CANCEL_CHANNEL, CLUSTER_PREFIX, cancelledTurnOf, commitTurn, readClusterGoal, type ClusterGoalStatus, type CommitOutcome } from './turn-commit.js';
 
 /** The BullMQ queue every turn job goes through. */
 export const TURN_QUEUE_NAME = 'turns';
@@ -62,13 +62,29 @@ export interface TurnWorkerOptions {
   lockDuration?: number;
   /** How often stalled jobs (their lock expired) are looked for (BullMQ's default 30 s). */
   stalledInterval?: number;
+  /** How often a running turn's goal is read for a cancel that pub/sub did not bring (default 2 s). */
+  statusPollMs?: number;
   /** Told what became of each turn this worker ran (for logs and tests). */
   onTurn?: (job: TurnJob, outcome: CommitOutcome | 'aborted' | 'skipped') => void;
 }
 
+/** A running turn worker. */
+export interface TurnWorker {
+  worker: Worker;
+  /** Settles once the worker takes jobs and hears cancels. */
+  ready(): Promise<void>;
+  /** Stops taking jobs; `force` cancels the turns running. */
+  close(force?: boolean): Promise<void>;
+}
+
 /** Starts a worker that takes turn jobs until closed. */
-export function startTurnWorker(options: TurnWorkerOptions): Worker {
+export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
   const { redis, queue, run } = options;
+  // The turns this worker holds, by job id: what a cancel for their goal reaches.
+  const holding = new Map<string, TurnJob>();
+  const cancelGoal = (goalId: string, reason: string): void => {
+    for (const [jobId, job] of holding) if (job.goalId === goalId) worker.cancelJob(jobId, reason);
+  };
   const worker = new Worker(
     TURN_QUEUE_NAME,
     async (job: Job, token?: string, signal?: AbortSignal): Promise<void> => {
@@ -88,12 +104,26 @@ export function startTurnWorker(options: TurnWorkerOptions): Worker {
       }
       if (token === undefined || job.id === undefined) throw new Error('a turn job without a lock token');
       const aborted = signal ?? new AbortController().signal;
-      const outcome = await run(turnJob, aborted);
+      holding.set(job.id, turnJob);
+      const poll = setInterval(() => {
+        void Promise.all([readClusterGoal(redis, turnJob.goalId), cancelledTurnOf(redis, turnJob.goalId)])
+          .then(([now, cancelled]) => {
+            if (now === null || now.status === 'stopped' || (cancelled !== null && cancelled >= turnJob.turn)) cancelGoal(turnJob.goalId, 'the goal was stopped or paused now');
+          })
+          .catch(() => undefined); // Redis away for a moment: the lock's renewal tells when it is too long
+      }, options.statusPollMs ?? 2_000);
+      let outcome: TurnOutcome;
+      try {
+        outcome = await run(turnJob, aborted);
+      } finally {
+        clearInterval(poll);
+        holding.delete(job.id);
+      }
       if (aborted.aborted) {
         options.onTurn?.(turnJob, 'aborted');
         return;
       }
-      const committed = await commitTurn(redis, {
+      const { outcome: committed, status } = await commitTurn(redis, {
         lockKey: `${queue.toKey(job.id)}:lock`,
         token,
         goalId: turnJob.goalId,
@@ -104,7 +134,7 @@ export function startTurnWorker(options: TurnWorkerOptions): Worker {
         status: outcome.status,
       });
       options.onTurn?.(turnJob, committed);
-      if (committed === 'committed' && outcome.status === 'active') await enqueueTurn(queue, { ...turnJob, turn: turnJob.turn + 1 });
+      if (committed === 'committed' && status === 'active') await enqueueTurn(queue, { ...turnJob, turn: turnJob.turn + 1 });
     },
     {
       connection: options.connection,
@@ -119,5 +149,18 @@ export function startTurnWorker(options: TurnWorkerOptions): Worker {
   worker.on('lockRenewalFailed', (jobIds: string[]) => {
     for (const jobId of jobIds) worker.cancelJob(jobId, 'lost the turn job lock');
   });
-  return worker;
+  // A pause now or a stop, broadcast by whichever machine took it (goal-control.ts).
+  const subscriber = redis.duplicate();
+  subscriber.on('message', (_channel: string, goalId: string) => cancelGoal(goalId, 'the goal was stopped or paused now'));
+  const subscribed = subscriber.subscribe(CANCEL_CHANNEL).catch(() => undefined); // the status poll covers a worker not subscribed
+  return {
+    worker,
+    ready: async () => {
+      await Promise.all([worker.waitUntilReady(), subscribed]);
+    },
+    close: async (force = false) => {
+      await worker.close(force);
+      subscriber.disconnect();
+    },
+  };
 }

@@ -10,7 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkRedisRequirements } from '../../src/cluster/redis-requirements.js';
 import { commitTurn, createClusterGoal, readClusterGoal, readCommittedTurns, setClusterGoalStatus } from '../../src/cluster/turn-commit.js';
-import { createTurnQueue, enqueueTurn, startTurnWorker, type TurnJob } from '../../src/cluster/turn-queue.js';
+import { pauseClusterGoal, resumeClusterGoal, stopClusterGoal } from '../../src/cluster/goal-control.js';
+import { reconcileTurns } from '../../src/cluster/reconciler.js';
+import { createTurnQueue, enqueueTurn, startTurnWorker, turnJobId, type TurnJob } from '../../src/cluster/turn-queue.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('../fixtures/cluster/turn-worker.mjs', import.meta.url));
@@ -42,10 +44,16 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const { child } of workers.splice(0)) {
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
-  }
+  // Dead before the next test: a worker still alive would take its jobs.
+  await Promise.all(
+    workers.splice(0).map(({ child }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
   for (const close of closers.splice(0)) await close();
   await queue.obliterate({ force: true });
   await redis.flushall();
@@ -80,23 +88,24 @@ function outcomes(worker: WorkerProcess): Array<{ turn: number; outcome: string 
   return worker.lines.filter((line) => line.event === 'outcome').map((line) => ({ turn: line.job?.turn ?? -1, outcome: line.outcome }));
 }
 
+// A goal's chain starts with turn 0, its pre-check, like any goald goal's.
 async function startGoal(goalId: string): Promise<void> {
-  await createClusterGoal(redis, goalId, JSON.stringify({ turn: 0 }));
-  await enqueueTurn(queue, { goalId, epoch: 1, turn: 1 });
+  await createClusterGoal(redis, goalId, JSON.stringify({}));
+  await enqueueTurn(queue, { goalId, epoch: 1, turn: 0 });
 }
 
 describe('turns on BullMQ across worker processes', () => {
-  it('runs every goal to its end with each turn committed once, the turns spread over the workers', async () => {
+  it('runs 4 goals of 6 turns each to their end, each turn committed once, the turns spread over the workers', async () => {
     const started = await Promise.all(['w1', 'w2', 'w3'].map((name) => startWorker(name, { TURN_MS: '60', LAST_TURN: '5' })));
     const goals = ['ga', 'gb', 'gc', 'gd'];
     for (const goal of goals) await startGoal(goal);
     for (const goal of goals) {
       await expect.poll(async () => (await readClusterGoal(redis, goal))?.status, { timeout: 20_000 }).toBe('achieved');
       const turns = (await readCommittedTurns(redis, goal)) as Array<{ turn: number }>;
-      expect(turns.map((record) => record.turn)).toEqual([1, 2, 3, 4, 5]);
+      expect(turns.map((record) => record.turn)).toEqual([0, 1, 2, 3, 4, 5]);
     }
     const committedBy = started.map((worker) => outcomes(worker).filter((line) => line.outcome === 'committed').length);
-    expect(committedBy.reduce((sum, count) => sum + count, 0)).toBe(20);
+    expect(committedBy.reduce((sum, count) => sum + count, 0)).toBe(24);
     expect(committedBy.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
   });
 
@@ -111,13 +120,82 @@ describe('turns on BullMQ across worker processes', () => {
     frozen.child.kill('SIGSTOP');
     // The lock expires (no renewal) and the stalled check hands turn 1 to the other worker. The frozen one
     // wakes while the other still runs the turn: its turn ends first, and must commit nothing.
-    await expect.poll(() => other.lines.some((line) => line.event === 'running' && line.job?.turn === 1), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => other.lines.some((line) => line.event === 'running' && line.job?.turn === 0), { timeout: 15_000 }).toBe(true);
     frozen.child.kill('SIGCONT');
-    await expect.poll(() => outcomes(frozen).find((line) => line.turn === 1)?.outcome, { timeout: 10_000 }).toMatch(/^(lost-lock|aborted)$/);
+    await expect.poll(() => outcomes(frozen).find((line) => line.turn === 0)?.outcome, { timeout: 10_000 }).toMatch(/^(lost-lock|aborted)$/);
     await expect.poll(async () => (await readClusterGoal(redis, 'gfrozen'))?.status, { timeout: 15_000 }).toBe('achieved');
     const turns = (await readCommittedTurns(redis, 'gfrozen')) as Array<{ turn: number; worker: string }>;
-    expect(turns.map((record) => record.turn)).toEqual([1, 2]);
+    expect(turns.map((record) => record.turn)).toEqual([0, 1, 2]);
     expect(turns[0]?.worker).toBe(other.name);
+  });
+});
+
+describe('control across machines', () => {
+  const turnsOf = async (goalId: string): Promise<number[]> => ((await readCommittedTurns(redis, goalId)) as Array<{ turn: number }>).map((record) => record.turn);
+  const running = (worker: WorkerProcess, turn: number): boolean => worker.lines.some((line) => line.event === 'running' && line.job?.turn === turn);
+
+  it('stop cancels the turn on the worker holding it: aborted, nothing committed, no job left', async () => {
+    const worker = await startWorker('w1', { TURN_MS: '20000', LAST_TURN: '3' });
+    await startGoal('gstopped');
+    await expect.poll(() => running(worker, 0), { timeout: 10_000 }).toBe(true);
+    expect((await stopClusterGoal(redis, queue, 'gstopped')).status).toBe('stopped');
+    await expect.poll(() => outcomes(worker), { timeout: 5_000 }).toEqual([{ turn: 0, outcome: 'aborted' }]);
+    expect(await turnsOf('gstopped')).toEqual([]);
+    expect(await queue.getJobCounts('waiting', 'delayed', 'active')).toEqual({ waiting: 0, delayed: 0, active: 0 });
+  });
+
+  it('pause lets the turn end and commit, then starts nothing until resume', async () => {
+    const worker = await startWorker('w1', { TURN_MS: '600', LAST_TURN: '2' });
+    await startGoal('gpaused');
+    await expect.poll(() => running(worker, 0), { timeout: 10_000 }).toBe(true);
+    await pauseClusterGoal(redis, queue, 'gpaused', { now: false });
+    await expect.poll(() => turnsOf('gpaused'), { timeout: 5_000 }).toEqual([0]);
+    expect((await readClusterGoal(redis, 'gpaused'))?.status).toBe('paused');
+    expect(await queue.getJobCounts('waiting', 'delayed')).toEqual({ waiting: 0, delayed: 0 });
+    await resumeClusterGoal(redis, queue, 'gpaused');
+    await expect.poll(async () => (await readClusterGoal(redis, 'gpaused'))?.status, { timeout: 5_000 }).toBe('achieved');
+    expect(await turnsOf('gpaused')).toEqual([0, 1, 2]);
+  });
+
+  it('pause now cancels the turn; resume runs that turn again from the start, and it is committed once', async () => {
+    const worker = await startWorker('w1', { TURN_MS: '1500', LAST_TURN: '0' });
+    await startGoal('gnow');
+    await expect.poll(() => running(worker, 0), { timeout: 10_000 }).toBe(true);
+    await pauseClusterGoal(redis, queue, 'gnow', { now: true });
+    await expect.poll(() => outcomes(worker), { timeout: 5_000 }).toEqual([{ turn: 0, outcome: 'aborted' }]);
+    expect(await turnsOf('gnow')).toEqual([]);
+    // The cancelled job has ended (removed on completion) before the resume enqueues the turn again.
+    await expect.poll(async () => queue.getJob(turnJobId({ goalId: 'gnow', epoch: 1, turn: 0 })), { timeout: 5_000 }).toBeUndefined();
+    await resumeClusterGoal(redis, queue, 'gnow');
+    await expect.poll(async () => (await readClusterGoal(redis, 'gnow'))?.status, { timeout: 10_000 }).toBe('achieved');
+    expect(await turnsOf('gnow')).toEqual([0]);
+    expect(outcomes(worker)).toEqual([{ turn: 0, outcome: 'aborted' }, { turn: 0, outcome: 'committed' }]);
+  });
+
+  it('a stop that pub/sub did not bring is seen by the worker reading the goal during the turn', async () => {
+    const worker = await startWorker('w1', { TURN_MS: '20000', LAST_TURN: '3', STATUS_POLL_MS: '200' });
+    await startGoal('gquiet');
+    await expect.poll(() => running(worker, 0), { timeout: 10_000 }).toBe(true);
+    await setClusterGoalStatus(redis, 'gquiet', 'stopped'); // no broadcast
+    await expect.poll(() => outcomes(worker), { timeout: 5_000 }).toEqual([{ turn: 0, outcome: 'aborted' }]);
+    expect(await turnsOf('gquiet')).toEqual([]);
+  });
+});
+
+describe('reconcileTurns', () => {
+  it('re-adds the next turn of an active goal left with no job, and leaves goals with one alone', async () => {
+    await createClusterGoal(redis, 'glost', '{}');
+    await redis.hset('{goald}:goal:glost', 'committedTurn', '2'); // turn 2 committed; its worker died before enqueueing turn 3
+    await createClusterGoal(redis, 'gfine', '{}');
+    await enqueueTurn(queue, { goalId: 'gfine', epoch: 1, turn: 0 });
+    await createClusterGoal(redis, 'gdone', '{}');
+    await setClusterGoalStatus(redis, 'gdone', 'achieved');
+    expect(await reconcileTurns(redis, queue)).toEqual(['glost']);
+    expect(await queue.getJob(turnJobId({ goalId: 'glost', epoch: 1, turn: 3 }))).toBeDefined();
+    expect(await reconcileTurns(redis, queue)).toEqual([]);
+    const worker = await startWorker('w1', { TURN_MS: '10', LAST_TURN: '3' });
+    await expect.poll(async () => (await readClusterGoal(redis, 'glost'))?.status, { timeout: 10_000 }).toBe('achieved');
+    expect(outcomes(worker)).toContainEqual({ turn: 3, outcome: 'committed' });
   });
 });
 
@@ -128,20 +206,21 @@ describe('the fence', () => {
   it('commits only while the lock holds this worker\'s token, in the goal\'s epoch, once per turn', async () => {
     await createClusterGoal(redis, 'gfence', '{}');
     await redis.set('lock-of-gfence', 'theirs');
-    expect(await commit()).toBe('lost-lock');
+    expect((await commit()).outcome).toBe('lost-lock');
     await redis.del('lock-of-gfence');
-    expect(await commit()).toBe('lost-lock');
+    expect((await commit()).outcome).toBe('lost-lock');
     await redis.set('lock-of-gfence', 'mine');
-    expect(await commit({ epoch: 2 })).toBe('stale-epoch');
+    expect((await commit({ epoch: 2 })).outcome).toBe('stale-epoch');
     expect(await readCommittedTurns(redis, 'gfence')).toEqual([]);
-    expect(await commit()).toBe('committed');
-    expect(await commit()).toBe('duplicate');
+    expect(await commit()).toEqual({ outcome: 'committed', status: 'active' });
+    expect((await commit()).outcome).toBe('duplicate');
     expect(await readCommittedTurns(redis, 'gfence')).toEqual([{ turn: 1 }]);
     expect(await readClusterGoal(redis, 'gfence')).toEqual({ epoch: 1, status: 'active', committedTurn: 1, state: '{"at":1}' });
   });
 
   it('refuses the commit of a turn whose goal was stopped meanwhile, and enqueues nothing after it', async () => {
     const seen: string[] = [];
+    let running = false;
     let release: () => void = () => undefined;
     const turnMayEnd = new Promise<void>((resolve) => {
       release = resolve;
@@ -151,17 +230,20 @@ describe('the fence', () => {
       redis,
       queue,
       run: async (job) => {
+        running = true;
         await turnMayEnd;
         return { record: { turn: job.turn }, state: {}, status: 'active' };
       },
+      statusPollMs: 60_000, // the fence alone, not the worker's own look at the goal
       onTurn: (job, outcome) => seen.push(`${job.turn}:${outcome}`),
     });
     closers.push(() => worker.close(true));
+    await worker.ready();
     await startGoal('gstop');
-    await expect.poll(async () => queue.getActiveCount(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => running, { timeout: 10_000 }).toBe(true);
     await setClusterGoalStatus(redis, 'gstop', 'stopped');
     release();
-    await expect.poll(() => seen, { timeout: 10_000 }).toEqual(['1:stopped']);
+    await expect.poll(() => seen, { timeout: 10_000 }).toEqual(['0:stopped']);
     expect(await readCommittedTurns(redis, 'gstop')).toEqual([]);
     expect(await queue.getJobCounts('waiting', 'delayed', 'active')).toEqual({ waiting: 0, delayed: 0, active: 0 });
   });
@@ -176,6 +258,7 @@ describe('the fence', () => {
       onTurn: (job, outcome) => seen.push(`${job.turn}:${outcome}`),
     });
     closers.push(() => worker.close(true));
+    await worker.ready();
     await createClusterGoal(redis, 'gagain', '{}');
     // Turn 1 committed by a worker that died before enqueueing turn 2; its job runs again.
     await redis.hset('{goald}:goal:gagain', 'committedTurn', '1');
