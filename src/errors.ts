@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'ambiguous'
   | 'conflict'
   | 'daemon-unreachable'
+  | 'cluster-unreachable'
   | 'bad-request'
   | 'forbidden'
   | 'internal';
@@ -41,6 +42,7 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   'bad-request': EXIT.usage,
   forbidden: EXIT.usage,
   'daemon-unreachable': EXIT.daemonUnreachable,
+  'cluster-unreachable': EXIT.daemonUnreachable,
   internal: EXIT.internal,
 };
 

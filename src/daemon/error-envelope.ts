@@ -23,6 +23,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'state-corrupt': 500,
   'state-locked': 503,
   'daemon-unreachable': 503,
+  'cluster-unreachable': 503,
   internal: 500,
 };
 

@@ -8,7 +8,9 @@ import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { connectCluster } from '../../src/cluster/connect-cluster.js';
 import { checkRedisRequirements } from '../../src/cluster/redis-requirements.js';
+import { EXIT, GoaldError } from '../../src/errors.js';
 import { commitTurn, createClusterGoal, readClusterGoal, readCommittedTurns, setClusterGoalStatus } from '../../src/cluster/turn-commit.js';
 import { pauseClusterGoal, resumeClusterGoal, stopClusterGoal } from '../../src/cluster/goal-control.js';
 import { reconcileTurns } from '../../src/cluster/reconciler.js';
@@ -286,6 +288,51 @@ describe('checkRedisRequirements', () => {
       expect(found.warnings).toEqual([expect.stringMatching(/append-only file is off.*appendonly yes/)]);
     } finally {
       client.disconnect();
+      await lax.stop();
+    }
+  });
+});
+
+describe('connectCluster', () => {
+  async function refusal(url: string): Promise<GoaldError> {
+    const error = await connectCluster(url, { connectTimeoutMs: 2_000 }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    if (!(error instanceof GoaldError)) throw new Error(`expected a GoaldError, got ${String(error)}`);
+    return error;
+  }
+
+  it('connects to a Redis fit for the cluster', async () => {
+    const connected = await connectCluster(server.url);
+    closers.push(async () => connected.redis.disconnect());
+    expect(connected).toMatchObject({ shownUrl: `${server.url}`, warnings: [] });
+    expect(await connected.redis.ping()).toBe('PONG');
+  });
+
+  it('exits 3 for a Redis it cannot reach, naming the URL without its password', async () => {
+    const down = await startRedis();
+    await down.stop();
+    const error = await refusal(`redis://:hunter2-secret@127.0.0.1:${down.port}/0`);
+    expect(error.code).toBe('cluster-unreachable');
+    expect(error.exitCode).toBe(EXIT.daemonUnreachable);
+    expect(error.message).toContain(`cannot reach Redis at redis://:***@127.0.0.1:${down.port}/0 (`);
+    expect(`${error.message} ${error.hint ?? ''}`).not.toContain('hunter2');
+    expect(error.hint).toBe('start Redis there, or fix GOALD_REDIS_URL');
+  });
+
+  it('refuses what is not a Redis URL, and a Redis that would evict, each with its fix', async () => {
+    for (const url of ['not a url', 'http://127.0.0.1:6379']) {
+      const error = await refusal(url);
+      expect(error.code).toBe('usage');
+      expect(error.hint).toBe('set it like redis://host:6379/0 (rediss:// for TLS)');
+    }
+    const lax = await startRedis(['--maxmemory-policy', 'allkeys-lru']);
+    try {
+      const error = await refusal(lax.url);
+      expect(error.code).toBe('config');
+      expect(error.message).toMatch(/cannot hold goald's cluster: maxmemory-policy is allkeys-lru/);
+    } finally {
       await lax.stop();
     }
   });
