@@ -111,6 +111,26 @@ describe('turns on BullMQ across worker processes', () => {
     expect(committedBy.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
   });
 
+  it('a worker killed mid-turn: the turn is retried on another worker after the lock expires, and applied once', async () => {
+    const env = { TURN_MS: '800', LAST_TURN: '1', LOCK_MS: '1000', STALLED_MS: '500' };
+    const pair = [await startWorker('w1', env), await startWorker('w2', env)];
+    await startGoal('gkilled');
+    await expect.poll(() => pair.some((worker) => worker.lines.some((line) => line.event === 'running')), { timeout: 10_000 }).toBe(true);
+    const killed = pair.find((worker) => worker.lines.some((line) => line.event === 'running'));
+    const other = pair.find((worker) => worker !== killed);
+    if (killed === undefined || other === undefined) throw new Error('no worker took the first turn');
+    const exited = new Promise((resolve) => killed.child.once('exit', resolve));
+    killed.child.kill('SIGKILL');
+    await exited;
+    await expect.poll(async () => (await readClusterGoal(redis, 'gkilled'))?.status, { timeout: 15_000 }).toBe('achieved');
+    const turns = (await readCommittedTurns(redis, 'gkilled')) as Array<{ turn: number; worker: string }>;
+    expect(turns).toEqual([
+      { turn: 0, worker: other.name },
+      { turn: 1, worker: other.name },
+    ]);
+    expect(outcomes(killed)).toEqual([]);
+  });
+
   it('a worker frozen past its lock commits nothing when it wakes: the turn was retried elsewhere, once', async () => {
     const env = { TURN_MS: '1500', LAST_TURN: '2', LOCK_MS: '1000', STALLED_MS: '500' };
     const pair = [await startWorker('w1', env), await startWorker('w2', env)];
