@@ -1,6 +1,6 @@
 // `goald status`, `history` and `show` output: the goal box, one line per goal, one row per turn.
 
-import { isPausePendingIn, turnOfSnapshot } from '../../state/machine-snapshot.js';
+import { isPausePendingIn, resumeAtOfSnapshot, turnOfSnapshot } from '../../state/machine-snapshot.js';
 import type { GoalRecord } from '../../state/types.js';
 import type { TurnRecord } from '../supervisor/types.js';
 import { clip } from '../cut-text.js';
@@ -22,12 +22,7 @@ function maxTurnsOf(goal: GoalRecord): number | null {
 
 // When a paused goal resumes by itself (a usage limit's reset): the goal machine's deadline, stored with the goal.
 function resumeAtOf(goal: GoalRecord): number | null {
-  if (goal.status !== 'paused') return null;
-  const machine = goal.machine;
-  if (!machine || typeof machine !== 'object' || Array.isArray(machine)) return null;
-  const context = machine.context;
-  if (!context || typeof context !== 'object' || Array.isArray(context)) return null;
-  return typeof context.resumeAt === 'number' ? context.resumeAt : null;
+  return goal.status === 'paused' ? resumeAtOfSnapshot(goal.machine) : null;
 }
 
 // Phases in which a turn is under way (its agent, checks or evaluator run).

@@ -4,11 +4,13 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { describe, expect, test } from 'vitest';
 
 import { main } from '../../src/cli/main.js';
 import { GOALD_VERSION } from '../../src/version.js';
+import { gitdir } from '../helpers/gitdir.js';
 import { goaldSandbox, repoRoot } from '../helpers/run-goald.js';
 
 function captureIO(): { io: Parameters<typeof main>[1] & object; out: string[]; err: string[] } {
@@ -59,5 +61,27 @@ describe('goald hook', () => {
       stdout: '',
       stderr: 'goald hook: unknown hook "pre-tool-use"; expected one of: post-tool-use\n',
     });
+  });
+});
+
+describe('goald status', () => {
+  // Its fast path (fast-command.ts) is a start-up target of its own (npm run bench: ≤ 1.5× node -e 0):
+  // zod alone costs it a third of that, and a view helper that imported a zod schema once did.
+  test('with a daemon running, loads neither commander nor zod', async () => {
+    const sandbox = await goaldSandbox();
+    const workspace = (await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true })).dir;
+    const forever = fileURLToPath(new URL('../fixtures/agents/forever.mjs', import.meta.url));
+    expect((await sandbox.run(['start', 'runs a while', '-C', workspace, '--check', 'false', '--agent', forever])).code).toBe(0);
+    const out = path.join(sandbox.root, 'loaded.txt');
+    const tracer = fileURLToPath(new URL('../fixtures/load-trace/print-loaded.mjs', import.meta.url));
+    const run = await sandbox.run(['status'], { env: { NODE_OPTIONS: `--import ${tracer}`, LOADED_OUT: out } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Goal: runs a while');
+    const loaded = readFileSync(out, 'utf8').split('\n').filter((file) => file.includes(`${path.sep}bundle${path.sep}`));
+    expect(loaded.length).toBeGreaterThan(1);
+    for (const file of loaded) {
+      const code = readFileSync(file, 'utf8');
+      expect({ file: path.basename(file), zod: code.includes('ZodError'), commander: code.includes('CommanderError') }).toEqual({ file: path.basename(file), zod: false, commander: false });
+    }
   });
 });
