@@ -277,12 +277,13 @@ describe('goald watch in a real terminal', () => {
     expect(loopFrame.stdout).toContain(`next loop run: ${new Date(loop.nextRunAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
     expect(once.stdout).not.toContain('next loop run');
     // The loop is a row of the list, after the live goal and before the finished ones: its schedule, time
-    // to its next run, its last run's status, the end of its workspace's path; wider, its condition too.
+    // to its next run (a day less the time since it was armed: 1d 00h when that is under half a second,
+    // rounded, else 23h 59m), its last run's status, the end of its workspace's path; wider, its condition too.
     const listed = await sandbox.run(['watch', '--once'], { env: { COLUMNS: '160' } });
     expect(listed.code, listed.stderr).toBe(0);
     const rows160 = listed.stdout.split('\n');
     const loopRow = rows160.findIndex((row) => row.includes(loop.id.slice(0, 10)));
-    expect(rows160[loopRow]).toMatch(new RegExp(`^  ↻ ${loop.id.slice(0, 10)} +every 1d +in 23h \\d\\dm +last ✖ failed +\\S*${escapeRegExp(path.basename(loop.workspace))} +a looped goal$`));
+    expect(rows160[loopRow]).toMatch(new RegExp(`^  ↻ ${loop.id.slice(0, 10)} +every 1d +in (?:23h \\d\\dm|1d 00h) +last ✖ failed +\\S*${escapeRegExp(path.basename(loop.workspace))} +a looped goal$`));
     expect(loopRow).toBeGreaterThan(rows160.findIndex((row) => row.includes(id.slice(0, 10))));
     expect(loopRow).toBeLessThan(rows160.findIndex((row) => row.includes(String(run?.id).slice(0, 10))));
     // A loop's id (or a prefix) selects its row: the detail pane is the loop's, with its last run.

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolCall } from '../../src/agents/types.js';
 import { createNoneEvaluator } from '../../src/evaluator/none-evaluator.js';
 import { createCheckRunner } from '../../src/workspace/checks.js';
-import { ScriptedAgent, setup, waitForEvent as waitFor, writeAnswer } from './support.js';
+import { ScriptedAgent, setup, waitForEvent as waitFor, writeAnswer, type Step } from './support.js';
 
 describe('supervisor', () => {
   it('pauses a usage-limited turn until the reset, then resumes by itself without counting a failure', async () => {
@@ -51,15 +51,21 @@ describe('supervisor', () => {
   });
 
   it('applies new settings from the next turn on', async () => {
-    const agent = new ScriptedAgent([writeAnswer('1'), writeAnswer('2'), writeAnswer('3'), writeAnswer('4')]);
-    const { supervisor, events, settings, workspace } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
-    const run = supervisor.run();
-    await waitFor(events, (event) => event.type === 'turn.finished' && event.turn === 1);
-    supervisor.applySettings(
-      { ...settings, limits: { ...settings.limits, maxTurns: 2 } },
-      { checks: createCheckRunner({ workspace: workspace.root, checks: settings.checks }), evaluator: createNoneEvaluator() },
-    );
-    expect(await run).toMatchObject({ status: 'failed', breaker: 'max-turns', turns: 2 });
+    // Applied while turn 1 runs, from inside it (a test waiting for an event would race the next turn).
+    let applyDuringTurn = (): void => undefined;
+    const firstTurn: Step = async (input) => {
+      await writeAnswer('1')(input);
+      applyDuringTurn();
+      return {};
+    };
+    const agent = new ScriptedAgent([firstTurn, writeAnswer('2'), writeAnswer('3'), writeAnswer('4')]);
+    const { supervisor, settings, workspace } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
+    applyDuringTurn = () =>
+      supervisor.applySettings(
+        { ...settings, limits: { ...settings.limits, maxTurns: 2 } },
+        { checks: createCheckRunner({ workspace: workspace.root, checks: settings.checks }), evaluator: createNoneEvaluator() },
+      );
+    expect(await supervisor.run()).toMatchObject({ status: 'failed', breaker: 'max-turns', turns: 2 });
   });
 
   it('suspends the agent on pause --now and continues it on resume', async () => {
