@@ -16,8 +16,16 @@ function mount(dir: string, bytes: number): string | null {
   return run.status === 0 ? null : `mount -t tmpfs failed: ${run.stderr.trim() || `exit ${run.status}`}`;
 }
 
+// A process of the test may still hold the mount for a moment after its goal ended (a sandbox binding one
+// of the home's files, a log being closed): umount is retried for a second, then the mount is detached
+// lazily, so the clean-up that follows (removing the sandbox) never fails on EBUSY.
 function unmount(dir: string): void {
-  spawnSync('umount', [dir]);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    if (spawnSync('umount', [dir]).status === 0) return;
+    Atomics.wait(pause, 0, 0, 50);
+  }
+  spawnSync('umount', ['--lazy', dir]);
 }
 
 /** Why a tmpfs cannot be mounted here, or null when it can (probed once, by mounting one). */
