@@ -37,6 +37,8 @@ const clusterGoalSchema = z.object({
   status: z.enum(CLUSTER_GOAL_STATUSES),
   committedTurn: z.coerce.number().int(),
   state: z.string(),
+  /** The turn a pause now or a stop cancelled, which its workers must give up (goal-control.ts). */
+  cancelTurn: z.coerce.number().int().optional(),
 });
 
 /** A goal's state in the cluster. */
@@ -81,12 +83,6 @@ export async function readClusterGoal(redis: Redis, goalId: string): Promise<Clu
 /** Sets a goal's status (pause, resume, stop); a stopped goal's running turn can no longer commit. */
 export async function setClusterGoalStatus(redis: Redis, goalId: string, status: ClusterGoalStatus): Promise<void> {
   await redis.hset(goalKey(goalId), 'status', status);
-}
-
-/** The turn a goal's workers must give up, when a pause now or a stop cancelled one (null: none). */
-export async function cancelledTurnOf(redis: Redis, goalId: string): Promise<number | null> {
-  const value = await redis.hget(goalKey(goalId), 'cancelTurn');
-  return value === null ? null : Number(value);
 }
 
 /** A goal's committed turn records, parsed, in order. */

@@ -12,7 +12,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
-import { CANCEL_CHANNEL, CLUSTER_PREFIX, cancelledTurnOf, commitTurn, readClusterGoal, type ClusterGoalStatus, type CommitOutcome } from './turn-commit.js';
+import { CANCEL_CHANNEL, CLUSTER_PREFIX, commitTurn, readClusterGoal, type ClusterGoalStatus, type CommitOutcome } from './turn-commit.js';
 
 /** The BullMQ queue every turn job goes through. */
 export const TURN_QUEUE_NAME = 'turns';
@@ -106,9 +106,9 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
       const aborted = signal ?? new AbortController().signal;
       holding.set(job.id, turnJob);
       const poll = setInterval(() => {
-        void Promise.all([readClusterGoal(redis, turnJob.goalId), cancelledTurnOf(redis, turnJob.goalId)])
-          .then(([now, cancelled]) => {
-            if (now === null || now.status === 'stopped' || (cancelled !== null && cancelled >= turnJob.turn)) cancelGoal(turnJob.goalId, 'the goal was stopped or paused now');
+        void readClusterGoal(redis, turnJob.goalId)
+          .then((now) => {
+            if (now === null || now.status === 'stopped' || (now.cancelTurn ?? -1) >= turnJob.turn) cancelGoal(turnJob.goalId, 'the goal was stopped or paused now');
           })
           .catch(() => undefined); // Redis away for a moment: the lock's renewal tells when it is too long
       }, options.statusPollMs ?? 2_000);
