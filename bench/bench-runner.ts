@@ -1,11 +1,36 @@
 // What the standalone benchmarks share: the goald executable, their statistics (median, rounding), their
 // `--flag N` arguments, and the "run alone" entry that prints a bench's figures when its file is run directly with node.
 
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The goald executable users get (package.json's bin): the bundle in dist/bundle/, beside dist/bench/. */
 export const GOALD_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bundle', 'bin.js');
+
+/**
+ * The environment for goald runs under `dir`: a home and config of their own (`dir/h`, `dir/config`), no
+ * GOALD_* or GIT_* variable nor API key of the caller's, and none of the node start-up options
+ * (NODE_EXTRA_CA_CERTS parses a CA bundle, NODE_OPTIONS may preload) that weigh on every node process
+ * alike, goald's and the baseline's. `extra` is added last.
+ */
+export function goaldBenchEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GOALD_HOME: path.join(dir, 'h'), XDG_CONFIG_HOME: path.join(dir, 'config') };
+  for (const name of Object.keys(env)) if ((name.startsWith('GOALD_') && name !== 'GOALD_HOME') || name.startsWith('GIT_') || name.endsWith('_API_KEY')) delete env[name];
+  delete env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_OPTIONS;
+  return { ...env, ...extra };
+}
+
+/** Runs `node <args>` with `env` to its exit; rejects, naming `what`, unless it exits 0. */
+export async function runNodeToExit(args: readonly string[], env: NodeJS.ProcessEnv, what = `node ${args.join(' ')}`): Promise<void> {
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve(exitCode));
+  });
+  if (code !== 0) throw new Error(`${what} exited ${code}`);
+}
 
 /** The median of the samples (0 when there are none). */
 export function median(values: number[]): number {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { runGit } from '../src/workspace/git.js';
-import { GOALD_BIN, median, numberFlag, round, runWhenMain } from './bench-runner.js';
+import { GOALD_BIN, goaldBenchEnv, median, numberFlag, round, runNodeToExit, runWhenMain } from './bench-runner.js';
 
 export const VERSION_RATIO_TARGET = 1.2;
 export const FIRST_SPAWN_RATIO_TARGET = 4;
@@ -39,7 +39,7 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
   const runs = opts.runs ?? 15;
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gstb-')));
   try {
-    const env = benchEnv(root);
+    const env = goaldBenchEnv(root, { HOME: root });
     const node = (): Promise<number> => timeToExit(['-e', '0'], env);
     const version = (): Promise<number> => timeToExit([GOALD_BIN, '--version'], env);
     let started = 0;
@@ -78,24 +78,10 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
   }
 }
 
-function benchEnv(root: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GOALD_HOME: path.join(root, 'h'), HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
-  // Start-up work for every node process alike (NODE_EXTRA_CA_CERTS parses a CA bundle), not goald's.
-  delete env.NODE_EXTRA_CA_CERTS;
-  delete env.NODE_OPTIONS;
-  for (const name of Object.keys(env)) if ((name.startsWith('GOALD_') && name !== 'GOALD_HOME') || name.startsWith('GIT_') || name.endsWith('_API_KEY')) delete env[name];
-  return env;
-}
-
 /** Wall time of one `node <args>` run to its exit. */
 async function timeToExit(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('close', (exitCode) => resolve(exitCode));
-  });
-  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}`);
+  await runNodeToExit(args, env);
   return performance.now() - started;
 }
 

@@ -6,7 +6,6 @@
 // large home is reported beside them. Each figure is the median of interleaved runs, fsync included.
 // Run alone with `node dist/bench/state.bench.js [--runs N]` after `npm run build`.
 
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { openStore } from '../state/store.js';
 import type { GoalRecord, Store } from '../state/types.js';
 import { runGit } from '../src/workspace/git.js';
-import { GOALD_BIN, median, numberFlag, round, runWhenMain } from './bench-runner.js';
+import { GOALD_BIN, goaldBenchEnv, median, numberFlag, round, runNodeToExit, runWhenMain } from './bench-runner.js';
 
 export const HISTORY_GOALS = 1_000;
 
@@ -83,16 +82,10 @@ async function realGoalRecord(root: string): Promise<GoalRecord> {
   await mkdir(repo, { recursive: true });
   await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
   await runGit(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial'], { cwd: repo });
-  const home = path.join(root, 'real-home');
-  const env: NodeJS.ProcessEnv = { ...process.env, GOALD_HOME: home, XDG_CONFIG_HOME: path.join(root, 'config') };
-  for (const name of Object.keys(env)) if ((name.startsWith('GOALD_') && name !== 'GOALD_HOME') || name.startsWith('GIT_')) delete env[name];
+  const runDir = path.join(root, 'real');
   const args = [GOALD_BIN, 'start', 'f.txt exists', '--foreground', '-C', repo, '--agent', 'touch f.txt', '--check', 'test -f f.txt', '--evaluator', 'none', '--no-sandbox', '--json'];
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-  if (code !== 0) throw new Error(`goald start --foreground exited ${code}`);
+  await runNodeToExit(args, goaldBenchEnv(runDir), 'goald start --foreground');
+  const home = path.join(runDir, 'h');
   const [goal] = (await (await openStore(home, { env: {} })).read()).goals;
   if (goal === undefined) throw new Error('the goal run for its record left no record');
   return goal;

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { runGit } from '../src/workspace/git.js';
-import { GOALD_BIN, median, numberFlag, round, runWhenMain } from './bench-runner.js';
+import { GOALD_BIN, goaldBenchEnv, median, numberFlag, round, runNodeToExit, runWhenMain } from './bench-runner.js';
 
 export const SUPERVISOR_RATIO_TARGET = 1.5;
 /** The two goal lengths whose difference gives the per-turn slope. */
@@ -99,14 +99,6 @@ async function makeRepo(dir: string): Promise<string> {
   return repo;
 }
 
-function benchEnv(dir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GOALD_HOME: path.join(dir, 'h'), XDG_CONFIG_HOME: path.join(dir, 'config') };
-  for (const name of Object.keys(env)) if ((name.startsWith('GOALD_') && name !== 'GOALD_HOME') || name.startsWith('GIT_')) delete env[name];
-  delete env.NODE_EXTRA_CA_CERTS; // start-up work for every node process, not goald's
-  delete env.NODE_OPTIONS;
-  return env;
-}
-
 /** `goald start --foreground` over `turns` turns through the built binary (in its sandbox or not); resolves with its wall time. */
 async function runSupervisor(dir: string, turns: number, sandboxed: boolean): Promise<number> {
   const repo = await makeRepo(dir);
@@ -115,12 +107,7 @@ async function runSupervisor(dir: string, turns: number, sandboxed: boolean): Pr
     '--evaluator', 'none', '--cooldown', '0', '--max-turns', String(turns + 5), '--json', ...(sandboxed ? [] : ['--no-sandbox']),
   ];
   const started = performance.now();
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: benchEnv(dir), stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('close', (exitCode) => resolve(exitCode));
-  });
-  if (code !== 0) throw new Error(`goald start --foreground over ${turns} turns exited ${code}`);
+  await runNodeToExit(args, goaldBenchEnv(dir), `goald start --foreground over ${turns} turns`);
   return performance.now() - started;
 }
 
@@ -155,7 +142,7 @@ async function runShellLoop(dir: string, turns: number): Promise<number> {
   ].join('\n');
   const started = performance.now();
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', script], { cwd: repo, env: benchEnv(dir), stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn('/bin/sh', ['-c', script], { cwd: repo, env: goaldBenchEnv(dir), stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('close', (exitCode) => resolve(exitCode));
   });
