@@ -90,6 +90,22 @@ function outcomes(worker: WorkerProcess): Array<{ turn: number; outcome: string 
   return worker.lines.filter((line) => line.event === 'outcome').map((line) => ({ turn: line.job?.turn ?? -1, outcome: line.outcome }));
 }
 
+/** Whether `worker` has started a turn (`turn`, or any). */
+function isRunning(worker: WorkerProcess, turn?: number): boolean {
+  return worker.lines.some((line) => line.event === 'running' && (turn === undefined || line.job?.turn === turn));
+}
+
+/** Two workers on one goal, once one of them runs its first turn: that one, and the other. */
+async function twoWorkersOnOneGoal(goalId: string, env: Record<string, string>): Promise<{ holder: WorkerProcess; other: WorkerProcess }> {
+  const pair = [await startWorker('w1', env), await startWorker('w2', env)];
+  await startGoal(goalId);
+  await expect.poll(() => pair.some((worker) => isRunning(worker)), { timeout: 10_000 }).toBe(true);
+  const holder = pair.find((worker) => isRunning(worker));
+  const other = pair.find((worker) => worker !== holder);
+  if (holder === undefined || other === undefined) throw new Error('no worker took the first turn');
+  return { holder, other };
+}
+
 // A goal's chain starts with turn 0, its pre-check, like any goald goal's.
 async function startGoal(goalId: string): Promise<void> {
   await createClusterGoal(redis, goalId, JSON.stringify({}));
@@ -112,13 +128,7 @@ describe('turns on BullMQ across worker processes', () => {
   });
 
   it('a worker killed mid-turn: the turn is retried on another worker after the lock expires, and applied once', async () => {
-    const env = { TURN_MS: '800', LAST_TURN: '1', LOCK_MS: '1000', STALLED_MS: '500' };
-    const pair = [await startWorker('w1', env), await startWorker('w2', env)];
-    await startGoal('gkilled');
-    await expect.poll(() => pair.some((worker) => worker.lines.some((line) => line.event === 'running')), { timeout: 10_000 }).toBe(true);
-    const killed = pair.find((worker) => worker.lines.some((line) => line.event === 'running'));
-    const other = pair.find((worker) => worker !== killed);
-    if (killed === undefined || other === undefined) throw new Error('no worker took the first turn');
+    const { holder: killed, other } = await twoWorkersOnOneGoal('gkilled', { TURN_MS: '800', LAST_TURN: '1', LOCK_MS: '1000', STALLED_MS: '500' });
     const exited = new Promise((resolve) => killed.child.once('exit', resolve));
     killed.child.kill('SIGKILL');
     await exited;
@@ -132,17 +142,11 @@ describe('turns on BullMQ across worker processes', () => {
   });
 
   it('a worker frozen past its lock commits nothing when it wakes: the turn was retried elsewhere, once', async () => {
-    const env = { TURN_MS: '1500', LAST_TURN: '2', LOCK_MS: '1000', STALLED_MS: '500' };
-    const pair = [await startWorker('w1', env), await startWorker('w2', env)];
-    await startGoal('gfrozen');
-    await expect.poll(() => pair.some((worker) => worker.lines.some((line) => line.event === 'running')), { timeout: 10_000 }).toBe(true);
-    const frozen = pair.find((worker) => worker.lines.some((line) => line.event === 'running'));
-    const other = pair.find((worker) => worker !== frozen);
-    if (frozen === undefined || other === undefined) throw new Error('no worker took the first turn');
+    const { holder: frozen, other } = await twoWorkersOnOneGoal('gfrozen', { TURN_MS: '1500', LAST_TURN: '2', LOCK_MS: '1000', STALLED_MS: '500' });
     frozen.child.kill('SIGSTOP');
-    // The lock expires (no renewal) and the stalled check hands turn 1 to the other worker. The frozen one
+    // The lock expires (no renewal) and the stalled check hands turn 0 to the other worker. The frozen one
     // wakes while the other still runs the turn: its turn ends first, and must commit nothing.
-    await expect.poll(() => other.lines.some((line) => line.event === 'running' && line.job?.turn === 0), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => isRunning(other, 0), { timeout: 15_000 }).toBe(true);
     frozen.child.kill('SIGCONT');
     await expect.poll(() => outcomes(frozen).find((line) => line.turn === 0)?.outcome, { timeout: 10_000 }).toMatch(/^(lost-lock|aborted)$/);
     await expect.poll(async () => (await readClusterGoal(redis, 'gfrozen'))?.status, { timeout: 15_000 }).toBe('achieved');
@@ -154,12 +158,11 @@ describe('turns on BullMQ across worker processes', () => {
 
 describe('control across machines', () => {
   const turnsOf = async (goalId: string): Promise<number[]> => ((await readCommittedTurns(redis, goalId)) as Array<{ turn: number }>).map((record) => record.turn);
-  const running = (worker: WorkerProcess, turn: number): boolean => worker.lines.some((line) => line.event === 'running' && line.job?.turn === turn);
 
   it('stop cancels the turn on the worker holding it: aborted, nothing committed, no job left', async () => {
     const worker = await startWorker('w1', { TURN_MS: '20000', LAST_TURN: '3' });
     await startGoal('gstopped');
-    await expect.poll(() => running(worker, 0), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => isRunning(worker, 0), { timeout: 10_000 }).toBe(true);
     expect((await stopClusterGoal(redis, queue, 'gstopped')).status).toBe('stopped');
     await expect.poll(() => outcomes(worker), { timeout: 5_000 }).toEqual([{ turn: 0, outcome: 'aborted' }]);
     expect(await turnsOf('gstopped')).toEqual([]);
@@ -169,7 +172,7 @@ describe('control across machines', () => {
   it('pause lets the turn end and commit, then starts nothing until resume', async () => {
     const worker = await startWorker('w1', { TURN_MS: '600', LAST_TURN: '2' });
     await startGoal('gpaused');
-    await expect.poll(() => running(worker, 0), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => isRunning(worker, 0), { timeout: 10_000 }).toBe(true);
     await pauseClusterGoal(redis, queue, 'gpaused', { now: false });
     await expect.poll(() => turnsOf('gpaused'), { timeout: 5_000 }).toEqual([0]);
     expect((await readClusterGoal(redis, 'gpaused'))?.status).toBe('paused');
@@ -182,7 +185,7 @@ describe('control across machines', () => {
   it('pause now cancels the turn; resume runs that turn again from the start, and it is committed once', async () => {
     const worker = await startWorker('w1', { TURN_MS: '1500', LAST_TURN: '0' });
     await startGoal('gnow');
-    await expect.poll(() => running(worker, 0), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => isRunning(worker, 0), { timeout: 10_000 }).toBe(true);
     await pauseClusterGoal(redis, queue, 'gnow', { now: true });
     await expect.poll(() => outcomes(worker), { timeout: 5_000 }).toEqual([{ turn: 0, outcome: 'aborted' }]);
     expect(await turnsOf('gnow')).toEqual([]);
@@ -197,7 +200,7 @@ describe('control across machines', () => {
   it('a stop that pub/sub did not bring is seen by the worker reading the goal during the turn', async () => {
     const worker = await startWorker('w1', { TURN_MS: '20000', LAST_TURN: '3', STATUS_POLL_MS: '200' });
     await startGoal('gquiet');
-    await expect.poll(() => running(worker, 0), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => isRunning(worker, 0), { timeout: 10_000 }).toBe(true);
     await setClusterGoalStatus(redis, 'gquiet', 'stopped'); // no broadcast
     await expect.poll(() => outcomes(worker), { timeout: 5_000 }).toEqual([{ turn: 0, outcome: 'aborted' }]);
     expect(await turnsOf('gquiet')).toEqual([]);
