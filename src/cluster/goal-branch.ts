@@ -61,18 +61,23 @@ export async function commitTurnCheckout(dir: string, subject: string, author: {
   return git(['rev-parse', 'HEAD'], dir);
 }
 
-/** Pushes a turn's commit to its attempt ref on the remote (from the turn's worktree). */
-export async function pushAttempt(dir: string, remote: string, ref: string, commit: string): Promise<void> {
-  await git(['push', '--quiet', remote, `${commit}:${ref}`], dir);
+/**
+ * Pushes a turn's commit to its attempt ref on the remote. From the mirror, never from the worktree: the
+ * turn's agent could have replaced the worktree's `.git` with a repository of its own, whose commit is
+ * then not in the mirror and the push fails.
+ */
+export async function pushAttempt(mirror: string, remote: string, ref: string, commit: string): Promise<void> {
+  await git(['push', '--quiet', remote, `${commit}:${ref}`], mirror);
 }
 
 /**
  * Moves the goal's branch on the remote from `base` to `commit`; `refused` when the branch is no longer at
- * `base` (another worker promoted first: this one's turn was not the committed one).
+ * `base` (another worker promoted first: this one's turn was not the committed one). From the mirror, as
+ * pushAttempt.
  */
-export async function promoteTurn(dir: string, remote: string, goalId: string, commit: string, base: string): Promise<'moved' | 'refused'> {
+export async function promoteTurn(mirror: string, remote: string, goalId: string, commit: string, base: string): Promise<'moved' | 'refused'> {
   const branch = goalBranchRef(goalId);
-  const pushed = await runGit(['push', '--porcelain', `--force-with-lease=${branch}:${base}`, remote, `${commit}:${branch}`], { cwd: dir, allowFailure: true });
+  const pushed = await runGit(['push', '--porcelain', `--force-with-lease=${branch}:${base}`, remote, `${commit}:${branch}`], { cwd: mirror, allowFailure: true });
   if (pushed.exitCode === 0) return 'moved';
   if (/\[rejected\]|stale info|\(fetch first\)|non-fast-forward/.test(`${pushed.stdout}\n${pushed.stderr}`)) return 'refused';
   throw new GoaldError('internal', `git push to ${remote} failed: ${pushed.stderr.trim().split('\n').at(-1) ?? 'no message'}`, 'check that the workers reach the remote and may push to it');

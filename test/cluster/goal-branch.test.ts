@@ -44,7 +44,7 @@ async function attempt(worker: string, from: string, turn: number, edit: string)
   await checkoutTurn(mirror, dir, from);
   await writeFile(path.join(dir, 'notes.txt'), edit);
   const commit = await commitTurnCheckout(dir, `goald: turn ${turn}`, AUTHOR);
-  await pushAttempt(dir, remote, attemptRef('g1', turn, `${worker}:token:1`), commit);
+  await pushAttempt(mirror, remote, attemptRef('g1', turn, `${worker}:token:1`), commit);
   return { dir, commit, mirror };
 }
 
@@ -54,8 +54,8 @@ describe('a goal branch moved only by the committed attempt', () => {
     const winner = await attempt('w2', base, 1, 'from the worker that took over\n');
     expect(late.commit).not.toBe(winner.commit);
     // w2's turn was committed by the fence: it promotes. w1 wakes and tries anyway, leasing the same base.
-    expect(await promoteTurn(winner.dir, remote, 'g1', winner.commit, base)).toBe('moved');
-    expect(await promoteTurn(late.dir, remote, 'g1', late.commit, base)).toBe('refused');
+    expect(await promoteTurn(winner.mirror, remote, 'g1', winner.commit, base)).toBe('moved');
+    expect(await promoteTurn(late.mirror, remote, 'g1', late.commit, base)).toBe('refused');
     expect(await git(['rev-parse', goalBranchRef('g1')], remote)).toBe(winner.commit);
     // The branch's history holds one commit for turn 1, the committed attempt's.
     expect(await git(['log', '--format=%s', goalBranchRef('g1')], remote)).toBe('goald: turn 1\nstart');
@@ -65,13 +65,13 @@ describe('a goal branch moved only by the committed attempt', () => {
 
   it('the next turn, on another worker, starts from the promoted commit and leases on it', async () => {
     const first = await attempt('w1', base, 1, 'one\n');
-    expect(await promoteTurn(first.dir, remote, 'g1', first.commit, base)).toBe('moved');
+    expect(await promoteTurn(first.mirror, remote, 'g1', first.commit, base)).toBe('moved');
     const second = await attempt('w2', first.commit, 2, 'two\n');
     expect(await readFile(path.join(second.dir, 'notes.txt'), 'utf8')).toBe('two\n');
-    expect(await promoteTurn(second.dir, remote, 'g1', second.commit, first.commit)).toBe('moved');
+    expect(await promoteTurn(second.mirror, remote, 'g1', second.commit, first.commit)).toBe('moved');
     expect(await git(['log', '--format=%s', goalBranchRef('g1')], remote)).toBe('goald: turn 2\ngoald: turn 1\nstart');
     // A promotion leasing an old base (a worker that slept through a whole turn) moves nothing back.
-    expect(await promoteTurn(first.dir, remote, 'g1', first.commit, base)).toBe('refused');
+    expect(await promoteTurn(first.mirror, remote, 'g1', first.commit, base)).toBe('refused');
     expect(await git(['rev-parse', goalBranchRef('g1')], remote)).toBe(second.commit);
   });
 
@@ -81,10 +81,26 @@ describe('a goal branch moved only by the committed attempt', () => {
     const dir = path.join(root, 'w1', 'turn-1');
     await checkoutTurn(mirror, dir, base);
     expect(await commitTurnCheckout(dir, 'goald: turn 1', AUTHOR)).toBe(base);
-    expect(await promoteTurn(dir, remote, 'g1', base, base)).toBe('moved');
+    expect(await promoteTurn(mirror, remote, 'g1', base, base)).toBe('moved');
     expect(await git(['rev-parse', goalBranchRef('g1')], remote)).toBe(base);
     await removeTurnCheckout(mirror, dir);
     expect(await git(['worktree', 'list', '--porcelain'], mirror)).not.toContain(dir);
+  });
+
+  it('a turn whose agent swapped the worktree\'s .git for a repository of its own gets nothing pushed', async () => {
+    const mirror = path.join(root, 'w1', 'mirror.git');
+    await syncMirror(remote, mirror);
+    const dir = path.join(root, 'w1', 'turn-1');
+    await checkoutTurn(mirror, dir, base);
+    // The hostile agent: its own repository in place of the worktree's `.git` file, with its own commit.
+    await rm(path.join(dir, '.git'));
+    await git(['init', '--quiet', '--initial-branch=main', dir], root);
+    await writeFile(path.join(dir, 'notes.txt'), 'planted\n');
+    const planted = await commitTurnCheckout(dir, 'goald: turn 1', AUTHOR);
+    await expect(pushAttempt(mirror, remote, attemptRef('g1', 1, 'w1'), planted)).rejects.toThrow();
+    expect(await git(['for-each-ref', 'refs/goald/'], remote)).toBe('');
+    expect(await promoteTurn(mirror, remote, 'g1', base, base)).toBe('moved');
+    expect(await git(['rev-parse', goalBranchRef('g1')], remote)).toBe(base);
   });
 
   it('names attempt refs git accepts whatever the worker token holds', async () => {
