@@ -27,3 +27,9 @@ export function resumeAtOfSnapshot(machine: Json | null): number | null {
   const resumeAt = contextOf(machine)?.resumeAt;
   return typeof resumeAt === 'number' ? resumeAt : null;
 }
+
+/** When a goal's next turn is due (the end of its cool-down), epoch milliseconds; null when not set. */
+export function nextTurnAtOfSnapshot(machine: Json | null): number | null {
+  const nextTurnAt = contextOf(machine)?.nextTurnAt;
+  return typeof nextTurnAt === 'number' ? nextTurnAt : null;
+}

@@ -211,6 +211,16 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
       exit.code = await runLoopRun(ref, io);
     });
 
+  program
+    .command('worker')
+    .description('run turns of a cluster\'s goals (GOALD_REDIS_URL), until SIGTERM')
+    .option('--concurrency <n>', 'turns at once on this machine', '1')
+    .option('--dir <path>', 'where the worker keeps its mirrors, worktrees and transcripts (default: GOALD_HOME/worker)')
+    .action(async (options: { concurrency?: string; dir?: string }) => {
+      const { runWorkerCommand } = await import('./commands/worker.js');
+      exit.code = await runWorkerCommand(options, io);
+    });
+
   const daemon = program
     .command('daemon')
     .description('run the per-user daemon (started automatically by commands that need it)')

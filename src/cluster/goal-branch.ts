@@ -64,10 +64,11 @@ export async function commitTurnCheckout(dir: string, subject: string, author: {
 /**
  * Pushes a turn's commit to its attempt ref on the remote. From the mirror, never from the worktree: the
  * turn's agent could have replaced the worktree's `.git` with a repository of its own, whose commit is
- * then not in the mirror and the push fails.
+ * then not in the mirror and the push fails. `env` may name where the commit's new objects are
+ * (GIT_ALTERNATE_OBJECT_DIRECTORIES: the goal's snapshot objects).
  */
-export async function pushAttempt(mirror: string, remote: string, ref: string, commit: string): Promise<void> {
-  await git(['push', '--quiet', remote, `${commit}:${ref}`], mirror);
+export async function pushAttempt(mirror: string, remote: string, ref: string, commit: string, env?: Record<string, string>): Promise<void> {
+  await git(['push', '--quiet', remote, `${commit}:${ref}`], mirror, env);
 }
 
 /**

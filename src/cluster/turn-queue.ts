@@ -8,7 +8,7 @@
 // cancels the job, which aborts the turn's signal, so the turn's processes are killed and nothing is
 // committed; the stalled-job check hands the turn to another worker, which starts it again from its base.
 
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
@@ -32,9 +32,10 @@ export function createTurnQueue(connection: Redis): Queue {
   return new Queue(TURN_QUEUE_NAME, { connection, prefix: CLUSTER_PREFIX });
 }
 
-/** Enqueues a turn (a no-op when that turn's job exists already). */
-export async function enqueueTurn(queue: Queue, job: TurnJob): Promise<void> {
-  await queue.add('turn', turnJobSchema.parse(job), { jobId: turnJobId(job), removeOnComplete: true, removeOnFail: 1_000 });
+/** Enqueues a turn (a no-op when that turn's job exists already), to run from `notBefore` (epoch ms) on. */
+export async function enqueueTurn(queue: Queue, job: TurnJob, notBefore: number | null = null): Promise<void> {
+  const delay = notBefore === null ? 0 : Math.max(0, notBefore - Date.now());
+  await queue.add('turn', turnJobSchema.parse(job), { jobId: turnJobId(job), removeOnComplete: true, removeOnFail: 1_000, ...(delay > 0 ? { delay } : {}) });
 }
 
 /** What a turn hands back to be committed: its record, the goal's state after it, and what comes next. */
@@ -43,6 +44,10 @@ export interface TurnOutcome {
   state: unknown;
   /** `active`: enqueue the next turn; anything else ends (or pauses) the chain. */
   status: ClusterGoalStatus;
+  /** When the next turn is due (a cool-down, a usage limit's reset), epoch ms; absent or null: at once. */
+  nextTurnAt?: number | null;
+  /** Run once the fence committed this turn (a worker moves the goal's branch to the turn's commit). */
+  promote?: () => Promise<void>;
 }
 
 /** Runs one turn; `signal` aborts when the worker lost the job (the turn must stop and kill what it started). */
@@ -73,7 +78,7 @@ export interface TurnWorker {
   worker: Worker;
   /** Settles once the worker takes jobs and hears cancels. */
   ready(): Promise<void>;
-  /** Stops taking jobs; `force` cancels the turns running. */
+  /** Stops taking jobs; `force` cancels the turns running and hands their jobs back to the queue. */
   close(force?: boolean): Promise<void>;
 }
 
@@ -82,6 +87,8 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
   const { redis, queue, run } = options;
   // The turns this worker holds, by job id: what a cancel for their goal reaches.
   const holding = new Map<string, TurnJob>();
+  // Set by close(): the turns cancelled then go back to the queue at once, for another worker to run.
+  let handingBack = false;
   const cancelGoal = (goalId: string, reason: string): void => {
     for (const [jobId, job] of holding) if (job.goalId === goalId) worker.cancelJob(jobId, reason);
   };
@@ -121,6 +128,11 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
       }
       if (aborted.aborted) {
         options.onTurn?.(turnJob, 'aborted');
+        if (handingBack) {
+          // Shut down (a deploy): not lost to the lock's expiry, the turn is someone else's at once, from its base.
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
         return;
       }
       const { outcome: committed, status } = await commitTurn(redis, {
@@ -133,8 +145,9 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
         state: outcome.state,
         status: outcome.status,
       });
+      if (committed === 'committed') await outcome.promote?.();
       options.onTurn?.(turnJob, committed);
-      if (committed === 'committed' && status === 'active') await enqueueTurn(queue, { ...turnJob, turn: turnJob.turn + 1 });
+      if (committed === 'committed' && status === 'active') await enqueueTurn(queue, { ...turnJob, turn: turnJob.turn + 1 }, outcome.nextTurnAt ?? null);
     },
     {
       connection: options.connection,
@@ -159,7 +172,11 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
       await Promise.all([worker.waitUntilReady(), subscribed]);
     },
     close: async (force = false) => {
-      await worker.close(force);
+      if (force) {
+        handingBack = true;
+        worker.cancelAllJobs('the worker is shutting down');
+      }
+      await worker.close();
       subscriber.disconnect();
     },
   };

@@ -1,7 +1,7 @@
 // What an agent or check process may see of goald's environment. The model vendors' credential variables
 // (the evaluator's OPENAI_* and ANTHROPIC_*, and Google's GEMINI_* / GOOGLE_*) are removed, except the
 // vendor the agent's own CLI talks to and the variables `agent.passEnv` names. Checks run code the agent
-// wrote, so they get no vendor's variables at all beyond `agent.passEnv`.
+// wrote, so they get no vendor's variables at all beyond `agent.passEnv`. goald's own (GOALD_REDIS_URL) reach neither.
 
 import { readCommandName } from '../agents/which.js';
 import type { AgentSpec } from '../config/types.js';
@@ -16,6 +16,10 @@ const VENDOR_VARIABLES: Readonly<Record<CredentialVendor, readonly string[]>> = 
 };
 
 const ALL_VENDORS: readonly CredentialVendor[] = ['openai', 'anthropic', 'google'];
+
+// goald's own credentials, which no agent or check ever sees, whatever `agent.passEnv` names: the cluster's
+// Redis URL (its password) would let a turn rewrite its own goal's settings and records.
+const GOALD_ONLY_VARIABLES = /^GOALD_REDIS_URL$/;
 
 // The CLIs whose vendor is known, by executable name (also when run through the `command` adapter).
 const VENDOR_OF_CLI: Readonly<Record<string, CredentialVendor>> = { claude: 'anthropic', codex: 'openai', gemini: 'google' };
@@ -71,6 +75,7 @@ function buildChildEnv(base: NodeJS.ProcessEnv, policy: ChildEnvPolicy): NodeJS.
   const pass = globsToPattern(policy.passEnv);
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) {
+    if (GOALD_ONLY_VARIABLES.test(name)) continue;
     if (remove !== null && remove.test(name) && (pass === null || !pass.test(name))) continue;
     env[name] = value;
   }

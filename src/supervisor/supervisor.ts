@@ -105,6 +105,15 @@ export interface RestoredGoal {
   reopenedAfterTurn?: number;
 }
 
+export interface RunOptions {
+  /**
+   * Run one step of the goal and let go (a cluster worker's turn job): the pre-check or one turn, stored,
+   * then the goal is released as detach() leaves it. A goal restored paused is resumed first (the queue ran
+   * this turn because the goal was resumed), and one that pauses is let go at once.
+   */
+  oneTurn?: boolean;
+}
+
 /** One turn in flight: its number, when it started, its prompt and where its files go. */
 interface TurnContext {
   turn: number;
@@ -162,6 +171,8 @@ export class GoalSupervisor {
   /** Guidance (`goald say`) queued for the next prompt, and what the current turn's prompt carried. */
   private readonly guidance = new GuidanceQueue();
   private turnGuidance: string[] = [];
+  /** Turn records this supervisor stored (the pre-check's included). */
+  private recordedTurns = 0;
 
   constructor(goal: GoalRecord, settings: GoalSettings, deps: SupervisorDeps, restored?: RestoredGoal) {
     this.id = goal.id;
@@ -219,9 +230,9 @@ export class GoalSupervisor {
    * detach() let go of it (daemon shutdown). A failed write of goald's files (disk full) ends the goal as
    * `failed` / `storage`, with `goal.finished` announced. Rejects only on bugs.
    */
-  async run(): Promise<GoalOutcome | null> {
+  async run(options: RunOptions = {}): Promise<GoalOutcome | null> {
     try {
-      if ((await this.runSteps()) === 'detached') return null;
+      if ((await this.runSteps(options.oneTurn === true)) === 'detached') return null;
     } catch (error) {
       if (!this.session.failOnStorageError(error)) throw error;
     }
@@ -229,8 +240,9 @@ export class GoalSupervisor {
     return this.session.finish();
   }
 
-  // The run loop: step after step until the machine reaches a final state or detach() lets go.
-  private async runSteps(): Promise<'done' | 'detached'> {
+  // The run loop: step after step until the machine reaches a final state or detach() lets go; with
+  // `oneTurn`, until one turn (or the pre-check) is recorded, or the goal pauses.
+  private async runSteps(oneTurn: boolean): Promise<'done' | 'detached'> {
     const { session } = this;
     session.start();
     if (this.reopenedAfterTurn !== null) session.send({ type: 'goal.reopened', turn: this.reopenedAfterTurn, at: session.now() });
@@ -238,6 +250,9 @@ export class GoalSupervisor {
       // Restored after a crash while paused mid-turn: that agent is gone, so resume must start a new turn.
       session.send({ type: 'daemon.recovered', at: session.now() });
     }
+    // A cluster turn runs because the queue holds it: a goal stored paused was resumed since.
+    if (oneTurn && session.status === 'paused') session.send({ type: 'goal.resume', at: session.now() });
+    const recordedBefore = this.recordedTurns;
     if (!session.isDone() && session.phase === 'preparing') {
       const { condition, workspace, limits } = this.settings;
       session.emit({ type: 'goal.started', id: this.id, condition, workspace, maxTurns: limits.maxTurns });
@@ -245,7 +260,7 @@ export class GoalSupervisor {
     // A goal just registered needs no write before its pre-check (whose record is the first one).
     if (!session.isStoredAsRegistered()) await session.persist();
     while (!session.isDone()) {
-      if (session.isDetached()) {
+      if (session.isDetached() || (oneTurn && (this.recordedTurns > recordedBefore || session.status === 'paused'))) {
         await session.release();
         return 'detached';
       }
@@ -728,6 +743,7 @@ export class GoalSupervisor {
   private async recordTurn(record: TurnRecord): Promise<void> {
     await appendTurnRecord(this.deps.store.goalDir(this.id), record);
     await this.session.persist();
+    this.recordedTurns += 1;
     await this.deps.onTurnRecorded?.(record);
   }
 

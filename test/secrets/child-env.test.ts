@@ -26,6 +26,15 @@ function vendorNames(env: NodeJS.ProcessEnv): string[] {
 }
 
 describe('buildAgentEnv', () => {
+  it("never gives an agent or a check the cluster's Redis URL, even when agent.passEnv names it", () => {
+    const withRedis = { ...BASE, GOALD_REDIS_URL: 'redis://:hunter2@10.0.0.5:6379/0' };
+    for (const passEnv of [[], ['GOALD_REDIS_URL'], ['GOALD_*'], ['*']]) {
+      expect(buildAgentEnv(withRedis, agent({ passEnv }))).not.toHaveProperty('GOALD_REDIS_URL');
+      expect(buildAgentEnv(withRedis, agent({ passEnv }), withRedis)).not.toHaveProperty('GOALD_REDIS_URL');
+      expect(buildCheckEnv(withRedis, passEnv)).not.toHaveProperty('GOALD_REDIS_URL');
+    }
+  });
+
   it('gives a command agent no vendor credentials, and keeps everything else', () => {
     const env = buildAgentEnv(BASE, agent({}));
     expect(vendorNames(env)).toEqual([]);

@@ -1,0 +1,71 @@
+// `goald worker [--concurrency n] [--dir path]`: a cluster's turn runner. It takes turn jobs from the
+// BullMQ queue on GOALD_REDIS_URL and runs each as one step of a real goald goal (cluster-turn-runner.ts),
+// until SIGTERM or SIGINT, which hand the turns it holds back to the queue for another worker.
+
+import { hostname } from 'node:os';
+import path from 'node:path';
+
+import { Redis } from 'ioredis';
+
+import { resolveGoaldHome } from '../../../state/paths.js';
+import { createClusterTurnRunner } from '../../cluster/cluster-turn-runner.js';
+import { connectCluster } from '../../cluster/connect-cluster.js';
+import { createTurnQueue, startTurnWorker } from '../../cluster/turn-queue.js';
+import { parsePositiveInt } from '../../config/duration.js';
+import { EXIT, GoaldError } from '../../errors.js';
+import type { CliIO } from '../io.js';
+
+export interface WorkerOptions {
+  concurrency?: string;
+  dir?: string;
+}
+
+/** Runs a worker until a signal; resolves with the exit code. */
+export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promise<number> {
+  const url = io.env.GOALD_REDIS_URL ?? '';
+  if (url === '') throw new GoaldError('usage', 'goald worker needs a cluster, and GOALD_REDIS_URL is not set', 'set GOALD_REDIS_URL=redis://host:6379/0 to the Redis the daemon uses');
+  const concurrency = options.concurrency === undefined ? 1 : parsePositiveInt(options.concurrency, '--concurrency');
+  const { redis: checked, shownUrl, warnings } = await connectCluster(url);
+  checked.disconnect();
+  for (const warning of warnings) io.err(`goald worker: warning: ${warning}`);
+  const log = (line: string): void => io.err(`${new Date().toISOString()} ${line}`);
+  // Long-lived connections retry on their own (BullMQ's need maxRetriesPerRequest null): a Redis restart
+  // only pauses the worker.
+  const connections: Redis[] = [];
+  const connect = (): Redis => {
+    const connection = new Redis(url, { maxRetriesPerRequest: null });
+    connections.push(connection);
+    return connection;
+  };
+  const redis = connect();
+  const queue = createTurnQueue(connect());
+  const workerName = `${hostname()}-${process.pid}`;
+  const turnWorker = startTurnWorker({
+    connection: connect(),
+    redis,
+    queue,
+    concurrency,
+    run: createClusterTurnRunner({
+      redis,
+      workDir: path.resolve(io.cwd, options.dir ?? path.join(resolveGoaldHome(io.env), 'worker')),
+      env: io.env,
+      workerName,
+      log,
+    }),
+    onTurn: (job, outcome) => log(`goal ${job.goalId}: turn ${job.turn} ${outcome}`),
+  });
+  turnWorker.worker.on('failed', (job, error) => log(`goal ${String(job?.data?.goalId ?? '?')}: a turn failed: ${error.message}`));
+  turnWorker.worker.on('error', (error) => log(`worker error: ${error.message.replaceAll(url, shownUrl)}`));
+  await turnWorker.ready();
+  log(`goald worker ${workerName} taking turns from ${shownUrl} (concurrency ${concurrency})`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  log('goald worker: shutting down; the turns it held go back to the queue');
+  await turnWorker.close(true);
+  await queue.close();
+  // BullMQ leaves the connections it was given open (they are ours).
+  for (const connection of connections) connection.disconnect();
+  return EXIT.ok;
+}

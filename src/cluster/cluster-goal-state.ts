@@ -1,0 +1,50 @@
+// What a cluster goal carries from turn to turn, in the `state` field of its hash (turn-commit.ts): the
+// goal's record as the control plane registered it and as each committed turn left it (settings, machine
+// snapshot, summary), its last turn record, the tree it started from, and where its files are: the shared
+// remote and the commit the next turn starts at. Whatever reads it parses it here first; a worker never
+// takes settings from anywhere else (not from the turn's worktree, which the agent writes).
+
+import { z } from 'zod';
+
+import { goalRecordSchema } from '../../state/state-schema.js';
+import { turnRecordSchema } from '../../state/turn-record.js';
+import type { GoalRecord } from '../../state/types.js';
+import type { TurnRecord } from '../supervisor/types.js';
+
+const commitSchema = z.string().regex(/^[0-9a-f]{40}$/, 'a full commit id');
+
+const clusterGoalStateSchema = z.object({
+  goal: goalRecordSchema,
+  lastTurn: turnRecordSchema.nullable(),
+  /** The tree of the goal's pre-check (turn 0); null before it. */
+  initialTree: z.string().nullable(),
+  /** The git remote every worker fetches the goal's commits from and pushes them to. */
+  remote: z.string().min(1),
+  /** The commit the next turn starts at: the goal's base, then the last committed turn's commit. */
+  base: commitSchema,
+});
+
+/** A cluster goal's state between turns. */
+export interface ClusterGoalState {
+  goal: GoalRecord;
+  lastTurn: TurnRecord | null;
+  initialTree: string | null;
+  remote: string;
+  base: string;
+}
+
+/** Parses a goal hash's `state`; throws naming the goal and the first problem when it is not one. */
+export function parseClusterGoalState(goalId: string, text: string): ClusterGoalState {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`the cluster state of goal ${goalId} is not JSON`);
+  }
+  const parsed = clusterGoalStateSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`the cluster state of goal ${goalId} is invalid at ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data as ClusterGoalState;
+}

@@ -1,0 +1,189 @@
+// A cluster worker's turn: one turn job becomes one step of a real goald supervisor. The goal is restored
+// from its cluster state (cluster-goal-state.ts) into a goald home of the worker's own, in a fresh
+// worktree of the worker's mirror at the turn's base commit; the supervisor runs the pre-check or one turn
+// there (`run({ oneTurn: true })`), with the agent, sandbox, snapshot, checks, evaluator and breakers of
+// any goald goal. The snapshot's tree becomes a commit made in the mirror (never by git in the worktree,
+// which the agent writes) and pushed to an attempt ref; the turn record and the goal's record go to the
+// fence, and the branch moves to the commit only once the fence committed the turn.
+//
+// Settings, limits and credentials come only from the cluster state, which the control plane wrote: the
+// turn's worktree (goal.config.json included) is never read for them, and the agent's environment never
+// holds the cluster's Redis URL (secrets/child-env.ts).
+
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+import { openStore } from '../../state/store.js';
+import { appendTurnRecord, readTurnRecords, turnLogPath } from '../../state/turn-log.js';
+import type { GoalRecord, Store } from '../../state/types.js';
+import { nextTurnAtOfSnapshot, resumeAtOfSnapshot } from '../../state/machine-snapshot.js';
+import { toJson } from '../../state/json.js';
+import { createAgent } from '../agents/registry.js';
+import { parseStoredSettings } from '../config/settings-schema.js';
+import { KeyedSerialQueue } from '../daemon/serial-queue.js';
+import { buildSupervisor, createGoalEvaluator } from '../supervisor/launch.js';
+import { resolveWorkspace } from '../workspace/find-workspace.js';
+import { runGit } from '../workspace/git.js';
+import type { ClusterGoalState } from './cluster-goal-state.js';
+import { parseClusterGoalState } from './cluster-goal-state.js';
+import { attemptRef, checkoutTurn, promoteTurn, pushAttempt, syncMirror } from './goal-branch.js';
+import { readClusterGoal } from './turn-commit.js';
+import type { RunTurn, TurnJob, TurnOutcome } from './turn-queue.js';
+
+export interface ClusterTurnRunnerOptions {
+  redis: import('ioredis').Redis;
+  /** The worker's own directory: its mirrors, the turns' worktrees and its goald home. */
+  workDir: string;
+  /** The worker's environment (agents and evaluators read their keys from it, as the daemon's do). */
+  env: NodeJS.ProcessEnv;
+  /** A name for this worker, in attempt refs and commit messages. */
+  workerName: string;
+  log: (line: string) => void;
+}
+
+const COMMITTER = { GIT_AUTHOR_NAME: 'goald', GIT_AUTHOR_EMAIL: 'goald@localhost', GIT_COMMITTER_NAME: 'goald', GIT_COMMITTER_EMAIL: 'goald@localhost' };
+
+/** A RunTurn (turn-queue.ts) that runs real goald turns. */
+export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunTurn {
+  const { workDir } = options;
+  const home = path.join(workDir, 'home');
+  let store: Promise<Store> | null = null;
+  // One fetch or worktree change at a time per mirror (git locks its refs and worktree list).
+  const mirrors = new KeyedSerialQueue<string>();
+  return async (job: TurnJob, signal: AbortSignal): Promise<TurnOutcome> => {
+    const stored = await readClusterGoal(options.redis, job.goalId);
+    if (stored === null) throw new Error(`goal ${job.goalId} is not in the cluster`);
+    const state = parseClusterGoalState(job.goalId, stored.state);
+    const mirror = path.join(workDir, 'mirrors', `${createHash('sha256').update(state.remote).digest('hex').slice(0, 16)}.git`);
+    const tree = path.join(workDir, 'trees', job.goalId);
+    await mirrors.run(mirror, async () => {
+      await syncMirror(state.remote, mirror);
+      if (existsSync(tree)) await rm(tree, { recursive: true, force: true });
+      await runGit(['worktree', 'prune'], { cwd: mirror });
+      await mkdir(path.dirname(tree), { recursive: true });
+      await checkoutTurn(mirror, tree, state.base);
+    });
+    store ??= mkdir(home, { recursive: true, mode: 0o700 }).then(() => openStore(home));
+    const turnStore = await store;
+    try {
+      await runOneStep(turnStore, state, tree, options, signal);
+      // Cancelled: the worker commits nothing of it (turn-queue.ts), so there is nothing to conclude.
+      if (signal.aborted) return { record: null, state: null, status: 'active' };
+      return await concludeStep(turnStore, state, { job, mirror }, options);
+    } finally {
+      await mirrors.run(mirror, async () => {
+        await rm(tree, { recursive: true, force: true });
+        await runGit(['worktree', 'prune'], { cwd: mirror });
+      });
+    }
+  };
+}
+
+// The goal's record as this worker runs it: in the turn's worktree, owned by this process.
+function localRecord(state: ClusterGoalState, tree: string): GoalRecord {
+  const settings = parseStoredSettings(state.goal.settings);
+  if (!settings.ok) throw new Error(`goal ${state.goal.id} has invalid stored settings (${settings.problem})`);
+  return {
+    ...state.goal,
+    workspace: tree,
+    settings: toJson({ ...settings.settings, workspace: tree }),
+    owner: { kind: 'daemon', pid: process.pid },
+    runningAgent: null,
+  };
+}
+
+// The supervisor's pre-check or one turn, in the worker's home; its record and the goal's are in the store after.
+async function runOneStep(store: Store, state: ClusterGoalState, tree: string, options: ClusterTurnRunnerOptions, signal: AbortSignal): Promise<void> {
+  const goal = localRecord(state, tree);
+  await store.update((file) => {
+    file.goals = [...file.goals.filter((other) => other.id !== goal.id), goal];
+  });
+  // The turn log holds the last committed record only: what a restored supervisor reads (the cluster keeps the history).
+  const goalDir = store.goalDir(goal.id);
+  await mkdir(goalDir, { recursive: true, mode: 0o700 });
+  await rm(turnLogPath(goalDir), { force: true });
+  if (state.lastTurn !== null) await appendTurnRecord(goalDir, state.lastTurn);
+  const parsed = parseStoredSettings(goal.settings);
+  if (!parsed.ok) throw new Error(`goal ${goal.id} has invalid stored settings (${parsed.problem})`);
+  const settings = parsed.settings;
+  const workspace = await resolveWorkspace(tree);
+  const supervisor = await buildSupervisor({
+    store,
+    goal,
+    prepared: { settings, workspace, agent: createAgent(settings.agent, options.env), evaluator: await createGoalEvaluator(settings.evaluator, options.env) },
+    observers: [],
+    owner: 'daemon',
+    ...(goal.machine === null ? {} : { restored: { machine: goal.machine, lastTurn: state.lastTurn, initialTree: state.initialTree } }),
+  });
+  // Cancelled (pause now, stop, a lost lock): the agent's group is killed and the goal let go, unstored.
+  const onAbort = (): void => supervisor.detach();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await supervisor.run({ oneTurn: true });
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+// The step's record and the goal's record after it, the turn's commit pushed as an attempt, for the fence.
+async function concludeStep(
+  store: Store,
+  state: ClusterGoalState,
+  step: { job: TurnJob; mirror: string },
+  options: ClusterTurnRunnerOptions,
+): Promise<TurnOutcome> {
+  const { job, mirror } = step;
+  const goalDir = store.goalDir(job.goalId);
+  const goal = (await store.read()).goals.find((other) => other.id === job.goalId);
+  const record = (await readTurnRecords(goalDir)).at(-1) ?? null;
+  if (goal === undefined || record === null || record.turn !== job.turn) {
+    throw new Error(`goal ${job.goalId}: turn ${job.turn} ended without its record`);
+  }
+  const base = await commitStep(mirror, goalDir, state.base, record.tree, `goald ${job.goalId} turn ${job.turn}`);
+  let promote: (() => Promise<void>) | undefined;
+  if (base !== state.base) {
+    const ref = attemptRef(job.goalId, job.turn, options.workerName);
+    await pushAttempt(mirror, state.remote, ref, base, objectsEnv(goalDir));
+    // The turn is committed whatever becomes of this push: Redis says which commit the goal is at, and the
+    // next turn starts there; the branch is how people see it.
+    promote = async () => {
+      try {
+        const moved = await promoteTurn(mirror, state.remote, job.goalId, base, state.base);
+        if (moved === 'refused') options.log(`goal ${job.goalId}: turn ${job.turn} committed, but goald/${job.goalId} had moved on and was left as it is`);
+      } catch (error) {
+        options.log(`goal ${job.goalId}: turn ${job.turn} committed, but goald/${job.goalId} could not be moved to it: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+  }
+  const next: ClusterGoalState = {
+    goal: { ...goal, workspace: state.goal.workspace, settings: state.goal.settings, owner: null, runningAgent: null },
+    lastTurn: record,
+    initialTree: state.initialTree ?? (job.turn === 0 ? record.tree : null),
+    remote: state.remote,
+    base,
+  };
+  // A usage limit's pause resumes by itself at its reset: the next turn waits in the queue until then.
+  const resumeAt = goal.status === 'paused' ? resumeAtOfSnapshot(goal.machine) : null;
+  return {
+    record,
+    state: next,
+    status: resumeAt === null ? goal.status : 'active',
+    nextTurnAt: resumeAt ?? nextTurnAtOfSnapshot(goal.machine),
+    ...(promote ? { promote } : {}),
+  };
+}
+
+// The goal's snapshot objects, where git in the mirror finds the turn's new files.
+function objectsEnv(goalDir: string): Record<string, string> {
+  return { GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(goalDir, 'objects') };
+}
+
+// The commit of the turn's snapshot `tree` on `base`, made in the mirror; `base` itself when the tree is the base's.
+async function commitStep(mirror: string, goalDir: string, base: string, tree: string, subject: string): Promise<string> {
+  const baseTree = (await runGit(['rev-parse', `${base}^{tree}`], { cwd: mirror })).stdout.trim();
+  if (tree === '' || tree === baseTree) return base;
+  const made = await runGit(['commit-tree', tree, '-p', base, '-m', subject], { cwd: mirror, env: { ...objectsEnv(goalDir), ...COMMITTER } });
+  return made.stdout.trim();
+}

@@ -1,0 +1,143 @@
+// Real goald turns on a cluster: `goald worker` processes (the built CLI) take turn jobs from BullMQ on a real
+// redis-server, run each turn as a goald goal's step (a real agent command, snapshot, checks, breakers), and
+// pass the tree on through a bare git remote, so a turn on one worker starts from what the last turn, on
+// another worker, left. Every turn is committed once; the goal's branch holds one commit per changed turn.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { submitClusterGoal } from '../../src/cluster/submit-goal.js';
+import { readClusterGoal, readCommittedTurns } from '../../src/cluster/turn-commit.js';
+import { createTurnQueue } from '../../src/cluster/turn-queue.js';
+import { resolveGoalSettings } from '../../src/config/resolve-settings.js';
+import type { StartFlags } from '../../src/config/start-options.js';
+import { newGoalRecord } from '../../src/supervisor/launch.js';
+import { runGit } from '../../src/workspace/git.js';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { goaldBin } from '../helpers/run-goald.js';
+import { waitUntil } from '../helpers/wait.js';
+
+let server: RedisServer;
+let redis: Redis;
+let queue: Queue;
+let root: string;
+let remote: string;
+const workers: Array<{ name: string; child: ChildProcess; log: () => string }> = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = new Redis(server.url, { maxRetriesPerRequest: null });
+  queue = createTurnQueue(new Redis(server.url, { maxRetriesPerRequest: null }));
+});
+
+afterAll(async () => {
+  await queue.close();
+  redis.disconnect();
+  await server.stop();
+});
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(path.join(tmpdir(), 'goald-cw-')));
+  remote = path.join(root, 'remote.git');
+  await git(['init', '--quiet', '--bare', '--initial-branch=main', remote], root);
+});
+
+afterEach(async (context) => {
+  if (context.task.result?.state === 'fail') for (const worker of workers) process.stderr.write(`--- ${worker.name}\n${worker.log()}\n`);
+  await Promise.all(
+    workers.splice(0).map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  await queue.obliterate({ force: true });
+  await redis.flushall();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function git(args: string[], cwd: string): Promise<string> {
+  return (await runGit(args, { cwd })).stdout.trim();
+}
+
+// The environment a worker machine's goald has: its own home, the cluster's Redis, no sandbox (the test's
+// agents write beside the repository; test/e2e/sandbox.test.ts covers the sandbox).
+function workerEnv(name: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('GOALD_') || key.startsWith('GIT_')) delete env[key];
+  return { ...env, GOALD_HOME: path.join(root, name, 'home'), HOME: path.join(root, name), GOALD_REDIS_URL: server.url, GOALD_SANDBOX: 'off' };
+}
+
+async function startWorker(name: string): Promise<{ name: string; child: ChildProcess; log: () => string }> {
+  await mkdir(path.join(root, name), { recursive: true });
+  const child = spawn(process.execPath, [goaldBin, 'worker'], { env: workerEnv(name), stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const worker = { name, child, log: () => stderr };
+  workers.push(worker);
+  await waitUntil(`worker ${name} ready`, () => stderr.includes('taking turns from') || (child.exitCode !== null && Promise.reject(new Error(stderr))), 20_000);
+  return worker;
+}
+
+// The user's repository (one commit) and a goal in it, registered on the cluster the way the daemon does.
+async function submitGoal(name: string, flags: StartFlags, condition = 'progress.txt has three lines'): Promise<string> {
+  const repo = path.join(root, name);
+  await git(['init', '--quiet', '--initial-branch=main', repo], root);
+  await writeFile(path.join(repo, 'README.md'), `# ${name}\n`);
+  await git(['add', '-A'], repo);
+  await git(['-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '--quiet', '-m', 'start'], repo);
+  const { settings } = await resolveGoalSettings({ condition, workspace: repo, flags: { evaluator: 'none', cooldown: '0', sandbox: false, ...flags }, env: { HOME: root } });
+  const goal = newGoalRecord(settings, { kind: 'daemon', pid: process.pid });
+  await submitClusterGoal({ redis, queue, goal, remote });
+  return goal.id;
+}
+
+const statusOf = async (goalId: string): Promise<string | undefined> => (await readClusterGoal(redis, goalId))?.status;
+const turnsOf = async (goalId: string): Promise<number[]> => ((await readCommittedTurns(redis, goalId)) as Array<{ turn: number }>).map((record) => record.turn);
+const committedBy = (worker: { log: () => string }): number => (worker.log().match(/ committed$/gm) ?? []).length;
+
+describe('goald worker', () => {
+  it('runs goals to their end across two workers, each turn starting from the tree the last one left', { timeout: 90_000 }, async () => {
+    const pair = [await startWorker('w1'), await startWorker('w2')];
+    // Each turn appends its number; the check passes at three lines, so turns 1–3 must each see the others'.
+    const agent = 'echo "turn $GOALD_TURN" >> progress.txt';
+    const check = 'test "$(wc -l < progress.txt)" -ge 3';
+    const goals = [];
+    for (const name of ['ga', 'gb', 'gc']) goals.push(await submitGoal(name, { agent, check: [check], maxTurns: '6' }));
+    for (const goalId of goals) {
+      await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved' || ((await statusOf(goalId)) === 'failed' && Promise.reject(new Error(`goal ${goalId} failed`))), 60_000);
+      expect(await turnsOf(goalId)).toEqual([0, 1, 2, 3]);
+      // One commit per changed turn on the goal's branch (moved just after the fence), the last with all three lines.
+      const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n');
+      await waitUntil(`goald/${goalId} moved to turn 3`, async () => (await subjects())[0] === `goald ${goalId} turn 3`);
+      expect(await subjects()).toEqual([`goald ${goalId} turn 3`, `goald ${goalId} turn 2`, `goald ${goalId} turn 1`, 'start']);
+      expect(await git(['show', `goald/${goalId}:progress.txt`], remote)).toBe('turn 1\nturn 2\nturn 3');
+    }
+    // Both workers took turns (three goals' pre-checks were waiting when both were ready).
+    await waitUntil('both workers logged their turns', () => pair.every((worker) => committedBy(worker) > 0) && pair.reduce((sum, worker) => sum + committedBy(worker), 0) === 12);
+  });
+
+  it("takes the goal's limits from the cluster, not from the worktree the agent writes, and never shows the agent the Redis URL", { timeout: 90_000 }, async () => {
+    await startWorker('w1');
+    // A hostile agent: raises its own turn limit in goal.config.json and keeps what it can see of its environment.
+    const agent = `printf '{"limits":{"maxTurns":50}}' > goal.config.json; env > seen-env.txt; echo x >> progress.txt`;
+    const goalId = await submitGoal('gh', { agent, check: ['false'], maxTurns: '2' });
+    await waitUntil(`goal ${goalId} ended`, async () => ['achieved', 'failed'].includes((await statusOf(goalId)) ?? ''), 60_000);
+    expect(await statusOf(goalId)).toBe('failed');
+    expect(await turnsOf(goalId)).toEqual([0, 1, 2]);
+    const records = (await readCommittedTurns(redis, goalId)) as Array<{ breakers?: unknown; status?: string }>;
+    expect(records.at(-1)?.status).toBe('failed');
+    const seen = await git(['show', `goald/${goalId}:seen-env.txt`], remote);
+    expect(seen).toContain('GOALD_TURN=2');
+    expect(seen).not.toContain('GOALD_REDIS_URL');
+    expect(seen).not.toContain(String(server.port));
+  });
+});
