@@ -46,5 +46,5 @@ export function parseClusterGoalState(goalId: string, text: string): ClusterGoal
     const issue = parsed.error.issues[0];
     throw new Error(`the cluster state of goal ${goalId} is invalid at ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'}`);
   }
-  return parsed.data as ClusterGoalState;
+  return parsed.data;
 }

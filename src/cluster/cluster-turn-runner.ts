@@ -24,6 +24,7 @@ import { createAgent } from '../agents/registry.js';
 import { parseStoredSettings } from '../config/settings-schema.js';
 import { KeyedSerialQueue } from '../daemon/serial-queue.js';
 import { buildSupervisor, createGoalEvaluator } from '../supervisor/launch.js';
+import type { ProgressEvent } from '../supervisor/types.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
 import { runGit } from '../workspace/git.js';
 import type { ClusterGoalState } from './cluster-goal-state.js';
@@ -68,10 +69,11 @@ export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunT
     store ??= mkdir(home, { recursive: true, mode: 0o700 }).then(() => openStore(home));
     const turnStore = await store;
     try {
-      await runOneStep(turnStore, state, tree, options, signal);
+      const events: ProgressEvent[] = [];
+      await runOneStep(turnStore, state, tree, options, signal, events);
       // Cancelled: the worker commits nothing of it (turn-queue.ts), so there is nothing to conclude.
       if (signal.aborted) return { record: null, state: null, status: 'active' };
-      return await concludeStep(turnStore, state, { job, mirror }, options);
+      return { ...(await concludeStep(turnStore, state, { job, mirror }, options)), events };
     } finally {
       await mirrors.run(mirror, async () => {
         await rm(tree, { recursive: true, force: true });
@@ -95,7 +97,14 @@ function localRecord(state: ClusterGoalState, tree: string): GoalRecord {
 }
 
 // The supervisor's pre-check or one turn, in the worker's home; its record and the goal's are in the store after.
-async function runOneStep(store: Store, state: ClusterGoalState, tree: string, options: ClusterTurnRunnerOptions, signal: AbortSignal): Promise<void> {
+async function runOneStep(
+  store: Store,
+  state: ClusterGoalState,
+  tree: string,
+  options: ClusterTurnRunnerOptions,
+  signal: AbortSignal,
+  events: ProgressEvent[],
+): Promise<void> {
   const goal = localRecord(state, tree);
   await store.update((file) => {
     file.goals = [...file.goals.filter((other) => other.id !== goal.id), goal];
@@ -113,7 +122,8 @@ async function runOneStep(store: Store, state: ClusterGoalState, tree: string, o
     store,
     goal,
     prepared: { settings, workspace, agent: createAgent(settings.agent, options.env), evaluator: await createGoalEvaluator(settings.evaluator, options.env) },
-    observers: [],
+    // Kept for the fence: a turn's events reach `logs -f` only if the turn is committed.
+    observers: [{ onEvent: (event) => events.push(event) }],
     owner: 'daemon',
     ...(goal.machine === null ? {} : { restored: { machine: goal.machine, lastTurn: state.lastTurn, initialTree: state.initialTree } }),
   });

@@ -23,6 +23,17 @@ function turnsKey(goalId: string): string {
   return `${CLUSTER_PREFIX}:goal:${goalId}:turns`;
 }
 
+/** The stream of a goal's progress events (`logs -f`): each committed turn's, added with it. */
+export function eventsKey(goalId: string): string {
+  return `${CLUSTER_PREFIX}:goal:${goalId}:events`;
+}
+
+/** The set of every goal on the cluster, scored by when it was registered (epoch ms). */
+export const GOALS_KEY = `${CLUSTER_PREFIX}:goals`;
+
+// A goal's event stream keeps about this many events (a long goal's oldest are trimmed).
+const EVENTS_KEPT = '10000';
+
 const CLUSTER_GOAL_STATUSES = ['active', 'paused', 'stopped', 'achieved', 'failed'] as const;
 
 /** The channel a turn's cancel is broadcast on (the message is the goal id): goal-control.ts. */
@@ -50,9 +61,10 @@ const commitReplySchema = z.tuple([z.enum(['committed', 'lost-lock', 'stale-epoc
 /** What became of a commit: only `committed` wrote anything. */
 export type CommitOutcome = z.infer<typeof commitReplySchema>[0];
 
-// KEYS: the job's lock, the goal's hash, its turn list. ARGV: token, epoch, turn, record JSON, state JSON,
-// the status the goal has after the turn. A goal paused during the turn stays paused (the turn is kept:
-// a pause waits for the turn's end). Returns the outcome and the goal's status after it.
+// KEYS: the job's lock, the goal's hash, its turn list, its event stream. ARGV: token, epoch, turn, record
+// JSON, state JSON, the status the goal has after the turn, how many events the stream keeps, then the
+// turn's events (JSON each). A goal paused during the turn stays paused (the turn is kept: a pause waits
+// for the turn's end). Returns the outcome and the goal's status after it.
 const COMMIT_SCRIPT = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lost-lock', ''} end
 local goal = redis.call('HMGET', KEYS[2], 'epoch', 'status', 'committedTurn')
@@ -63,12 +75,13 @@ local status = ARGV[6]
 if goal[2] == 'paused' and status == 'active' then status = 'paused' end
 redis.call('RPUSH', KEYS[3], ARGV[4])
 redis.call('HSET', KEYS[2], 'committedTurn', ARGV[3], 'state', ARGV[5], 'status', status)
+for i = 8, #ARGV do redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], '*', 'event', ARGV[i]) end
 return {'committed', status}
 `;
 
 /** Registers a goal in the cluster: epoch 1, active, nothing committed. */
-export async function createClusterGoal(redis: Redis, goalId: string, state: string): Promise<void> {
-  await redis.hset(goalKey(goalId), { epoch: '1', status: 'active', committedTurn: '-1', state });
+export async function createClusterGoal(redis: Redis, goalId: string, state: string, at = Date.now()): Promise<void> {
+  await redis.multi().hset(goalKey(goalId), { epoch: '1', status: 'active', committedTurn: '-1', state }).zadd(GOALS_KEY, at, goalId).exec();
 }
 
 /** A goal's cluster state, or null when it is not registered; throws when its hash is not goald's. */
@@ -102,22 +115,27 @@ export interface TurnCommit {
   state: unknown;
   /** The goal's status after the turn (`active` to go on). */
   status: ClusterGoalStatus;
+  /** The turn's progress events, added to the goal's stream only if the turn is committed. */
+  events?: readonly unknown[];
 }
 
 /** Commits a turn if, and only if, the fence holds (see the top of this file); with the goal's status after it. */
 export async function commitTurn(redis: Redis, commit: TurnCommit): Promise<{ outcome: CommitOutcome; status: string }> {
   const reply = await redis.eval(
     COMMIT_SCRIPT,
-    3,
+    4,
     commit.lockKey,
     goalKey(commit.goalId),
     turnsKey(commit.goalId),
+    eventsKey(commit.goalId),
     commit.token,
     String(commit.epoch),
     String(commit.turn),
     JSON.stringify(commit.record),
     JSON.stringify(commit.state),
     commit.status,
+    EVENTS_KEPT,
+    ...(commit.events ?? []).map((event) => JSON.stringify(event)),
   );
   const parsed = commitReplySchema.safeParse(reply);
   if (!parsed.success) throw new Error(`the commit script answered ${JSON.stringify(reply)}`);

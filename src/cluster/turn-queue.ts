@@ -46,6 +46,8 @@ export interface TurnOutcome {
   status: ClusterGoalStatus;
   /** When the next turn is due (a cool-down, a usage limit's reset), epoch ms; absent or null: at once. */
   nextTurnAt?: number | null;
+  /** The turn's progress events (goal-events.ts), committed with it. */
+  events?: readonly unknown[];
   /** Run once the fence committed this turn (a worker moves the goal's branch to the turn's commit). */
   promote?: () => Promise<void>;
 }
@@ -144,6 +146,7 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
         record: outcome.record,
         state: outcome.state,
         status: outcome.status,
+        ...(outcome.events === undefined ? {} : { events: outcome.events }),
       });
       if (committed === 'committed') await outcome.promote?.();
       options.onTurn?.(turnJob, committed);

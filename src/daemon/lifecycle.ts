@@ -10,6 +10,8 @@ import { GOALD_VERSION } from '../version.js';
 import { acquireDaemonLock } from './daemon-lock.js';
 import { DaemonGoalHost } from './goal-host.js';
 import { createControlServer } from './server.js';
+import type { GoalHost } from './types.js';
+import type { Store } from '../../state/types.js';
 import { checkSocketPath } from './socket-path.js';
 
 export interface DaemonOptions {
@@ -52,7 +54,10 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       await releaseLock();
       throw error;
     });
-  const host = new DaemonGoalHost({ store, env, version: GOALD_VERSION, log, requestShutdown });
+  const host = await createGoalHost({ store, env, log, requestShutdown }).catch(async (error: unknown) => {
+    await releaseLock();
+    throw error;
+  });
   let server: Awaited<ReturnType<typeof createControlServer>> | null = null;
 
   async function shutdown(): Promise<void> {
@@ -86,4 +91,28 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   // holds them), and /v1/ping answers at once.
   await host.recover();
   await stopped;
+}
+
+/** What the daemon runs goals with: the embedded host, or the cluster's control plane (GOALD_REDIS_URL). */
+type RunningHost = GoalHost & { recover(): Promise<void>; detachAll(): Promise<void> };
+
+// Cluster mode's modules (BullMQ, ioredis) load only when GOALD_REDIS_URL asks for them.
+async function createGoalHost(options: { store: Store; env: NodeJS.ProcessEnv; log: (line: string) => void; requestShutdown: () => void }): Promise<RunningHost> {
+  const { store, env, log, requestShutdown } = options;
+  const url = env.GOALD_REDIS_URL ?? '';
+  if (url === '') return new DaemonGoalHost({ store, env, version: GOALD_VERSION, log, requestShutdown });
+  const [{ connectCluster }, { ClusterGoalHost }, { createTurnQueue }, { Redis }] = await Promise.all([
+    import('../cluster/connect-cluster.js'),
+    import('../cluster/cluster-goal-host.js'),
+    import('../cluster/turn-queue.js'),
+    import('ioredis'),
+  ]);
+  const { redis: checked, shownUrl, warnings } = await connectCluster(url);
+  checked.disconnect();
+  for (const warning of warnings) log(`cluster: warning: ${warning}`);
+  log(`cluster mode: goals run on the workers of ${shownUrl}`);
+  const redis = new Redis(url, { maxRetriesPerRequest: null });
+  const queueConnection = redis.duplicate();
+  const queue = createTurnQueue(queueConnection);
+  return new ClusterGoalHost({ redis, queue, connections: [redis, queueConnection], env, version: GOALD_VERSION, home: store.home, log, requestShutdown });
 }

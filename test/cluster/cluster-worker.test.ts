@@ -3,8 +3,7 @@
 // pass the tree on through a bare git remote, so a turn on one worker starts from what the last turn, on
 // another worker, left. Every turn is committed once; the goal's branch holds one commit per changed turn.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
@@ -19,7 +18,7 @@ import type { StartFlags } from '../../src/config/start-options.js';
 import { newGoalRecord } from '../../src/supervisor/launch.js';
 import { runGit } from '../../src/workspace/git.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { goaldBin } from '../helpers/run-goald.js';
+import { startGoaldWorker, stopGoaldWorkers, turnsCommittedBy, type GoaldWorker } from '../helpers/goald-workers.js';
 import { waitUntil } from '../helpers/wait.js';
 
 let server: RedisServer;
@@ -27,7 +26,7 @@ let redis: Redis;
 let queue: Queue;
 let root: string;
 let remote: string;
-const workers: Array<{ name: string; child: ChildProcess; log: () => string }> = [];
+const workers: GoaldWorker[] = [];
 
 beforeAll(async () => {
   server = await startRedis();
@@ -49,16 +48,7 @@ beforeEach(async () => {
 
 afterEach(async (context) => {
   if (context.task.result?.state === 'fail') for (const worker of workers) process.stderr.write(`--- ${worker.name}\n${worker.log()}\n`);
-  await Promise.all(
-    workers.splice(0).map(
-      ({ child }) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  await stopGoaldWorkers(workers.splice(0));
   await queue.obliterate({ force: true });
   await redis.flushall();
   await rm(root, { recursive: true, force: true });
@@ -68,24 +58,11 @@ async function git(args: string[], cwd: string): Promise<string> {
   return (await runGit(args, { cwd })).stdout.trim();
 }
 
-// The environment a worker machine's goald has: its own home, the cluster's Redis, no sandbox (the test's
-// agents write beside the repository; test/e2e/sandbox.test.ts covers the sandbox).
-function workerEnv(name: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('GOALD_') || key.startsWith('GIT_')) delete env[key];
-  return { ...env, GOALD_HOME: path.join(root, name, 'home'), HOME: path.join(root, name), GOALD_REDIS_URL: server.url, GOALD_SANDBOX: 'off' };
-}
-
-async function startWorker(name: string): Promise<{ name: string; child: ChildProcess; log: () => string }> {
-  await mkdir(path.join(root, name), { recursive: true });
-  const child = spawn(process.execPath, [goaldBin, 'worker'], { env: workerEnv(name), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const worker = { name, child, log: () => stderr };
+const startWorker = async (name: string): Promise<GoaldWorker> => {
+  const worker = await startGoaldWorker(root, name, server.url);
   workers.push(worker);
-  await waitUntil(`worker ${name} ready`, () => stderr.includes('taking turns from') || (child.exitCode !== null && Promise.reject(new Error(stderr))), 20_000);
   return worker;
-}
+};
 
 // The user's repository (one commit) and a goal in it, registered on the cluster the way the daemon does.
 async function submitGoal(name: string, flags: StartFlags, condition = 'progress.txt has three lines'): Promise<string> {
@@ -102,7 +79,6 @@ async function submitGoal(name: string, flags: StartFlags, condition = 'progress
 
 const statusOf = async (goalId: string): Promise<string | undefined> => (await readClusterGoal(redis, goalId))?.status;
 const turnsOf = async (goalId: string): Promise<number[]> => ((await readCommittedTurns(redis, goalId)) as Array<{ turn: number }>).map((record) => record.turn);
-const committedBy = (worker: { log: () => string }): number => (worker.log().match(/ committed$/gm) ?? []).length;
 
 describe('goald worker', () => {
   it('runs goals to their end across two workers, each turn starting from the tree the last one left', { timeout: 90_000 }, async () => {
@@ -122,7 +98,7 @@ describe('goald worker', () => {
       expect(await git(['show', `goald/${goalId}:progress.txt`], remote)).toBe('turn 1\nturn 2\nturn 3');
     }
     // Both workers took turns (three goals' pre-checks were waiting when both were ready).
-    await waitUntil('both workers logged their turns', () => pair.every((worker) => committedBy(worker) > 0) && pair.reduce((sum, worker) => sum + committedBy(worker), 0) === 12);
+    await waitUntil('both workers logged their turns', () => pair.every((worker) => turnsCommittedBy(worker) > 0) && pair.reduce((sum, worker) => sum + turnsCommittedBy(worker), 0) === 12);
   });
 
   it("takes the goal's limits from the cluster, not from the worktree the agent writes, and never shows the agent the Redis URL", { timeout: 90_000 }, async () => {
@@ -135,8 +111,11 @@ describe('goald worker', () => {
     expect(await turnsOf(goalId)).toEqual([0, 1, 2]);
     const records = (await readCommittedTurns(redis, goalId)) as Array<{ breakers?: unknown; status?: string }>;
     expect(records.at(-1)?.status).toBe('failed');
-    const seen = await git(['show', `goald/${goalId}:seen-env.txt`], remote);
-    expect(seen).toContain('GOALD_TURN=2');
+    // The branch moves just after the fence: to turn 2's commit, whose seen-env.txt is turn 2's.
+    const seen = await waitUntil('goald branch at turn 2', async () => {
+      const text = (await runGit(['show', `goald/${goalId}:seen-env.txt`], { cwd: remote, allowFailure: true })).stdout;
+      return text.includes('GOALD_TURN=2') && text;
+    });
     expect(seen).not.toContain('GOALD_REDIS_URL');
     expect(seen).not.toContain(String(server.port));
   });

@@ -88,7 +88,8 @@ export async function runLogs(ref: string | undefined, options: { follow?: boole
     }
     return EXIT.ok;
   }
-  const events = await readEventLog(store.goalDir(goal.id));
+  // From the daemon when one runs (a cluster's goals have their events in Redis, not in this home).
+  const events = client ? await client.pastEvents(goal.id) : await readEventLog(store.goalDir(goal.id));
   // A goal that ended while its event log could not be written (disk full): its record tells the end.
   if (!isLiveGoal(goal) && !events.some((event) => event.type === 'goal.finished')) events.push(finishedEventOf(goal));
   for (const event of events) {

@@ -54,7 +54,7 @@ export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promi
     }),
     onTurn: (job, outcome) => log(`goal ${job.goalId}: turn ${job.turn} ${outcome}`),
   });
-  turnWorker.worker.on('failed', (job, error) => log(`goal ${String(job?.data?.goalId ?? '?')}: a turn failed: ${error.message}`));
+  turnWorker.worker.on('failed', (job, error) => log(`turn job ${job?.id ?? '?'} failed: ${error.message}`));
   turnWorker.worker.on('error', (error) => log(`worker error: ${error.message.replaceAll(url, shownUrl)}`));
   await turnWorker.ready();
   log(`goald worker ${workerName} taking turns from ${shownUrl} (concurrency ${concurrency})`);

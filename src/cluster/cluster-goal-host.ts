@@ -1,0 +1,210 @@
+// The daemon's goal host in cluster mode (GOALD_REDIS_URL): the control plane. It offers the server the
+// same GoalHost as the embedded daemon, so `start`, `status`, `pause`, `resume`, `stop` and `logs -f` work
+// alike, but runs no turn itself: a start is validated here (in the user's workspace, with the daemon's
+// keys) and put on the cluster (submit-goal.ts); `goald worker` processes on any machine run the turns;
+// control goes through Redis (goal-control.ts), so it reaches a turn on whichever worker holds it. A
+// reconciler pass at start and every half minute re-adds the job of any active goal that lost it.
+
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+import type { PruneResult } from '../../state/prune-goals.js';
+import type { GoalRecord, GoalRollback, LoopRecord } from '../../state/types.js';
+import { isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
+import type {
+  EditGoalResponse,
+  EventSubscription,
+  GoalHost,
+  StartGoalRequest,
+  StartGoalResponse,
+} from '../daemon/types.js';
+import { finishedEventOf } from '../daemon/unstored-endings.js';
+import { GoaldError } from '../errors.js';
+import type { RaceRecord } from '../race/race-record.js';
+import { runGit } from '../workspace/git.js';
+import {
+  addClusterGoalEvent,
+  followClusterGoalEvents,
+  listClusterGoalRecords,
+  readClusterGoalEvents,
+} from './cluster-goals.js';
+import { pauseClusterGoal, resumeClusterGoal, stopClusterGoal } from './goal-control.js';
+import { reconcileTurns } from './reconciler.js';
+import { submitClusterGoal } from './submit-goal.js';
+import { readClusterGoal } from './turn-commit.js';
+
+const RECONCILE_EVERY_MS = 30_000;
+
+export interface ClusterGoalHostOptions {
+  redis: Redis;
+  queue: Queue;
+  /** The connections the host owns (closed by detachAll). */
+  connections: readonly Redis[];
+  /** The daemon's own environment: API keys, and GOALD_CLUSTER_REMOTE. */
+  env: NodeJS.ProcessEnv;
+  version: string;
+  home: string;
+  log: (line: string) => void;
+  requestShutdown: () => void;
+}
+
+export class ClusterGoalHost implements GoalHost {
+  private readonly startedAt = new Date().toISOString();
+  private reconciling: NodeJS.Timeout | null = null;
+  private goalsRunning = 0;
+
+  constructor(private readonly options: ClusterGoalHostOptions) {}
+
+  /** Re-adds lost turn jobs now, then every half minute. */
+  async recover(): Promise<void> {
+    await this.reconcile();
+    this.reconciling = setInterval(() => void this.reconcile(), RECONCILE_EVERY_MS);
+    this.reconciling.unref();
+  }
+
+  /** Lets go of the cluster (the goals go on on the workers). */
+  async detachAll(): Promise<void> {
+    if (this.reconciling !== null) clearInterval(this.reconciling);
+    await this.options.queue.close();
+    for (const connection of this.options.connections) connection.disconnect();
+  }
+
+  async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
+    const goals = await listClusterGoalRecords(this.options.redis);
+    this.goalsRunning = goals.filter(isLiveGoal).length;
+    return goals.filter(
+      (goal) =>
+        (filter.workspace === undefined || goal.workspace === filter.workspace) &&
+        (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status)),
+    );
+  }
+
+  async getGoal(ref: string): Promise<GoalRecord> {
+    return resolveGoalRef(await this.listGoals(), ref);
+  }
+
+  async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
+    const { env } = this.options;
+    const { prepareGoal, newGoalRecord } = await import('../supervisor/launch.js');
+    const prepared = await prepareGoal({ condition: request.condition, dir: request.dir, flags: request.flags, env: { ...env, ...request.env }, trustedEnv: env });
+    if (prepared.settings.isolation?.mode === 'worktree') {
+      throw new GoaldError('usage', '--worktree: a cluster goal already runs in worktrees of its own, on its branch goald/<id>', 'start it without --worktree');
+    }
+    const remote = await this.remoteOf(prepared.workspace.root);
+    const goal: GoalRecord = { ...newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid }), owner: null };
+    await submitClusterGoal({ redis: this.options.redis, queue: this.options.queue, goal, remote });
+    this.options.log(`goal ${goal.id}: on the cluster (${prepared.workspace.root}, remote ${remote})`);
+    return { goal, queued: false, warnings: prepared.warnings };
+  }
+
+  async pauseGoal(ref: string, now: boolean): Promise<GoalRecord> {
+    const goal = await this.liveGoal(ref, 'pause');
+    if (goal.status === 'paused') throw new GoaldError('conflict', `goal ${goal.id} is already paused`, `resume it with: goald resume ${goal.id}`);
+    await pauseClusterGoal(this.options.redis, this.options.queue, goal.id, { now });
+    return this.getGoal(goal.id);
+  }
+
+  async resumeGoal(ref: string): Promise<GoalRecord> {
+    const goal = await this.liveGoal(ref, 'resume');
+    if ((await readClusterGoal(this.options.redis, goal.id))?.status !== 'paused') {
+      throw new GoaldError('conflict', `goal ${goal.id} is not paused (it is ${goal.status})`, 'only a paused goal can be resumed');
+    }
+    await resumeClusterGoal(this.options.redis, this.options.queue, goal.id);
+    return this.getGoal(goal.id);
+  }
+
+  async stopGoal(ref: string): Promise<GoalRecord> {
+    const goal = await this.liveGoal(ref, 'stop');
+    await stopClusterGoal(this.options.redis, this.options.queue, goal.id);
+    const stopped = await this.getGoal(goal.id);
+    // No worker commits anything of a stopped goal: its stream's end is told here.
+    await addClusterGoalEvent(this.options.redis, goal.id, finishedEventOf(stopped));
+    return stopped;
+  }
+
+  async subscribe(ref: string): Promise<EventSubscription> {
+    const goal = await this.getGoal(ref);
+    const { events: past, lastId } = await readClusterGoalEvents(this.options.redis, goal.id);
+    if (!isLiveGoal(goal) && !past.some((event) => event.type === 'goal.finished')) past.push(finishedEventOf(goal));
+    return {
+      past,
+      finished: !isLiveGoal(goal) || past.some((event) => event.type === 'goal.finished'),
+      follow: (listener) => followClusterGoalEvents(this.options.redis.duplicate(), goal.id, lastId, listener),
+    };
+  }
+
+  info(): { pid: number; version: string; startedAt: string; home: string; goalsRunning: number } {
+    return { pid: process.pid, version: this.options.version, startedAt: this.startedAt, home: this.options.home, goalsRunning: this.goalsRunning };
+  }
+
+  async shutdown(): Promise<void> {
+    this.options.requestShutdown();
+    return Promise.resolve();
+  }
+
+  // Not on a cluster yet: each says so, with what works instead.
+  rollbackGoal(): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {
+    return notOnCluster('goald rollback', `check out an earlier commit of the goal's branch goald/<id>`);
+  }
+  guideGoal(): Promise<{ goal: GoalRecord; pending: number }> {
+    return notOnCluster('goald say', 'stop the goal and start it again with the guidance in its condition');
+  }
+  editGoal(): Promise<EditGoalResponse> {
+    return notOnCluster('goald edit', 'stop the goal and start it again with the new settings');
+  }
+  listLoops(): Promise<LoopRecord[]> {
+    return Promise.resolve([]);
+  }
+  createLoop(): Promise<LoopRecord> {
+    return notOnCluster('goald loop', 'run the loop from a daemon without GOALD_REDIS_URL');
+  }
+  deleteLoop(): Promise<LoopRecord> {
+    return notOnCluster('goald loop stop', 'loops run on a daemon without GOALD_REDIS_URL');
+  }
+  runLoop(): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
+    return notOnCluster('goald loop run', 'loops run on a daemon without GOALD_REDIS_URL');
+  }
+  syncLoops(): Promise<LoopRecord[]> {
+    return notOnCluster('goald loop sync', 'loops run on a daemon without GOALD_REDIS_URL');
+  }
+  prune(): Promise<PruneResult> {
+    return notOnCluster('goald prune', 'finished cluster goals are kept in Redis');
+  }
+  startRace(): Promise<RaceRecord> {
+    return notOnCluster('goald race', 'run the race from a daemon without GOALD_REDIS_URL');
+  }
+  getRace(): Promise<RaceRecord> {
+    return notOnCluster('goald race', 'run the race from a daemon without GOALD_REDIS_URL');
+  }
+
+  private async liveGoal(ref: string, what: string): Promise<GoalRecord> {
+    const goal = await this.getGoal(ref);
+    if (!isLiveGoal(goal)) throw new GoaldError('conflict', `goal ${goal.id} already ${goal.status}`, `nothing to ${what}`);
+    return goal;
+  }
+
+  // The remote every worker reaches: GOALD_CLUSTER_REMOTE, else the workspace's `origin`.
+  private async remoteOf(workspace: string): Promise<string> {
+    const configured = this.options.env.GOALD_CLUSTER_REMOTE ?? '';
+    if (configured !== '') return configured;
+    const origin = await runGit(['remote', 'get-url', 'origin'], { cwd: workspace, allowFailure: true });
+    const url = origin.stdout.trim();
+    if (origin.exitCode !== 0 || url === '') {
+      throw new GoaldError('config', `${workspace} has no remote "origin", and GOALD_CLUSTER_REMOTE is not set: the workers have nowhere to fetch the goal from`, 'add one every worker reaches (git remote add origin URL), or set GOALD_CLUSTER_REMOTE in the daemon\'s environment');
+    }
+    return url;
+  }
+
+  private async reconcile(): Promise<void> {
+    try {
+      const readded = await reconcileTurns(this.options.redis, this.options.queue);
+      for (const goalId of readded) this.options.log(`goal ${goalId}: its next turn's job was missing and is added again`);
+    } catch (error) {
+      this.options.log(`the reconciler could not read the cluster: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+function notOnCluster<T>(command: string, instead: string): Promise<T> {
+  return Promise.reject(new GoaldError('usage', `${command} does not work on a cluster yet (this daemon runs with GOALD_REDIS_URL)`, instead));
+}

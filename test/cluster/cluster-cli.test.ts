@@ -1,0 +1,117 @@
+// The whole CLI against a cluster: a daemon started with GOALD_REDIS_URL is the control plane, `goald worker`
+// processes run the turns, and `start`, `status`, `logs`, `pause`, `resume` and `stop` work as they do on
+// one machine. The user's repository reaches the workers through its `origin`, a bare repository here.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import type { GoalRecord } from '../../state/types.js';
+import { runGit } from '../../src/workspace/git.js';
+import { submitGoal } from '../helpers/daemon.js';
+import { gitdir } from '../helpers/gitdir.js';
+import { startGoaldWorker, stopGoaldWorkers, type GoaldWorker } from '../helpers/goald-workers.js';
+import { waitForProcessGone } from '../helpers/processes.js';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { goaldSandbox, type GoaldSandbox } from '../helpers/run-goald.js';
+import { waitUntil } from '../helpers/wait.js';
+
+let server: RedisServer;
+const workers: GoaldWorker[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+});
+
+afterAll(async () => {
+  await server.stop();
+});
+
+afterEach(async (context) => {
+  if (context.task.result?.state === 'fail') for (const worker of workers) process.stderr.write(`--- ${worker.name}\n${worker.log()}\n`);
+  await stopGoaldWorkers(workers.splice(0));
+});
+
+// A goald home whose daemon is a cluster's control plane, a repository with an `origin` the workers reach,
+// and two workers.
+async function cluster(): Promise<{ sandbox: GoaldSandbox; repo: string; remote: string }> {
+  const sandbox = await goaldSandbox();
+  sandbox.env.GOALD_REDIS_URL = server.url;
+  const remote = path.join(sandbox.root, 'origin.git');
+  await runGit(['init', '--quiet', '--bare', '--initial-branch=main', remote], { cwd: sandbox.root });
+  const workspace = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+  await runGit(['remote', 'add', 'origin', remote], { cwd: workspace.dir });
+  for (const name of ['w1', 'w2']) workers.push(await startGoaldWorker(sandbox.root, name, server.url));
+  return { sandbox, repo: workspace.dir, remote };
+}
+
+async function statusOf(sandbox: GoaldSandbox, id: string): Promise<GoalRecord> {
+  const run = await sandbox.run(['status', id, '--json']);
+  expect(run.code, run.stderr).toBe(0);
+  const goal = (JSON.parse(run.stdout) as { goals: GoalRecord[] }).goals[0];
+  if (goal === undefined) throw new Error(`status ${id} showed no goal`);
+  return goal;
+}
+
+describe('the CLI against a cluster', () => {
+  it('start, status and logs: a goal runs on the workers and ends achieved, its branch on origin', { timeout: 90_000 }, async () => {
+    const { sandbox, repo, remote } = await cluster();
+    const { id } = await submitGoal(sandbox, [
+      'progress.txt has three lines', '-C', repo, '--agent', 'echo "turn $GOALD_TURN" >> progress.txt',
+      '--check', 'test "$(wc -l < progress.txt)" -ge 3', '--evaluator', 'none', '--cooldown', '0',
+    ]);
+    await waitUntil(`goal ${id} achieved`, async () => (await statusOf(sandbox, id)).status === 'achieved', 60_000);
+    const goal = await statusOf(sandbox, id);
+    expect(goal).toMatchObject({ id, workspace: repo, condition: 'progress.txt has three lines' });
+    expect(goal.summary.turns).toBe(3);
+    const logs = await sandbox.run(['logs', id, '--json']);
+    expect(logs.code, logs.stderr).toBe(0);
+    const events = logs.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; turn?: number; status?: string });
+    expect(events.filter((event) => event.type === 'turn.finished').map((event) => event.turn)).toEqual([1, 2, 3]);
+    expect(events.at(-1)).toMatchObject({ type: 'goal.finished', status: 'achieved' });
+    await waitUntil('the branch moved to turn 3', async () => (await runGit(['show', `goald/${id}:progress.txt`], { cwd: remote, allowFailure: true })).stdout === 'turn 1\nturn 2\nturn 3\n');
+    // The user's own checkout is untouched: the turns ran on the workers' worktrees.
+    expect((await runGit(['status', '--porcelain'], { cwd: repo })).stdout).toBe('');
+  });
+
+  it('pause lets the turn end and starts no more; resume goes on; stop kills the agent on its worker', { timeout: 90_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    const pidFile = path.join(sandbox.root, 'agent.pid');
+    // Each turn takes about a second; the goal never ends by itself.
+    const agent = `echo $$ > ${pidFile}; sleep 1; echo "turn $GOALD_TURN" >> progress.txt`;
+    const { id } = await submitGoal(sandbox, ['never met', '-C', repo, '--agent', agent, '--check', 'false', '--evaluator', 'none', '--cooldown', '0', '--max-turns', '50']);
+    await waitUntil('turn 1 started', async () => (await statusOf(sandbox, id)).summary.turns >= 1, 30_000);
+
+    const pause = await sandbox.run(['pause', id]);
+    expect(pause.code, pause.stderr).toBe(0);
+    expect((await statusOf(sandbox, id)).status).toBe('paused');
+    // The turn in flight commits; then nothing more runs.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const pausedAt = (await statusOf(sandbox, id)).summary.turns;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect((await statusOf(sandbox, id)).summary.turns).toBe(pausedAt);
+
+    const resume = await sandbox.run(['resume', id]);
+    expect(resume.code, resume.stderr).toBe(0);
+    await waitUntil('a turn after the resume', async () => (await statusOf(sandbox, id)).summary.turns > pausedAt, 30_000);
+
+    // Mid-turn: the agent's pid is fresh, and the stop reaches it on whichever worker runs it.
+    const before = readFileSync(pidFile, 'utf8');
+    await waitUntil('a new turn started', () => readFileSync(pidFile, 'utf8') !== before, 10_000);
+    const agentPid = Number(readFileSync(pidFile, 'utf8').trim());
+    const stop = await sandbox.run(['stop', id]);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(await waitForProcessGone(agentPid, 3_000)).toBe(true);
+    expect(await statusOf(sandbox, id)).toMatchObject({ status: 'failed', reason: 'stopped' });
+    const logs = await sandbox.run(['logs', id, '--json']);
+    expect(logs.stdout.trim().split('\n').at(-1)).toContain('"goal.finished"');
+  });
+
+  it('a daemon whose Redis cannot be reached exits 3 naming it, its password hidden', async () => {
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(['daemon', '--foreground'], { env: { GOALD_REDIS_URL: 'redis://:s3cret@127.0.0.1:1/0' } });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('redis://:***@127.0.0.1:1/0');
+    expect(run.stderr).not.toContain('s3cret');
+  });
+});

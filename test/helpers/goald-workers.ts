@@ -1,0 +1,50 @@
+// `goald worker` processes (the built CLI) for the cluster tests: each with a home of its own under `root`,
+// the cluster's Redis in its environment and no sandbox (the tests' agents write beside the repository;
+// test/e2e/sandbox.test.ts covers the sandbox). Stopped with SIGTERM, as a deploy stops them.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+
+import { goaldBin } from './run-goald.js';
+import { waitUntil } from './wait.js';
+
+export interface GoaldWorker {
+  name: string;
+  child: ChildProcess;
+  /** What it logged so far (stderr). */
+  log(): string;
+}
+
+/** Starts a worker named `name` and waits until it takes turns. */
+export async function startGoaldWorker(root: string, name: string, redisUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<GoaldWorker> {
+  await mkdir(path.join(root, name), { recursive: true });
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('GOALD_') || key.startsWith('GIT_')) delete env[key];
+  Object.assign(env, { GOALD_HOME: path.join(root, name, 'home'), HOME: path.join(root, name), GOALD_REDIS_URL: redisUrl, GOALD_SANDBOX: 'off' }, extraEnv);
+  const child = spawn(process.execPath, [goaldBin, 'worker'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const worker: GoaldWorker = { name, child, log: () => stderr };
+  await waitUntil(`worker ${name} ready`, () => stderr.includes('taking turns from') || (child.exitCode !== null && Promise.reject(new Error(stderr))), 20_000);
+  return worker;
+}
+
+/** Stops workers (SIGTERM) and waits for them to exit. */
+export async function stopGoaldWorkers(workers: readonly GoaldWorker[]): Promise<void> {
+  await Promise.all(
+    workers.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+/** How many turns a worker logged as committed. */
+export function turnsCommittedBy(worker: GoaldWorker): number {
+  return (worker.log().match(/ committed$/gm) ?? []).length;
+}
