@@ -216,7 +216,9 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     .description('run turns of a cluster\'s goals (GOALD_REDIS_URL), until SIGTERM')
     .option('--concurrency <n>', 'turns at once on this machine', '1')
     .option('--dir <path>', 'where the worker keeps its mirrors, worktrees and transcripts (default: GOALD_HOME/worker)')
-    .action(async (options: { concurrency?: string; dir?: string }) => {
+    .option('--lock-duration <duration>', "how long a turn's lock holds without renewal; a frozen worker's turn goes elsewhere after it (default 30s)")
+    .option('--stalled-interval <duration>', "how often lost turns are looked for (default 30s)")
+    .action(async (options: { concurrency?: string; dir?: string; lockDuration?: string; stalledInterval?: string }) => {
       const { runWorkerCommand } = await import('./commands/worker.js');
       exit.code = await runWorkerCommand(options, io);
     });

@@ -118,6 +118,21 @@ export type GroupLeader = ChildProcessByStdio<Writable | null, Readable, Readabl
   readonly sandboxInit: Promise<number | null> | null;
 };
 
+// `setpriv`, once childrenDieWithThisProcess() found it: every group leader then runs under it.
+let deathSignalWrapper: string | null = null;
+
+/**
+ * From now on, every group leader this process starts (agents, checks) is killed by the kernel when this
+ * process dies, however it dies (PR_SET_PDEATHSIG, through util-linux's `setpriv --pdeathsig KILL`): a
+ * cluster worker SIGKILLed mid-turn leaves no agent editing a worktree or pushing. In the sandbox (the
+ * default) the whole turn goes with it, bwrap's pid namespace ending with its init; unsandboxed, the
+ * leader does. False, and nothing changes, where `setpriv` is not installed.
+ */
+export function childrenDieWithThisProcess(env: NodeJS.ProcessEnv = process.env): boolean {
+  deathSignalWrapper = findExecutable('setpriv', '/', env);
+  return deathSignalWrapper !== null;
+}
+
 /**
  * Starts a child that leads a new process group (so one signal to -pid reaches it and everything it
  * starts), with stdout and stderr piped. May throw synchronously (a NUL byte in an argument); other start
@@ -126,7 +141,9 @@ export type GroupLeader = ChildProcessByStdio<Writable | null, Readable, Readabl
 export function spawnGroupLeader(command: string, args: readonly string[], options: GroupLeaderOptions): GroupLeader {
   const env = options.token === undefined ? options.env : markEnvironment(options.env, options.token);
   const { sandbox } = options;
-  const [file, argv] = sandbox == null ? [command, args] : [sandbox.executable, [...sandbox.args, ...bwrapInfoArgs(), '--', command, ...args]];
+  const [wrapped, wrappedArgs] = sandbox == null ? [command, args] : [sandbox.executable, [...sandbox.args, ...bwrapInfoArgs(), '--', command, ...args]];
+  // setpriv sets the signal and execs the command: same pid, same group, same descriptors.
+  const [file, argv] = deathSignalWrapper === null ? [wrapped, wrappedArgs] : [deathSignalWrapper, ['--pdeathsig', 'KILL', '--', wrapped, ...wrappedArgs]];
   // A sandboxed leader (bwrap) also gets its info descriptor: a pipe goald reads the init's pid from.
   const stdio: IOType[] = [options.stdin, 'pipe', 'pipe', ...(sandbox == null ? [] : ['pipe' as const])];
   const child: ChildProcess = spawn(file, argv, { cwd: options.cwd, env, detached: true, stdio });
@@ -182,8 +199,9 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
 
   if (options.signal?.aborted === true) return notStarted(null, 'aborted');
 
-  // Inside a sandbox, bwrap runs the command: one it cannot find would look like the agent failing.
-  if (options.sandbox != null && !isFoundForSandbox(options.command, options.cwd, options.env)) {
+  // Inside a sandbox, bwrap runs the command (setpriv too, for a worker's children): one it cannot find
+  // would look like the agent failing.
+  if ((options.sandbox != null || deathSignalWrapper !== null) && findExecutable(options.command, options.cwd, options.env) === null) {
     return notStarted(`cannot start ${options.command}: ${options.command.includes('/') ? 'no such file' : 'not found on PATH'}`, null);
   }
   const token = newProcessToken();
@@ -406,19 +424,21 @@ async function describeSpawnError(error: unknown, options: SpawnAgentOptions): P
   return `${prefix}: ${errorMessage(error)}`;
 }
 
-// Whether `command` names an executable (by path from `cwd`, or on the environment's PATH).
-function isFoundForSandbox(command: string, cwd: string, env: NodeJS.ProcessEnv): boolean {
+// The executable `command` names (by path from `cwd`, or on the environment's PATH); null when none.
+function findExecutable(command: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
   const candidates = command.includes('/')
     ? [resolve(cwd, command)]
     : (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => resolve(cwd, dir, command));
-  return candidates.some((candidate) => {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return (
+    candidates.find((candidate) => {
+      try {
+        accessSync(candidate, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    }) ?? null
+  );
 }
 
 async function isDirectory(path: string): Promise<boolean> {

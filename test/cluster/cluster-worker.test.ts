@@ -19,6 +19,7 @@ import { newGoalRecord } from '../../src/supervisor/launch.js';
 import { runGit } from '../../src/workspace/git.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { startGoaldWorker, stopGoaldWorkers, turnsCommittedBy, type GoaldWorker } from '../helpers/goald-workers.js';
+import { isDescendantOf, isGroupLeader, isProcessRunning, pidsWithMarker } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 
 let server: RedisServer;
@@ -58,8 +59,8 @@ async function git(args: string[], cwd: string): Promise<string> {
   return (await runGit(args, { cwd })).stdout.trim();
 }
 
-const startWorker = async (name: string): Promise<GoaldWorker> => {
-  const worker = await startGoaldWorker(root, name, server.url);
+const startWorker = async (name: string, args: readonly string[] = []): Promise<GoaldWorker> => {
+  const worker = await startGoaldWorker(root, name, server.url, args);
   workers.push(worker);
   return worker;
 };
@@ -118,5 +119,35 @@ describe('goald worker', () => {
     });
     expect(seen).not.toContain('GOALD_REDIS_URL');
     expect(seen).not.toContain(String(server.port));
+  });
+
+  // In the sandbox, bwrap's pid namespace ends with the worker (everything the turn started dies);
+  // unsandboxed, the kernel kills the turn's group leader (setpriv --pdeathsig).
+  it.each([
+    { sandbox: true, what: 'no process of its turn' },
+    { sandbox: false, what: "not its agent's leader" },
+  ])('a worker SIGKILLed mid-turn leaves $what alive (sandbox: $sandbox); the turn runs again on the other worker, applied once', { timeout: 90_000 }, async ({ sandbox }) => {
+    const fast = ['--lock-duration', '2s', '--stalled-interval', '1s'];
+    const pair = [await startWorker('w1', fast), await startWorker('w2', fast)];
+    // A duration no other process uses marks the turn's processes (the shell and its sleep).
+    const marker = '2.7182818';
+    const goalId = await submitGoal('gk', { agent: `sleep ${marker}; echo "turn $GOALD_TURN" >> progress.txt`, check: ['test -s progress.txt'], maxTurns: '3', sandbox });
+    const running = await waitUntil('the turn is running', () => {
+      const pids = pidsWithMarker(marker);
+      return pids.length >= 2 && pids;
+    }, 30_000);
+    const holder = pair.find((worker) => running.some((pid) => isDescendantOf(pid, worker.child.pid ?? -1)));
+    if (holder === undefined) throw new Error('no worker runs the turn');
+    const other = pair.find((worker) => worker !== holder);
+    const mustDie = sandbox ? running : running.filter((pid) => isGroupLeader(pid));
+    expect(mustDie.length).toBeGreaterThan(0);
+    holder.child.kill('SIGKILL');
+    await waitUntil("the killed worker's turn is gone", () => mustDie.every((pid) => !isProcessRunning(pid)), 2_000);
+    await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved', 60_000);
+    expect(await turnsOf(goalId)).toEqual([0, 1]);
+    await waitUntil('the other worker committed turn 1', () => other?.log().includes(`goal ${goalId}: turn 1 committed`));
+    const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n');
+    await waitUntil('the branch at turn 1', async () => (await subjects())[0] === `goald ${goalId} turn 1`);
+    expect(await subjects()).toEqual([`goald ${goalId} turn 1`, 'start']);
   });
 });

@@ -1,6 +1,6 @@
-// `goald worker` processes (the built CLI) for the cluster tests: each with a home of its own under `root`,
-// the cluster's Redis in its environment and no sandbox (the tests' agents write beside the repository;
-// test/e2e/sandbox.test.ts covers the sandbox). Stopped with SIGTERM, as a deploy stops them.
+// `goald worker` processes (the built CLI) for the cluster tests: each with a home of its own under `root`
+// and the cluster's Redis in its environment (whether a turn runs in the sandbox is its goal's setting).
+// Stopped with SIGTERM, as a deploy stops them.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
@@ -17,12 +17,12 @@ export interface GoaldWorker {
 }
 
 /** Starts a worker named `name` and waits until it takes turns. */
-export async function startGoaldWorker(root: string, name: string, redisUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<GoaldWorker> {
+export async function startGoaldWorker(root: string, name: string, redisUrl: string, args: readonly string[] = []): Promise<GoaldWorker> {
   await mkdir(path.join(root, name), { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('GOALD_') || key.startsWith('GIT_')) delete env[key];
-  Object.assign(env, { GOALD_HOME: path.join(root, name, 'home'), HOME: path.join(root, name), GOALD_REDIS_URL: redisUrl, GOALD_SANDBOX: 'off' }, extraEnv);
-  const child = spawn(process.execPath, [goaldBin, 'worker'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  Object.assign(env, { GOALD_HOME: path.join(root, name, 'home'), HOME: path.join(root, name), GOALD_REDIS_URL: redisUrl });
+  const child = spawn(process.execPath, [goaldBin, 'worker', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const worker: GoaldWorker = { name, child, log: () => stderr };

@@ -1,7 +1,7 @@
 // Process liveness for tests: a pid counts as gone when it no longer exists or is a zombie waiting to
 // be reaped (in containers PID 1 may reap late).
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { waitUntil } from './wait.js';
 
 /** True when the process exists and is not a zombie. */
@@ -31,4 +31,44 @@ export function waitForProcessGone(pid: number, timeoutMs = 3_000): Promise<bool
     () => true,
     () => false,
   );
+}
+
+/** The running processes whose command line holds `marker`, this test process excluded. */
+export function pidsWithMarker(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number)
+    .filter(isProcessRunning);
+}
+
+/** Whether `ancestor` is `pid`'s parent, or its parent's, and so on. */
+export function isDescendantOf(pid: number, ancestor: number): boolean {
+  for (let current = pid; current > 1; ) {
+    let parent: number;
+    try {
+      parent = Number(/^PPid:\s+(\d+)$/m.exec(readFileSync(`/proc/${current}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      return false;
+    }
+    if (parent === ancestor) return true;
+    current = parent;
+  }
+  return false;
+}
+
+/** Whether `pid` leads its process group (as every agent and check goald starts does). */
+export function isGroupLeader(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pid;
+  } catch {
+    return false;
+  }
 }

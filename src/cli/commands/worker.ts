@@ -11,13 +11,16 @@ import { resolveGoaldHome } from '../../../state/paths.js';
 import { createClusterTurnRunner } from '../../cluster/cluster-turn-runner.js';
 import { connectCluster } from '../../cluster/connect-cluster.js';
 import { createTurnQueue, startTurnWorker } from '../../cluster/turn-queue.js';
-import { parsePositiveInt } from '../../config/duration.js';
+import { parseDuration, parsePositiveInt } from '../../config/duration.js';
 import { EXIT, GoaldError } from '../../errors.js';
+import { childrenDieWithThisProcess } from '../../process/spawn.js';
 import type { CliIO } from '../io.js';
 
 export interface WorkerOptions {
   concurrency?: string;
   dir?: string;
+  lockDuration?: string;
+  stalledInterval?: string;
 }
 
 /** Runs a worker until a signal; resolves with the exit code. */
@@ -25,9 +28,13 @@ export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promi
   const url = io.env.GOALD_REDIS_URL ?? '';
   if (url === '') throw new GoaldError('usage', 'goald worker needs a cluster, and GOALD_REDIS_URL is not set', 'set GOALD_REDIS_URL=redis://host:6379/0 to the Redis the daemon uses');
   const concurrency = options.concurrency === undefined ? 1 : parsePositiveInt(options.concurrency, '--concurrency');
+  const lockDuration = options.lockDuration === undefined ? undefined : positiveDuration(options.lockDuration, '--lock-duration');
+  const stalledInterval = options.stalledInterval === undefined ? undefined : positiveDuration(options.stalledInterval, '--stalled-interval');
   const { redis: checked, shownUrl, warnings } = await connectCluster(url);
   checked.disconnect();
   for (const warning of warnings) io.err(`goald worker: warning: ${warning}`);
+  // A worker killed mid-turn must leave no agent editing or pushing.
+  if (!childrenDieWithThisProcess(io.env)) io.err('goald worker: warning: setpriv (util-linux) is not installed: an agent outlives a worker that is killed; install util-linux');
   const log = (line: string): void => io.err(`${new Date().toISOString()} ${line}`);
   // Long-lived connections retry on their own (BullMQ's need maxRetriesPerRequest null): a Redis restart
   // only pauses the worker.
@@ -45,6 +52,8 @@ export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promi
     redis,
     queue,
     concurrency,
+    ...(lockDuration === undefined ? {} : { lockDuration }),
+    ...(stalledInterval === undefined ? {} : { stalledInterval }),
     run: createClusterTurnRunner({
       redis,
       workDir: path.resolve(io.cwd, options.dir ?? path.join(resolveGoaldHome(io.env), 'worker')),
@@ -68,4 +77,10 @@ export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promi
   // BullMQ leaves the connections it was given open (they are ours).
   for (const connection of connections) connection.disconnect();
   return EXIT.ok;
+}
+
+function positiveDuration(text: string, what: string): number {
+  const ms = parseDuration(text, what);
+  if (ms === 0) throw new GoaldError('usage', `${what}: 0 is too short`, 'give a duration such as 30s');
+  return ms;
 }
