@@ -7,11 +7,13 @@
 
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, GoalRollback, LoopRecord } from '../../state/types.js';
 import { isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
 import type {
+  ClusterHealth,
   EditGoalResponse,
   EventSubscription,
   GoalHost,
@@ -19,7 +21,7 @@ import type {
   StartGoalResponse,
 } from '../daemon/types.js';
 import { finishedEventOf } from '../daemon/unstored-endings.js';
-import { GoaldError } from '../errors.js';
+import { GoaldError, isGoaldError } from '../errors.js';
 import type { RaceRecord } from '../race/race-record.js';
 import { runGit } from '../workspace/git.js';
 import {
@@ -34,12 +36,15 @@ import { submitClusterGoal } from './submit-goal.js';
 import { readClusterGoal } from './turn-commit.js';
 
 const RECONCILE_EVERY_MS = 30_000;
+const QUEUE_CLOSE_WAIT_MS = 3_000;
 
 export interface ClusterGoalHostOptions {
   redis: Redis;
   queue: Queue;
   /** The connections the host owns (closed by detachAll). */
   connections: readonly Redis[];
+  /** The Redis URL as it may be shown (password hidden). */
+  shownUrl: string;
   /** The daemon's own environment: API keys, and GOALD_CLUSTER_REMOTE. */
   env: NodeJS.ProcessEnv;
   version: string;
@@ -52,6 +57,8 @@ export class ClusterGoalHost implements GoalHost {
   private readonly startedAt = new Date().toISOString();
   private reconciling: NodeJS.Timeout | null = null;
   private goalsRunning = 0;
+  private lastRead: { goals: GoalRecord[]; at: string } | null = null;
+  private degraded = false;
 
   constructor(private readonly options: ClusterGoalHostOptions) {}
 
@@ -65,18 +72,38 @@ export class ClusterGoalHost implements GoalHost {
   /** Lets go of the cluster (the goals go on on the workers). */
   async detachAll(): Promise<void> {
     if (this.reconciling !== null) clearInterval(this.reconciling);
-    await this.options.queue.close();
+    // BullMQ's close can wait on a connection that was just re-established: bounded, then cut.
+    await Promise.race([this.options.queue.close().catch(() => undefined), sleep(QUEUE_CLOSE_WAIT_MS)]);
     for (const connection of this.options.connections) connection.disconnect();
   }
 
   async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
-    const goals = await listClusterGoalRecords(this.options.redis);
-    this.goalsRunning = goals.filter(isLiveGoal).length;
+    const goals = await this.readGoals();
     return goals.filter(
       (goal) =>
         (filter.workspace === undefined || goal.workspace === filter.workspace) &&
         (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status)),
     );
+  }
+
+  clusterHealth(): ClusterHealth {
+    return { redis: this.options.shownUrl, degraded: this.degraded, lastReadAt: this.lastRead?.at ?? null };
+  }
+
+  // The cluster's goals; while Redis cannot be reached, the goals as last read (the cluster is degraded).
+  private async readGoals(): Promise<GoalRecord[]> {
+    try {
+      const goals = await listClusterGoalRecords(this.options.redis);
+      this.lastRead = { goals, at: new Date().toISOString() };
+      this.degraded = false;
+      this.goalsRunning = goals.filter(isLiveGoal).length;
+      return goals;
+    } catch (error) {
+      if (isGoaldError(error)) throw error;
+      this.degraded = true;
+      if (this.lastRead !== null) return this.lastRead.goals;
+      throw new GoaldError('cluster-unreachable', `cannot read the cluster's goals from Redis at ${this.options.shownUrl}`, 'start Redis there again; the daemon reconnects by itself');
+    }
   }
 
   async getGoal(ref: string): Promise<GoalRecord> {
@@ -129,7 +156,12 @@ export class ClusterGoalHost implements GoalHost {
     return {
       past,
       finished: !isLiveGoal(goal) || past.some((event) => event.type === 'goal.finished'),
-      follow: (listener) => followClusterGoalEvents(this.options.redis.duplicate(), goal.id, lastId, listener),
+      // Its own connection, which waits out an outage (XREAD blocks on it); the outage is logged once already.
+      follow: (listener) => {
+        const connection = this.options.redis.duplicate({ lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: null });
+        connection.on('error', () => undefined);
+        return followClusterGoalEvents(connection, goal.id, lastId, listener);
+      },
     };
   }
 
@@ -179,6 +211,8 @@ export class ClusterGoalHost implements GoalHost {
 
   private async liveGoal(ref: string, what: string): Promise<GoalRecord> {
     const goal = await this.getGoal(ref);
+    // Control acts on the cluster as it is, never on goals as last read.
+    if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot ${what} goal ${goal.id}: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
     if (!isLiveGoal(goal)) throw new GoaldError('conflict', `goal ${goal.id} already ${goal.status}`, `nothing to ${what}`);
     return goal;
   }

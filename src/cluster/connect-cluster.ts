@@ -52,3 +52,21 @@ export async function connectCluster(url: string, options: { connectTimeoutMs?: 
   }
   return { redis, shownUrl, warnings: found.warnings };
 }
+
+/**
+ * Logs once when `connections` lose their Redis and once when it is back (ioredis reconnects by itself),
+ * instead of one unhandled error per attempt; the URL's password never reaches the log.
+ */
+export function logReachability(connections: readonly Redis[], url: string, shownUrl: string, log: (line: string) => void): void {
+  let reachable = true;
+  for (const connection of connections) {
+    connection.on('error', (error: Error) => {
+      if (reachable) log(`cluster: Redis at ${shownUrl} cannot be reached (${error.message.replaceAll(url, shownUrl)}); retrying`);
+      reachable = false;
+    });
+    connection.on('ready', () => {
+      if (!reachable) log(`cluster: Redis at ${shownUrl} is back`);
+      reachable = true;
+    });
+  }
+}

@@ -10,9 +10,13 @@
 
 import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 
 import { CANCEL_CHANNEL, CLUSTER_PREFIX, commitTurn, readClusterGoal, type ClusterGoalStatus, type CommitOutcome } from './turn-commit.js';
+
+// How long BullMQ's close may take once no turn runs, before its connections are cut.
+const CLOSE_WAIT_MS = 3_000;
 
 /** The BullMQ queue every turn job goes through. */
 export const TURN_QUEUE_NAME = 'turns';
@@ -91,66 +95,22 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
   const holding = new Map<string, TurnJob>();
   // Set by close(): the turns cancelled then go back to the queue at once, for another worker to run.
   let handingBack = false;
+  // The turns being processed, settled once each is committed, aborted or handed back.
+  const processing = new Set<Promise<void>>();
   const cancelGoal = (goalId: string, reason: string): void => {
     for (const [jobId, job] of holding) if (job.goalId === goalId) worker.cancelJob(jobId, reason);
   };
   const worker = new Worker(
     TURN_QUEUE_NAME,
-    async (job: Job, token?: string, signal?: AbortSignal): Promise<void> => {
-      const turnJob = turnJobSchema.parse(job.data);
-      const goal = await readClusterGoal(redis, turnJob.goalId);
-      // A job of another epoch or of a goal not running does nothing.
-      if (goal === null || goal.epoch !== turnJob.epoch || goal.status !== 'active') {
-        options.onTurn?.(turnJob, 'skipped');
-        return;
-      }
-      // A turn committed already (a job run again after its worker died between commit and enqueue) only
-      // makes sure the chain goes on: the next turn's job is the one that crash never added.
-      if (goal.committedTurn >= turnJob.turn) {
-        await enqueueTurn(queue, { ...turnJob, turn: goal.committedTurn + 1 });
-        options.onTurn?.(turnJob, 'skipped');
-        return;
-      }
-      if (token === undefined || job.id === undefined) throw new Error('a turn job without a lock token');
-      const aborted = signal ?? new AbortController().signal;
-      holding.set(job.id, turnJob);
-      const poll = setInterval(() => {
-        void readClusterGoal(redis, turnJob.goalId)
-          .then((now) => {
-            if (now === null || now.status === 'stopped' || (now.cancelTurn ?? -1) >= turnJob.turn) cancelGoal(turnJob.goalId, 'the goal was stopped or paused now');
-          })
-          .catch(() => undefined); // Redis away for a moment: the lock's renewal tells when it is too long
-      }, options.statusPollMs ?? 2_000);
-      let outcome: TurnOutcome;
-      try {
-        outcome = await run(turnJob, aborted);
-      } finally {
-        clearInterval(poll);
-        holding.delete(job.id);
-      }
-      if (aborted.aborted) {
-        options.onTurn?.(turnJob, 'aborted');
-        if (handingBack) {
-          // Shut down (a deploy): not lost to the lock's expiry, the turn is someone else's at once, from its base.
-          await job.moveToWait(token);
-          throw new WaitingError();
-        }
-        return;
-      }
-      const { outcome: committed, status } = await commitTurn(redis, {
-        lockKey: `${queue.toKey(job.id)}:lock`,
-        token,
-        goalId: turnJob.goalId,
-        epoch: turnJob.epoch,
-        turn: turnJob.turn,
-        record: outcome.record,
-        state: outcome.state,
-        status: outcome.status,
-        ...(outcome.events === undefined ? {} : { events: outcome.events }),
-      });
-      if (committed === 'committed') await outcome.promote?.();
-      options.onTurn?.(turnJob, committed);
-      if (committed === 'committed' && status === 'active') await enqueueTurn(queue, { ...turnJob, turn: turnJob.turn + 1 }, outcome.nextTurnAt ?? null);
+    (job: Job, token?: string, signal?: AbortSignal): Promise<void> => {
+      const processed = processTurn(job, token, signal);
+      const settled = processed.then(
+        () => undefined,
+        () => undefined,
+      );
+      processing.add(settled);
+      void settled.then(() => processing.delete(settled));
+      return processed;
     },
     {
       connection: options.connection,
@@ -160,6 +120,62 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
       ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
     },
   );
+  async function processTurn(job: Job, token?: string, signal?: AbortSignal): Promise<void> {
+    const turnJob = turnJobSchema.parse(job.data);
+    const goal = await readClusterGoal(redis, turnJob.goalId);
+    // A job of another epoch or of a goal not running does nothing.
+    if (goal === null || goal.epoch !== turnJob.epoch || goal.status !== 'active') {
+      options.onTurn?.(turnJob, 'skipped');
+      return;
+    }
+    // A turn committed already (a job run again after its worker died between commit and enqueue) only
+    // makes sure the chain goes on: the next turn's job is the one that crash never added.
+    if (goal.committedTurn >= turnJob.turn) {
+      await enqueueTurn(queue, { ...turnJob, turn: goal.committedTurn + 1 });
+      options.onTurn?.(turnJob, 'skipped');
+      return;
+    }
+    if (token === undefined || job.id === undefined) throw new Error('a turn job without a lock token');
+    const aborted = signal ?? new AbortController().signal;
+    holding.set(job.id, turnJob);
+    const poll = setInterval(() => {
+      void readClusterGoal(redis, turnJob.goalId)
+        .then((now) => {
+          if (now === null || now.status === 'stopped' || (now.cancelTurn ?? -1) >= turnJob.turn) cancelGoal(turnJob.goalId, 'the goal was stopped or paused now');
+        })
+        .catch(() => undefined); // Redis away for a moment: the lock's renewal tells when it is too long
+    }, options.statusPollMs ?? 2_000);
+    let outcome: TurnOutcome;
+    try {
+      outcome = await run(turnJob, aborted);
+    } finally {
+      clearInterval(poll);
+      holding.delete(job.id);
+    }
+    if (aborted.aborted) {
+      options.onTurn?.(turnJob, 'aborted');
+      if (handingBack) {
+        // Shut down (a deploy): not lost to the lock's expiry, the turn is someone else's at once, from its base.
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      return;
+    }
+    const { outcome: committed, status } = await commitTurn(redis, {
+      lockKey: `${queue.toKey(job.id)}:lock`,
+      token,
+      goalId: turnJob.goalId,
+      epoch: turnJob.epoch,
+      turn: turnJob.turn,
+      record: outcome.record,
+      state: outcome.state,
+      status: outcome.status,
+      ...(outcome.events === undefined ? {} : { events: outcome.events }),
+    });
+    if (committed === 'committed') await outcome.promote?.();
+    options.onTurn?.(turnJob, committed);
+    if (committed === 'committed' && status === 'active') await enqueueTurn(queue, { ...turnJob, turn: turnJob.turn + 1 }, outcome.nextTurnAt ?? null);
+  }
   // The lock could not be renewed (this process froze, or lost Redis, for too long): the job is no longer
   // ours. Cancelling it aborts the turn's signal; the commit would be refused anyway.
   worker.on('lockRenewalFailed', (jobIds: string[]) => {
@@ -167,6 +183,7 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
   });
   // A pause now or a stop, broadcast by whichever machine took it (goal-control.ts).
   const subscriber = redis.duplicate();
+  subscriber.on('error', () => undefined); // an outage: the worker's own connections tell it, and reconnect
   subscriber.on('message', (_channel: string, goalId: string) => cancelGoal(goalId, 'the goal was stopped or paused now'));
   const subscribed = subscriber.subscribe(CANCEL_CHANNEL).catch(() => undefined); // the status poll covers a worker not subscribed
   return {
@@ -179,7 +196,12 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
         handingBack = true;
         worker.cancelAllJobs('the worker is shutting down');
       }
-      await worker.close();
+      // The turns end (committed, or handed back) first; then BullMQ's own close, which can wait forever
+      // on a connection that was just re-established, is given a bound.
+      await Promise.all(processing);
+      const closed = worker.close().then(() => true, () => true);
+      // (disconnect() itself can wait for the same connection: not awaited.)
+      if (!(await Promise.race([closed, sleep(CLOSE_WAIT_MS).then(() => false)]))) void worker.disconnect().catch(() => undefined);
       subscriber.disconnect();
     },
   };

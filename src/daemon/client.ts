@@ -12,12 +12,12 @@ import { systemClock } from '../clock.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 import { parseErrorEnvelope } from './error-envelope.js';
-import { arrayOf, isBoolean, isNumber, isOneOf, isString, objectOf, withStringFields, type Check } from './reply-checks.js';
+import { arrayOf, isBoolean, isNumber, isOneOf, isRecord, isString, objectOf, withStringFields, type Check } from './reply-checks.js';
 import { MAX_BODY_BYTES } from './request-body.js';
 import { exchangeOverSocket } from './socket-exchange.js';
 import { checkSocketPath } from './socket-path.js';
 import type { RaceRecord } from '../race/race-record.js';
-import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse, StartRaceRequest } from './types.js';
+import type { ClusterHealth, CreateLoopRequest, EditGoalRequest, EditGoalResponse, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse, StartRaceRequest } from './types.js';
 
 // Generous for any control call (stopping a goal waits for its agent's SIGTERM→SIGKILL grace of 5 s),
 // short enough that a hung daemon does not hang the CLI.
@@ -65,6 +65,8 @@ export interface DaemonClient {
   readonly socketPath: string;
   ping(): Promise<PingResponse>;
   listGoals(filter?: GoalFilter): Promise<GoalRecord[]>;
+  /** listGoals, with a cluster daemon's Redis health beside the goals. */
+  listGoalsWithHealth(filter?: GoalFilter): Promise<{ goals: GoalRecord[]; cluster?: ClusterHealth }>;
   /** Accepts an id or a unique prefix. */
   getGoal(id: string): Promise<GoalRecord>;
   startGoal(request: StartGoalRequest): Promise<StartGoalResponse>;
@@ -121,7 +123,8 @@ const isPing = objectOf({
 });
 const isGoalReply = objectOf({ goal: isGoal });
 const isGuideReply = objectOf({ goal: isGoal, pending: isNumber });
-const isGoalsReply = objectOf({ goals: arrayOf(isGoal) });
+const isGoalsReply = objectOf({ goals: arrayOf(isGoal), cluster: (value: unknown): value is unknown => value === undefined || isRecord(value) });
+const isClusterHealth = objectOf({ redis: isString, degraded: isBoolean, lastReadAt: (value: unknown): value is string | null => value === null || typeof value === 'string' });
 const isRollbackReply = objectOf({ goal: isGoal, rollback: withStringFields<GoalRollback>('at', 'by', 'tree') });
 const isLoopReply = objectOf({ loop: isLoop });
 const isLoopsReply = objectOf({ loops: arrayOf(isLoop) });
@@ -148,17 +151,20 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
   const call = <T>(method: string, path: string, check: Check<T>, body?: unknown): Promise<T> => request(timeoutMs, method, path, check, body);
   const work = <T>(method: string, path: string, check: Check<T>, body?: unknown): Promise<T> => request(workTimeoutMs, method, path, check, body);
   const goalPath = (id: string, action = ''): string => `/v1/goals/${encodeURIComponent(id)}${action}`;
+  const listGoalsWithHealth = async (filter: GoalFilter): Promise<{ goals: GoalRecord[]; cluster?: ClusterHealth }> => {
+    const query = new URLSearchParams();
+    if (filter.workspace !== undefined) query.set('workspace', filter.workspace);
+    if (filter.status !== undefined && filter.status.length > 0) query.set('status', filter.status.join(','));
+    const search = query.toString() === '' ? '' : `?${query.toString()}`;
+    const reply = await call('GET', `/v1/goals${search}`, isGoalsReply);
+    return isClusterHealth(reply.cluster) ? { goals: reply.goals, cluster: reply.cluster } : { goals: reply.goals };
+  };
 
   return {
     socketPath,
     ping: () => call('GET', '/v1/ping', isPing),
-    listGoals: async (filter = {}) => {
-      const query = new URLSearchParams();
-      if (filter.workspace !== undefined) query.set('workspace', filter.workspace);
-      if (filter.status !== undefined && filter.status.length > 0) query.set('status', filter.status.join(','));
-      const search = query.toString() === '' ? '' : `?${query.toString()}`;
-      return (await call('GET', `/v1/goals${search}`, isGoalsReply)).goals;
-    },
+    listGoals: async (filter = {}) => (await listGoalsWithHealth(filter)).goals,
+    listGoalsWithHealth: (filter = {}) => listGoalsWithHealth(filter),
     getGoal: async (id) => (await call('GET', goalPath(id), isGoalReply)).goal,
     startGoal: (startRequest) => work('POST', '/v1/goals', isStartReply, startRequest),
     pauseGoal: async (id, now = false) => (await call('POST', goalPath(id, '/pause'), isGoalReply, { now })).goal,

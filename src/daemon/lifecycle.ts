@@ -101,7 +101,7 @@ async function createGoalHost(options: { store: Store; env: NodeJS.ProcessEnv; l
   const { store, env, log, requestShutdown } = options;
   const url = env.GOALD_REDIS_URL ?? '';
   if (url === '') return new DaemonGoalHost({ store, env, version: GOALD_VERSION, log, requestShutdown });
-  const [{ connectCluster }, { ClusterGoalHost }, { createTurnQueue }, { Redis }] = await Promise.all([
+  const [{ connectCluster, logReachability }, { ClusterGoalHost }, { createTurnQueue }, { Redis }] = await Promise.all([
     import('../cluster/connect-cluster.js'),
     import('../cluster/cluster-goal-host.js'),
     import('../cluster/turn-queue.js'),
@@ -111,8 +111,13 @@ async function createGoalHost(options: { store: Store; env: NodeJS.ProcessEnv; l
   checked.disconnect();
   for (const warning of warnings) log(`cluster: warning: ${warning}`);
   log(`cluster mode: goals run on the workers of ${shownUrl}`);
-  const redis = new Redis(url, { maxRetriesPerRequest: null });
-  const queueConnection = redis.duplicate();
+  // Reads fail at once while Redis is away (status then shows the goals as last read, and says so);
+  // the queue's connection waits for Redis to come back.
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const queueConnection = new Redis(url, { maxRetriesPerRequest: null });
+  logReachability([redis, queueConnection], url, shownUrl, log);
+  await redis.connect();
   const queue = createTurnQueue(queueConnection);
-  return new ClusterGoalHost({ redis, queue, connections: [redis, queueConnection], env, version: GOALD_VERSION, home: store.home, log, requestShutdown });
+  queue.on('error', () => undefined); // an outage, told once by logReachability
+  return new ClusterGoalHost({ redis, queue, connections: [redis, queueConnection], shownUrl, env, version: GOALD_VERSION, home: store.home, log, requestShutdown });
 }

@@ -65,7 +65,11 @@ export const ROUTES: readonly Route[] = [
   {
     method: 'GET',
     pattern: '/v1/goals',
-    handler: async ({ host, query }) => replyJson({ goals: await host.listGoals(parseListGoalsQuery(query)) }),
+    handler: async ({ host, query }) => {
+      const goals = await host.listGoals(parseListGoalsQuery(query));
+      const cluster = host.clusterHealth?.();
+      return replyJson({ goals, ...(cluster === undefined ? {} : { cluster }) });
+    },
   },
   {
     method: 'POST',

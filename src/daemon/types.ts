@@ -72,12 +72,23 @@ export interface EventSubscription {
   finished: boolean;
 }
 
+/** How a cluster daemon's Redis is (GET /v1/goals carries it): `degraded` when the goals shown are as last read. */
+export interface ClusterHealth {
+  /** The Redis URL, its password hidden. */
+  redis: string;
+  degraded: boolean;
+  /** When the goals were last read from Redis (ISO time); null before the first read. */
+  lastReadAt: string | null;
+}
+
 /**
  * What the daemon's goal host offers the server. Every method throws GoaldError for bad input
  * (`not-found`, `ambiguous`, `conflict`, `bad-request`), which the server maps to 4xx.
  */
 export interface GoalHost {
   listGoals(filter?: { workspace?: string; status?: string[] }): Promise<GoalRecord[]>;
+  /** A cluster daemon's Redis, as of the last listGoals (absent for the embedded daemon). */
+  clusterHealth?(): ClusterHealth;
   /** Resolves an id or unique prefix. */
   getGoal(idOrPrefix: string): Promise<GoalRecord>;
   startGoal(request: StartGoalRequest): Promise<StartGoalResponse>;

@@ -107,6 +107,34 @@ describe('the CLI against a cluster', () => {
     expect(logs.stdout.trim().split('\n').at(-1)).toContain('"goal.finished"');
   });
 
+  it('Redis lost: status shows the goals as last read and says the cluster is degraded; control exits 3; all is well once Redis is back', { timeout: 90_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    const { id } = await submitGoal(sandbox, ['never met', '-C', repo, '--agent', 'sleep 0.3', '--check', 'false', '--evaluator', 'none', '--cooldown', '1s', '--max-turns', '50']);
+    await waitUntil('turn 1 done', async () => (await statusOf(sandbox, id)).summary.turns >= 1, 30_000);
+    await server.stop({ keepData: true });
+    try {
+      const json = await sandbox.run(['status', '--json']);
+      expect(json.code, json.stderr).toBe(0);
+      const shown = JSON.parse(json.stdout) as { goals: GoalRecord[]; cluster: { degraded: boolean; redis: string } };
+      expect(shown.cluster).toMatchObject({ degraded: true, redis: server.url });
+      expect(shown.goals.map((goal) => goal.id)).toEqual([id]);
+      const text = await sandbox.run(['status']);
+      expect(text.code).toBe(0);
+      expect(text.stderr).toMatch(/the cluster is degraded: its Redis \(redis:\/\/127\.0\.0\.1:\d+\) cannot be reached; showing goals as last read at /);
+      const pause = await sandbox.run(['pause', id]);
+      expect(pause.code).toBe(3);
+      expect(pause.stderr).toContain('cannot be reached');
+    } finally {
+      server = await server.restart();
+    }
+    await waitUntil('the cluster is whole again', async () => {
+      const run = await sandbox.run(['status', '--json']);
+      return (JSON.parse(run.stdout) as { cluster?: { degraded: boolean } }).cluster?.degraded === false;
+    }, 20_000);
+    const stop = await sandbox.run(['stop', id]);
+    expect(stop.code, stop.stderr).toBe(0);
+  });
+
   it('a daemon whose Redis cannot be reached exits 3 naming it, its password hidden', async () => {
     const sandbox = await goaldSandbox();
     const run = await sandbox.run(['daemon', '--foreground'], { env: { GOALD_REDIS_URL: 'redis://:s3cret@127.0.0.1:1/0' } });

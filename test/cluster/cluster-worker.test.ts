@@ -31,8 +31,9 @@ const workers: GoaldWorker[] = [];
 
 beforeAll(async () => {
   server = await startRedis();
-  redis = new Redis(server.url, { maxRetriesPerRequest: null });
-  queue = createTurnQueue(new Redis(server.url, { maxRetriesPerRequest: null }));
+  // The test's own clients ride out the restart test's outage quietly (ioredis reconnects by itself).
+  redis = new Redis(server.url, { maxRetriesPerRequest: null }).on('error', () => undefined);
+  queue = createTurnQueue(new Redis(server.url, { maxRetriesPerRequest: null }).on('error', () => undefined));
 });
 
 afterAll(async () => {
@@ -82,13 +83,13 @@ const statusOf = async (goalId: string): Promise<string | undefined> => (await r
 const turnsOf = async (goalId: string): Promise<number[]> => ((await readCommittedTurns(redis, goalId)) as Array<{ turn: number }>).map((record) => record.turn);
 
 describe('goald worker', () => {
-  it('runs goals to their end across two workers, each turn starting from the tree the last one left', { timeout: 90_000 }, async () => {
-    const pair = [await startWorker('w1'), await startWorker('w2')];
+  it('runs 10 goals to their end across three workers, each turn starting from the tree the last one left', { timeout: 120_000 }, async () => {
+    const started = [await startWorker('w1'), await startWorker('w2'), await startWorker('w3')];
     // Each turn appends its number; the check passes at three lines, so turns 1–3 must each see the others'.
     const agent = 'echo "turn $GOALD_TURN" >> progress.txt';
     const check = 'test "$(wc -l < progress.txt)" -ge 3';
     const goals = [];
-    for (const name of ['ga', 'gb', 'gc']) goals.push(await submitGoal(name, { agent, check: [check], maxTurns: '6' }));
+    for (let n = 0; n < 10; n += 1) goals.push(await submitGoal(`g${n}`, { agent, check: [check], maxTurns: '6' }));
     for (const goalId of goals) {
       await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved' || ((await statusOf(goalId)) === 'failed' && Promise.reject(new Error(`goal ${goalId} failed`))), 60_000);
       expect(await turnsOf(goalId)).toEqual([0, 1, 2, 3]);
@@ -98,8 +99,9 @@ describe('goald worker', () => {
       expect(await subjects()).toEqual([`goald ${goalId} turn 3`, `goald ${goalId} turn 2`, `goald ${goalId} turn 1`, 'start']);
       expect(await git(['show', `goald/${goalId}:progress.txt`], remote)).toBe('turn 1\nturn 2\nturn 3');
     }
-    // Both workers took turns (three goals' pre-checks were waiting when both were ready).
-    await waitUntil('both workers logged their turns', () => pair.every((worker) => turnsCommittedBy(worker) > 0) && pair.reduce((sum, worker) => sum + turnsCommittedBy(worker), 0) === 12);
+    // Every worker took turns (ten goals' pre-checks were waiting when all three were ready), 40 in all.
+    await waitUntil('the workers logged 40 turns', () => started.reduce((sum, worker) => sum + turnsCommittedBy(worker), 0) === 40);
+    expect(started.map(turnsCommittedBy).every((count) => count > 0)).toBe(true);
   });
 
   it("takes the goal's limits from the cluster, not from the worktree the agent writes, and never shows the agent the Redis URL", { timeout: 90_000 }, async () => {
@@ -149,5 +151,64 @@ describe('goald worker', () => {
     const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n');
     await waitUntil('the branch at turn 1', async () => (await subjects())[0] === `goald ${goalId} turn 1`);
     expect(await subjects()).toEqual([`goald ${goalId} turn 1`, 'start']);
+  });
+
+  it('a worker frozen past its lock commits nothing when it wakes: the turn ran on the other worker, one record and one commit', { timeout: 90_000 }, async () => {
+    const fast = ['--lock-duration', '2s', '--stalled-interval', '1s'];
+    const pair = [await startWorker('w1', fast), await startWorker('w2', fast)];
+    const marker = '3.1415926';
+    const goalId = await submitGoal('gf', { agent: `sleep ${marker}; echo "turn $GOALD_TURN" >> progress.txt`, check: ['test -s progress.txt'], maxTurns: '3' });
+    const ownerOf = (pid: number): GoaldWorker | undefined => pair.find((worker) => isDescendantOf(pid, worker.child.pid ?? -1));
+    const first = await waitUntil('the turn is running', () => pidsWithMarker(marker)[0], 30_000);
+    const frozen = ownerOf(first);
+    const other = pair.find((worker) => worker !== frozen);
+    if (frozen === undefined || other === undefined) throw new Error('no worker runs the turn');
+    frozen.child.kill('SIGSTOP');
+    // Its lock expires unrenewed and the turn goes to the other worker; the frozen one wakes while it runs.
+    await waitUntil('the other worker runs the turn', () => pidsWithMarker(marker).some((pid) => ownerOf(pid) === other), 30_000);
+    frozen.child.kill('SIGCONT');
+    await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved', 60_000);
+    await waitUntil('the other worker committed turn 1', () => other.log().includes(`goal ${goalId}: turn 1 committed`));
+    expect(frozen.log()).not.toContain(`goal ${goalId}: turn 1 committed`);
+    expect(await turnsOf(goalId)).toEqual([0, 1]);
+    const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n');
+    await waitUntil('the branch at turn 1', async () => (await subjects())[0] === `goald ${goalId} turn 1`);
+    expect(await subjects()).toEqual([`goald ${goalId} turn 1`, 'start']);
+  });
+
+  it('Redis restarted mid-goal (append-only file on): the workers wait it out, and the goal completes with every turn applied once', { timeout: 90_000 }, async () => {
+    const pair = [await startWorker('w1'), await startWorker('w2')];
+    const goalId = await submitGoal('gr', { agent: 'sleep 0.5; echo "turn $GOALD_TURN" >> progress.txt', check: ['test "$(wc -l < progress.txt)" -ge 4'], maxTurns: '8' });
+    await waitUntil('turn 1 committed', async () => (await turnsOf(goalId)).includes(1), 30_000);
+    await server.stop({ keepData: true });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    server = await server.restart();
+    await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved', 60_000);
+    expect(await turnsOf(goalId)).toEqual([0, 1, 2, 3, 4]);
+    const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n');
+    await waitUntil('the branch at turn 4', async () => (await subjects())[0] === `goald ${goalId} turn 4`);
+    expect(await subjects()).toEqual([4, 3, 2, 1].map((turn) => `goald ${goalId} turn ${turn}`).concat('start'));
+    expect(pair.every((worker) => worker.child.exitCode === null)).toBe(true);
+  });
+
+  it('a worker stopped with SIGTERM mid-turn (a deploy) hands the turn back at once: the other worker runs it, applied once', { timeout: 90_000 }, async () => {
+    // The default 30 s lock: the turn must come back by the hand-back, not by the lock's expiry.
+    const pair = [await startWorker('w1'), await startWorker('w2')];
+    const marker = '4.6692016';
+    const goalId = await submitGoal('gd', { agent: `sleep ${marker}; echo "turn $GOALD_TURN" >> progress.txt`, check: ['test -s progress.txt'], maxTurns: '3' });
+    const first = await waitUntil('the turn is running', () => pidsWithMarker(marker)[0], 30_000);
+    const holder = pair.find((worker) => isDescendantOf(first, worker.child.pid ?? -1));
+    const other = pair.find((worker) => worker !== holder);
+    if (holder === undefined || other === undefined) throw new Error('no worker runs the turn');
+    const exited = new Promise((resolve) => holder.child.once('exit', resolve));
+    const stoppedAt = Date.now();
+    holder.child.kill('SIGTERM');
+    await exited;
+    expect(isProcessRunning(first)).toBe(false);
+    await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved', 25_000);
+    expect(Date.now() - stoppedAt).toBeLessThan(25_000);
+    expect(await turnsOf(goalId)).toEqual([0, 1]);
+    expect(holder.log()).toContain(`goal ${goalId}: turn 1 aborted`);
+    await waitUntil('the other worker committed turn 1', () => other.log().includes(`goal ${goalId}: turn 1 committed`));
   });
 });

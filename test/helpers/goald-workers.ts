@@ -30,18 +30,30 @@ export async function startGoaldWorker(root: string, name: string, redisUrl: str
   return worker;
 }
 
-/** Stops workers (SIGTERM) and waits for them to exit. */
+// A worker stopping hands its turns back and closes its connections: it gets this long before it fails the test.
+const STOP_TIMEOUT_MS = 10_000;
+
+/** Stops workers (SIGTERM) and waits for them to exit; throws, after killing them, for any that does not in time. */
 export async function stopGoaldWorkers(workers: readonly GoaldWorker[]): Promise<void> {
-  await Promise.all(
+  const late = await Promise.all(
     workers.map(
-      ({ child }) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
+      ({ name, child }) =>
+        new Promise<string | null>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve(null);
+          const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            resolve(name);
+          }, STOP_TIMEOUT_MS);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve(null);
+          });
           child.kill('SIGTERM');
         }),
     ),
   );
+  const stuck = late.filter((name) => name !== null);
+  if (stuck.length > 0) throw new Error(`goald worker ${stuck.join(', ')} did not exit within ${STOP_TIMEOUT_MS} ms of SIGTERM`);
 }
 
 /** How many turns a worker logged as committed. */

@@ -7,6 +7,7 @@ import { runningRaceTexts } from '../../race/race-files.js';
 import type { RaceRecord } from '../../race/race-record.js';
 import { connectIfRunning, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
+import type { ClusterHealth } from '../../daemon/types.js';
 import { isLiveGoal } from '../../daemon/resolve-goal.js';
 import { EXIT, GoaldError, isGoaldError } from '../../errors.js';
 import type { CliIO } from '../io.js';
@@ -25,10 +26,10 @@ async function readGoalsWithoutDaemon(env: NodeJS.ProcessEnv): Promise<GoalRecor
 const STATUS_TIMEOUT_MS = 5_000;
 
 // Goals from the daemon in one round trip (no ping first), or from the store when none answers.
-async function listGoalsForStatus(env: NodeJS.ProcessEnv): Promise<{ goals: GoalRecord[]; daemon: boolean }> {
+async function listGoalsForStatus(env: NodeJS.ProcessEnv): Promise<{ goals: GoalRecord[]; daemon: boolean; cluster?: ClusterHealth }> {
   try {
     const client = createDaemonClient(daemonSocketPath(env), { timeoutMs: STATUS_TIMEOUT_MS });
-    return { goals: await client.listGoals(), daemon: true };
+    return { ...(await client.listGoalsWithHealth()), daemon: true };
   } catch (error) {
     if (!isGoaldError(error) || error.code !== 'daemon-unreachable') throw error;
     return { goals: await readGoalsWithoutDaemon(env), daemon: false };
@@ -60,16 +61,19 @@ async function requireDaemon(io: CliIO): Promise<DaemonClient> {
 
 /** `goald status [goal] [--json]`. */
 export async function runStatus(ref: string | undefined, options: { json?: boolean }, io: CliIO): Promise<number> {
-  const { goals, daemon } = await listGoalsForStatus(io.env);
+  const { goals, daemon, cluster } = await listGoalsForStatus(io.env);
   let shown: GoalRecord[];
   if (ref !== undefined) shown = [await lookupGoal(goals, ref, io.cwd)];
   else shown = goals.filter(isLiveGoal);
   const races = ref === undefined ? await readRunningRaces(resolveGoaldHome(io.env)) : [];
   if (options.json) {
-    io.out(JSON.stringify({ daemon, goals: shown, ...(races.length > 0 ? { races } : {}) }));
+    io.out(JSON.stringify({ daemon, goals: shown, ...(races.length > 0 ? { races } : {}), ...(cluster === undefined ? {} : { cluster }) }));
     return EXIT.ok;
   }
   if (!daemon) io.err('goald: the daemon is not running; showing stored state');
+  if (cluster?.degraded === true) {
+    io.err(`goald: the cluster is degraded: its Redis (${cluster.redis}) cannot be reached; showing goals as last read${cluster.lastReadAt === null ? '' : ` at ${cluster.lastReadAt}`}`);
+  }
   if (shown.length === 0) {
     io.out('no active goals (goald history lists finished ones)');
   } else if (shown.length === 1 && shown[0]) {

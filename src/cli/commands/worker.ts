@@ -3,18 +3,23 @@
 // until SIGTERM or SIGINT, which hand the turns it holds back to the queue for another worker.
 
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 
 import { Redis } from 'ioredis';
 
 import { resolveGoaldHome } from '../../../state/paths.js';
 import { createClusterTurnRunner } from '../../cluster/cluster-turn-runner.js';
-import { connectCluster } from '../../cluster/connect-cluster.js';
+import { connectCluster, logReachability } from '../../cluster/connect-cluster.js';
 import { createTurnQueue, startTurnWorker } from '../../cluster/turn-queue.js';
 import { parseDuration, parsePositiveInt } from '../../config/duration.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { childrenDieWithThisProcess } from '../../process/spawn.js';
 import type { CliIO } from '../io.js';
+
+const QUEUE_CLOSE_WAIT_MS = 3_000;
+// After the shutdown, how long the process may take to end by itself before it exits anyway.
+const EXIT_WAIT_MS = 1_000;
 
 export interface WorkerOptions {
   concurrency?: string;
@@ -46,9 +51,11 @@ export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promi
   };
   const redis = connect();
   const queue = createTurnQueue(connect());
+  const workerConnection = connect();
+  logReachability(connections, url, shownUrl, log);
   const workerName = `${hostname()}-${process.pid}`;
   const turnWorker = startTurnWorker({
-    connection: connect(),
+    connection: workerConnection,
     redis,
     queue,
     concurrency,
@@ -64,7 +71,13 @@ export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promi
     onTurn: (job, outcome) => log(`goal ${job.goalId}: turn ${job.turn} ${outcome}`),
   });
   turnWorker.worker.on('failed', (job, error) => log(`turn job ${job?.id ?? '?'} failed: ${error.message}`));
-  turnWorker.worker.on('error', (error) => log(`worker error: ${error.message.replaceAll(url, shownUrl)}`));
+  // A lost Redis is told once by logReachability; BullMQ's own errors in the meantime repeat it.
+  turnWorker.worker.on('error', (error) => {
+    if (!isConnectionError(error)) log(`worker error: ${error.message.replaceAll(url, shownUrl)}`);
+  });
+  queue.on('error', (error) => {
+    if (!isConnectionError(error)) log(`queue error: ${error.message.replaceAll(url, shownUrl)}`);
+  });
   await turnWorker.ready();
   log(`goald worker ${workerName} taking turns from ${shownUrl} (concurrency ${concurrency})`);
   await new Promise<void>((resolve) => {
@@ -73,9 +86,12 @@ export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promi
   });
   log('goald worker: shutting down; the turns it held go back to the queue');
   await turnWorker.close(true);
-  await queue.close();
+  // BullMQ's close can wait on a connection that was just re-established: bounded, then cut.
+  await Promise.race([queue.close().catch(() => undefined), sleep(QUEUE_CLOSE_WAIT_MS)]);
   // BullMQ leaves the connections it was given open (they are ours).
   for (const connection of connections) connection.disconnect();
+  // The turns are handed back; whatever BullMQ still holds open must not keep the process alive.
+  setTimeout(() => process.exit(EXIT.ok), EXIT_WAIT_MS).unref();
   return EXIT.ok;
 }
 
@@ -83,4 +99,8 @@ function positiveDuration(text: string, what: string): number {
   const ms = parseDuration(text, what);
   if (ms === 0) throw new GoaldError('usage', `${what}: 0 is too short`, 'give a duration such as 30s');
   return ms;
+}
+
+function isConnectionError(error: Error): boolean {
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed/.test(error.message);
 }
