@@ -26,7 +26,8 @@ export const BREAKER_NAMES = [
 export type BreakerName = (typeof BREAKER_NAMES)[number];
 
 /** Every way a goal can end as `failed` (`storage`: goald could not write the goal's files: disk full, read-only, I/O error). */
-export const FAILURE_REASONS = [...BREAKER_NAMES, 'stopped', 'agent-missing', 'workspace-gone', 'storage'] as const;
+// `cluster-error`: a cluster turn failed on every attempt (its worker could not fetch, check out or push the goal's commits).
+export const FAILURE_REASONS = [...BREAKER_NAMES, 'stopped', 'agent-missing', 'workspace-gone', 'storage', 'cluster-error'] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 /** Why a goal is paused. */

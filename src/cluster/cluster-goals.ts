@@ -9,7 +9,8 @@ import type { GoalRecord } from '../../state/types.js';
 import { progressEventSchema } from '../supervisor/progress-event-schema.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 import { parseClusterGoalState } from './cluster-goal-state.js';
-import { eventsKey, GOALS_KEY, readClusterGoal, type ClusterGoal } from './turn-commit.js';
+import { finishedEventOf } from '../daemon/unstored-endings.js';
+import { eventsKey, failClusterGoal, GOALS_KEY, readClusterGoal, type ClusterGoal } from './turn-commit.js';
 
 /** A goal's record as shown: the stored one, with the status the cluster gives it. */
 function clusterGoalRecord(goalId: string, stored: ClusterGoal): GoalRecord {
@@ -26,6 +27,11 @@ function clusterGoalRecord(goalId: string, stored: ClusterGoal): GoalRecord {
       };
     case 'paused':
       return goal.status === 'paused' ? goal : { ...goal, status: 'paused', phase: 'paused', pauseReason: 'requested' };
+    case 'failed':
+      // Failed by the cluster itself, not by a committed turn: a turn failed on every attempt.
+      return goal.status === 'failed' || goal.status === 'achieved'
+        ? goal
+        : { ...goal, status: 'failed', phase: 'failed', reason: 'cluster-error', reasonMessage: stored.failure ?? 'a turn failed on every attempt', finishedAt: goal.updatedAt };
     case 'active':
       // Resumed on the cluster: the next turn's worker resumes the stored machine.
       return goal.status === 'paused' ? { ...goal, status: 'active', phase: 'coolingDown', pauseReason: null } : goal;
@@ -35,7 +41,7 @@ function clusterGoalRecord(goalId: string, stored: ClusterGoal): GoalRecord {
 }
 
 /** One goal, or null when the cluster has none of that id. */
-async function readClusterGoalRecord(redis: Redis, goalId: string): Promise<GoalRecord | null> {
+export async function readClusterGoalRecord(redis: Redis, goalId: string): Promise<GoalRecord | null> {
   const stored = await readClusterGoal(redis, goalId);
   return stored === null ? null : clusterGoalRecord(goalId, stored);
 }
@@ -98,4 +104,20 @@ export function followClusterGoalEvents(connection: Redis, goalId: string, fromI
     stopped = true;
     connection.disconnect();
   };
+}
+
+/** `text` with the credentials of any URL in it hidden (a remote or Redis URL in a git or connection error). */
+export function hideUrlCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@');
+}
+
+/**
+ * Fails a goal whose turn threw on its last attempt (`cluster-error`), and ends its event stream, so
+ * nobody waits for a turn no worker can run. Nothing happens to a goal no longer live or of another epoch.
+ */
+export async function failGoalAfterTurnError(redis: Redis, job: { goalId: string; epoch: number; turn: number }, error: unknown): Promise<void> {
+  const reason = hideUrlCredentials(error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  if (!(await failClusterGoal(redis, job.goalId, job.epoch, `turn ${job.turn} failed on every attempt: ${reason}`))) return;
+  const record = await readClusterGoalRecord(redis, job.goalId);
+  if (record !== null) await addClusterGoalEvent(redis, job.goalId, finishedEventOf(record));
 }

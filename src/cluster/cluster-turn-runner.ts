@@ -29,7 +29,7 @@ import { resolveWorkspace } from '../workspace/find-workspace.js';
 import { runGit } from '../workspace/git.js';
 import type { ClusterGoalState } from './cluster-goal-state.js';
 import { parseClusterGoalState } from './cluster-goal-state.js';
-import { attemptRef, checkoutTurn, promoteTurn, pushAttempt, syncMirror } from './goal-branch.js';
+import { attemptRef, checkoutTurn, fetchTurnBase, promoteTurn, pushAttempt } from './goal-branch.js';
 import { readClusterGoal } from './turn-commit.js';
 import type { RunTurn, TurnJob, TurnOutcome } from './turn-queue.js';
 
@@ -60,7 +60,7 @@ export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunT
     const mirror = path.join(workDir, 'mirrors', `${createHash('sha256').update(state.remote).digest('hex').slice(0, 16)}.git`);
     const tree = path.join(workDir, 'trees', job.goalId);
     await mirrors.run(mirror, async () => {
-      await syncMirror(state.remote, mirror);
+      await fetchTurnBase(state.remote, mirror, job.goalId, state.base);
       if (existsSync(tree)) await rm(tree, { recursive: true, force: true });
       await runGit(['worktree', 'prune'], { cwd: mirror });
       await mkdir(path.dirname(tree), { recursive: true });
@@ -155,7 +155,7 @@ async function concludeStep(
   let promote: (() => Promise<void>) | undefined;
   if (base !== state.base) {
     const ref = attemptRef(job.goalId, job.turn, options.workerName);
-    await pushAttempt(mirror, state.remote, ref, base, objectsEnv(goalDir));
+    await pushAttempt(mirror, state.remote, ref, base);
     // The turn is committed whatever becomes of this push: Redis says which commit the goal is at, and the
     // next turn starts there; the branch is how people see it.
     promote = async () => {
@@ -190,10 +190,14 @@ function objectsEnv(goalDir: string): Record<string, string> {
   return { GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(goalDir, 'objects') };
 }
 
-// The commit of the turn's snapshot `tree` on `base`, made in the mirror; `base` itself when the tree is the base's.
+// The commit of the turn's snapshot `tree` on `base`, made in the mirror; `base` itself when the tree is the
+// base's. The turn's new objects (in the goal's snapshot store) are packed into the mirror, so the mirror
+// holds whole every commit it has, for this worker's next turn of the goal and for its pushes.
 async function commitStep(mirror: string, goalDir: string, base: string, tree: string, subject: string): Promise<string> {
   const baseTree = (await runGit(['rev-parse', `${base}^{tree}`], { cwd: mirror })).stdout.trim();
   if (tree === '' || tree === baseTree) return base;
-  const made = await runGit(['commit-tree', tree, '-p', base, '-m', subject], { cwd: mirror, env: { ...objectsEnv(goalDir), ...COMMITTER } });
-  return made.stdout.trim();
+  const env = { ...objectsEnv(goalDir), ...COMMITTER };
+  const commit = (await runGit(['commit-tree', tree, '-p', base, '-m', subject], { cwd: mirror, env })).stdout.trim();
+  await runGit(['pack-objects', '--revs', '--quiet', path.join(mirror, 'objects', 'pack', 'pack')], { cwd: mirror, env, input: `${commit}\n^${base}\n` });
+  return commit;
 }

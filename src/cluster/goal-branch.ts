@@ -27,14 +27,22 @@ async function git(args: readonly string[], cwd: string, env?: Record<string, st
   return (await runGit(args, { cwd, ...(env === undefined ? {} : { env }) })).stdout.trim();
 }
 
-/** Makes (or brings up to date) this worker's bare mirror of `remote` at `mirror`. */
-export async function syncMirror(remote: string, mirror: string): Promise<void> {
+/**
+ * Makes sure this worker's bare mirror at `mirror` holds `commit` (a turn's base), fetching from `remote`
+ * only what it lacks: the goal's branch, else (a promotion lost to a crash) its attempt refs. A worker that
+ * ran the goal's last turn has the commit already and fetches nothing; no other goal's refs are fetched.
+ */
+export async function fetchTurnBase(remote: string, mirror: string, goalId: string, commit: string): Promise<void> {
   if (!existsSync(path.join(mirror, 'HEAD'))) {
     await mkdir(path.dirname(mirror), { recursive: true });
-    await git(['clone', '--quiet', '--mirror', remote, mirror], path.dirname(mirror));
-    return;
+    await git(['init', '--quiet', '--bare', mirror], path.dirname(mirror));
   }
-  await git(['fetch', '--quiet', '--prune', 'origin'], mirror);
+  const refspecs = [`+${goalBranchRef(goalId)}:${goalBranchRef(goalId)}`, `+refs/goald/${goalId}/*:refs/goald/${goalId}/*`];
+  for (const refspec of [null, ...refspecs]) {
+    if (refspec !== null) await runGit(['fetch', '--quiet', '--no-tags', remote, refspec], { cwd: mirror, allowFailure: true });
+    if ((await runGit(['cat-file', '-e', `${commit}^{commit}`], { cwd: mirror, allowFailure: true })).exitCode === 0) return;
+  }
+  throw new GoaldError('internal', `commit ${commit} of goal ${goalId} is not on ${remote}`, 'check that the workers reach the cluster remote, and that nothing deleted goald/ refs there');
 }
 
 /** A fresh worktree of `mirror` at `base` (detached: the branch moves only by promotion). */
@@ -64,11 +72,10 @@ export async function commitTurnCheckout(dir: string, subject: string, author: {
 /**
  * Pushes a turn's commit to its attempt ref on the remote. From the mirror, never from the worktree: the
  * turn's agent could have replaced the worktree's `.git` with a repository of its own, whose commit is
- * then not in the mirror and the push fails. `env` may name where the commit's new objects are
- * (GIT_ALTERNATE_OBJECT_DIRECTORIES: the goal's snapshot objects).
+ * then not in the mirror and the push fails.
  */
-export async function pushAttempt(mirror: string, remote: string, ref: string, commit: string, env?: Record<string, string>): Promise<void> {
-  await git(['push', '--quiet', remote, `${commit}:${ref}`], mirror, env);
+export async function pushAttempt(mirror: string, remote: string, ref: string, commit: string): Promise<void> {
+  await git(['push', '--quiet', remote, `${commit}:${ref}`], mirror);
 }
 
 /**

@@ -50,6 +50,8 @@ const clusterGoalSchema = z.object({
   state: z.string(),
   /** The turn a pause now or a stop cancelled, which its workers must give up (goal-control.ts). */
   cancelTurn: z.coerce.number().int().optional(),
+  /** Why the cluster failed the goal itself (a turn that failed on every attempt): failClusterGoal. */
+  failure: z.string().optional(),
 });
 
 /** A goal's state in the cluster. */
@@ -96,6 +98,19 @@ export async function readClusterGoal(redis: Redis, goalId: string): Promise<Clu
 /** Sets a goal's status (pause, resume, stop); a stopped goal's running turn can no longer commit. */
 export async function setClusterGoalStatus(redis: Redis, goalId: string, status: ClusterGoalStatus): Promise<void> {
   await redis.hset(goalKey(goalId), 'status', status);
+}
+
+// KEYS: the goal's hash. ARGV: epoch, message. Fails a live goal of that epoch; returns 1 when it did.
+const FAIL_SCRIPT = `
+local goal = redis.call('HMGET', KEYS[1], 'epoch', 'status')
+if goal[1] ~= ARGV[1] or (goal[2] ~= 'active' and goal[2] ~= 'paused') then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'failed', 'failure', ARGV[2])
+return 1
+`;
+
+/** Fails a live goal of `epoch` for a reason of the cluster's own (a turn that failed on every attempt); true when it did. */
+export async function failClusterGoal(redis: Redis, goalId: string, epoch: number, message: string): Promise<boolean> {
+  return (await redis.eval(FAIL_SCRIPT, 1, goalKey(goalId), String(epoch), message)) === 1;
 }
 
 /** A goal's committed turn records, parsed, in order. */

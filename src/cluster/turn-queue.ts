@@ -15,6 +15,9 @@ import { z } from 'zod';
 
 import { CANCEL_CHANNEL, CLUSTER_PREFIX, commitTurn, readClusterGoal, type ClusterGoalStatus, type CommitOutcome } from './turn-commit.js';
 
+/** How many times a turn that throws is tried before its goal fails (`cluster-error`). */
+export const TURN_ATTEMPTS = 3;
+
 // How long BullMQ's close may take once no turn runs, before its connections are cut.
 const CLOSE_WAIT_MS = 3_000;
 
@@ -39,7 +42,15 @@ export function createTurnQueue(connection: Redis): Queue {
 /** Enqueues a turn (a no-op when that turn's job exists already), to run from `notBefore` (epoch ms) on. */
 export async function enqueueTurn(queue: Queue, job: TurnJob, notBefore: number | null = null): Promise<void> {
   const delay = notBefore === null ? 0 : Math.max(0, notBefore - Date.now());
-  await queue.add('turn', turnJobSchema.parse(job), { jobId: turnJobId(job), removeOnComplete: true, removeOnFail: 1_000, ...(delay > 0 ? { delay } : {}) });
+  await queue.add('turn', turnJobSchema.parse(job), {
+    jobId: turnJobId(job),
+    removeOnComplete: true,
+    removeOnFail: 1_000,
+    // A turn that throws (git could not fetch or push, say) is run again from its base, twice; then the goal fails.
+    attempts: TURN_ATTEMPTS,
+    backoff: { type: 'exponential', delay: 2_000 },
+    ...(delay > 0 ? { delay } : {}),
+  });
 }
 
 /** What a turn hands back to be committed: its record, the goal's state after it, and what comes next. */
@@ -75,6 +86,8 @@ export interface TurnWorkerOptions {
   stalledInterval?: number;
   /** How often a running turn's goal is read for a cancel that pub/sub did not bring (default 2 s). */
   statusPollMs?: number;
+  /** Told when a turn threw on its last attempt (the worker fails its goal). */
+  onFinalFailure?: (job: TurnJob, error: unknown) => Promise<void>;
   /** Told what became of each turn this worker ran (for logs and tests). */
   onTurn?: (job: TurnJob, outcome: CommitOutcome | 'aborted' | 'skipped') => void;
 }
@@ -103,7 +116,11 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
   const worker = new Worker(
     TURN_QUEUE_NAME,
     (job: Job, token?: string, signal?: AbortSignal): Promise<void> => {
-      const processed = processTurn(job, token, signal);
+      const processed = processTurn(job, token, signal).catch(async (error: unknown) => {
+        // The last attempt: the goal fails, rather than waiting for a turn no worker can run.
+        if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) await options.onFinalFailure?.(turnJobSchema.parse(job.data), error);
+        throw error;
+      });
       const settled = processed.then(
         () => undefined,
         () => undefined,

@@ -3,13 +3,14 @@
 // pass the tree on through a bare git remote, so a turn on one worker starts from what the last turn, on
 // another worker, left. Every turn is committed once; the goal's branch holds one commit per changed turn.
 
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import { hideUrlCredentials, readClusterGoalEvents, readClusterGoalRecord } from '../../src/cluster/cluster-goals.js';
 import { submitClusterGoal } from '../../src/cluster/submit-goal.js';
 import { readClusterGoal, readCommittedTurns } from '../../src/cluster/turn-commit.js';
 import { createTurnQueue } from '../../src/cluster/turn-queue.js';
@@ -210,5 +211,27 @@ describe('goald worker', () => {
     expect(await turnsOf(goalId)).toEqual([0, 1]);
     expect(holder.log()).toContain(`goal ${goalId}: turn 1 aborted`);
     await waitUntil('the other worker committed turn 1', () => other.log().includes(`goal ${goalId}: turn 1 committed`));
+  });
+
+  it('a turn that fails on every attempt (its remote gone) fails the goal as cluster-error, and ends its event stream', { timeout: 90_000 }, async () => {
+    await startWorker('w1');
+    const goalId = await submitGoal('gx', { agent: 'true', check: ['false'], maxTurns: '3' });
+    await rename(remote, `${remote}.gone`);
+    await waitUntil(`goal ${goalId} failed`, async () => (await statusOf(goalId)) === 'failed', 40_000);
+    const record = await readClusterGoalRecord(redis, goalId);
+    expect(record).toMatchObject({ status: 'failed', reason: 'cluster-error' });
+    expect(record?.reasonMessage).toMatch(/^turn 0 failed on every attempt: /);
+    expect(await turnsOf(goalId)).toEqual([]);
+    const { events } = await readClusterGoalEvents(redis, goalId);
+    expect(events.at(-1)).toMatchObject({ type: 'goal.finished', status: 'failed', reason: 'cluster-error' });
+  });
+});
+
+describe('hideUrlCredentials', () => {
+  it('hides the user and password of every URL in a message, and leaves the rest', () => {
+    expect(hideUrlCredentials('git push https://bot:ghp_secret@github.com/a/b.git failed; redis://:pw@10.0.0.1:6379/0 too')).toBe(
+      'git push https://***@github.com/a/b.git failed; redis://***@10.0.0.1:6379/0 too',
+    );
+    expect(hideUrlCredentials('fatal: /srv/remote.git does not appear to be a git repository')).toBe('fatal: /srv/remote.git does not appear to be a git repository');
   });
 });

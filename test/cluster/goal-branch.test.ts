@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { attemptRef, checkoutTurn, commitTurnCheckout, goalBranchRef, promoteTurn, pushAttempt, removeTurnCheckout, syncMirror } from '../../src/cluster/goal-branch.js';
+import { attemptRef, checkoutTurn, commitTurnCheckout, fetchTurnBase, goalBranchRef, promoteTurn, pushAttempt, removeTurnCheckout } from '../../src/cluster/goal-branch.js';
 import { runGit } from '../../src/workspace/git.js';
 
 const AUTHOR = { name: 'goald', email: 'goald@localhost' };
@@ -39,7 +39,7 @@ afterEach(async () => {
 // One worker's turn: mirror, worktree at `from`, the turn's edit, commit, attempt ref.
 async function attempt(worker: string, from: string, turn: number, edit: string): Promise<{ dir: string; commit: string; mirror: string }> {
   const mirror = path.join(root, worker, 'mirror.git');
-  await syncMirror(remote, mirror);
+  await fetchTurnBase(remote, mirror, 'g1', from);
   const dir = path.join(root, worker, `turn-${turn}`);
   await checkoutTurn(mirror, dir, from);
   await writeFile(path.join(dir, 'notes.txt'), edit);
@@ -77,7 +77,7 @@ describe('a goal branch moved only by the committed attempt', () => {
 
   it('a turn that changed nothing commits nothing: its commit is the base, and promoting it keeps the branch', async () => {
     const mirror = path.join(root, 'w1', 'mirror.git');
-    await syncMirror(remote, mirror);
+    await fetchTurnBase(remote, mirror, 'g1', base);
     const dir = path.join(root, 'w1', 'turn-1');
     await checkoutTurn(mirror, dir, base);
     expect(await commitTurnCheckout(dir, 'goald: turn 1', AUTHOR)).toBe(base);
@@ -89,7 +89,7 @@ describe('a goal branch moved only by the committed attempt', () => {
 
   it('a turn whose agent swapped the worktree\'s .git for a repository of its own gets nothing pushed', async () => {
     const mirror = path.join(root, 'w1', 'mirror.git');
-    await syncMirror(remote, mirror);
+    await fetchTurnBase(remote, mirror, 'g1', base);
     const dir = path.join(root, 'w1', 'turn-1');
     await checkoutTurn(mirror, dir, base);
     // The hostile agent: its own repository in place of the worktree's `.git` file, with its own commit.

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 
 import { resolveGoaldHome } from '../../../state/paths.js';
+import { failGoalAfterTurnError, hideUrlCredentials } from '../../cluster/cluster-goals.js';
 import { createClusterTurnRunner } from '../../cluster/cluster-turn-runner.js';
 import { connectCluster, logReachability } from '../../cluster/connect-cluster.js';
 import { createTurnQueue, startTurnWorker } from '../../cluster/turn-queue.js';
@@ -69,8 +70,12 @@ export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promi
       log,
     }),
     onTurn: (job, outcome) => log(`goal ${job.goalId}: turn ${job.turn} ${outcome}`),
+    onFinalFailure: async (job, error) => {
+      log(`goal ${job.goalId}: turn ${job.turn} failed on every attempt; the goal fails (cluster-error)`);
+      await failGoalAfterTurnError(redis, job, error);
+    },
   });
-  turnWorker.worker.on('failed', (job, error) => log(`turn job ${job?.id ?? '?'} failed: ${error.message}`));
+  turnWorker.worker.on('failed', (job, error) => log(`turn job ${job?.id ?? '?'} failed: ${hideUrlCredentials(error.message)}`));
   // A lost Redis is told once by logReachability; BullMQ's own errors in the meantime repeat it.
   turnWorker.worker.on('error', (error) => {
     if (!isConnectionError(error)) log(`worker error: ${error.message.replaceAll(url, shownUrl)}`);
