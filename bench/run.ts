@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 import { benchBuiltinAgent, OVERHEAD_TARGET_MS } from './builtin-agent.bench.js';
+import { benchCluster, CLUSTER_TIME_RATIO_TARGET, RECOVERY_TARGET_MS, STOP_LATENCY_TARGET_MS } from './cluster.bench.js';
 import { ASSETS_TARGET_KB, EVENT_LATENCY_TARGET_MS, benchDashboard } from './dashboard.bench.js';
 import { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGET_MB } from './daemon.bench.js';
 import { benchGuard } from './guard.bench.js';
@@ -197,6 +198,20 @@ function benchesFor(argv: string[]): Bench[] {
           figure('builtin-agent', 'loop overhead per iteration (outside model call and tool)', r.overheadMs, 'ms', OVERHEAD_TARGET_MS, `median of ${r.runs} × ${r.iterations} iterations; p95 ${r.overheadP95Ms} ms`),
           figure('builtin-agent', 'model call against the fake server (SDK + HTTP)', r.modelCallMs, 'ms'),
           figure('builtin-agent', 'goald agent spawn → first model request', r.startupMs, 'ms'),
+        ];
+      },
+    },
+    {
+      name: 'cluster',
+      run: async () => {
+        const r = await benchCluster();
+        const work = `${r.goals} goals × ${r.turns / r.goals} turns, agents sleep 1 s`;
+        return [
+          figure('cluster', 'one embedded daemon, all goals', r.daemonMs, 'ms', null, `${work}: ${r.daemonTurnsPerSecond} turns/s`),
+          figure('cluster', '3 workers (concurrency 10) + control plane', r.clusterMs, 'ms', null, `${r.clusterTurnsPerSecond} turns/s; one machine, so the workers share its cores`),
+          figure('cluster', 'cluster time / one daemon', r.timeRatio, '×', CLUSTER_TIME_RATIO_TARGET, '≤ 0.5 = at least 2× the turns per second'),
+          figure('cluster', 'a turn running again after its worker is SIGKILLed', r.recoveryMs, 'ms', RECOVERY_TARGET_MS, 'lock 5 s + stalled check 2 s + 2 s'),
+          figure('cluster', '`goald stop` → the agent gone', r.stopLatencyMs, 'ms', STOP_LATENCY_TARGET_MS, `median of ${r.stopRuns}`),
         ];
       },
     },
