@@ -10,7 +10,7 @@
 // turn's worktree (goal.config.json included) is never read for them, and the agent's environment never
 // holds the cluster's Redis URL (secrets/child-env.ts).
 
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -154,7 +154,8 @@ async function concludeStep(
   const base = await commitStep(mirror, goalDir, state.base, record.tree, `goald ${job.goalId} turn ${job.turn}`);
   let promote: (() => Promise<void>) | undefined;
   if (base !== state.base) {
-    const ref = attemptRef(job.goalId, job.turn, options.workerName);
+    // One ref per attempt (a turn retried on this worker pushes a commit of its own).
+    const ref = attemptRef(job.goalId, job.turn, `${options.workerName}-${randomBytes(4).toString('hex')}`);
     await pushAttempt(mirror, state.remote, ref, base);
     // The turn is committed whatever becomes of this push: Redis says which commit the goal is at, and the
     // next turn starts there; the branch is how people see it.

@@ -60,7 +60,14 @@ describe('the CLI against a cluster', () => {
       'progress.txt has three lines', '-C', repo, '--agent', 'echo "turn $GOALD_TURN" >> progress.txt',
       '--check', 'test "$(wc -l < progress.txt)" -ge 3', '--evaluator', 'none', '--cooldown', '0',
     ]);
+    // Followed live from the start: the stream ends by itself when the goal does.
+    const followed = sandbox.run(['logs', id, '-f', '--json']);
     await waitUntil(`goal ${id} achieved`, async () => (await statusOf(sandbox, id)).status === 'achieved', 60_000);
+    const follow = await followed;
+    expect(follow.code, follow.stderr).toBe(0);
+    const live = follow.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; turn?: number; status?: string });
+    expect(live.filter((event) => event.type === 'turn.finished').map((event) => event.turn)).toEqual([1, 2, 3]);
+    expect(live.at(-1)).toMatchObject({ type: 'goal.finished', status: 'achieved' });
     const goal = await statusOf(sandbox, id);
     expect(goal).toMatchObject({ id, workspace: repo, condition: 'progress.txt has three lines' });
     expect(goal.summary.turns).toBe(3);
