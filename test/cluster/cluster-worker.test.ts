@@ -3,6 +3,7 @@
 // pass the tree on through a bare git remote, so a turn on one worker starts from what the last turn, on
 // another worker, left. Every turn is committed once; the goal's branch holds one commit per changed turn.
 
+import { readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -135,9 +136,11 @@ describe('goald worker', () => {
     // A duration no other process uses marks the turn's processes (the shell and its sleep).
     const marker = '2.7182818';
     const goalId = await submitGoal('gk', { agent: `sleep ${marker}; echo "turn $GOALD_TURN" >> progress.txt`, check: ['test -s progress.txt'], maxTurns: '3', sandbox });
+    // Once the sleep itself runs, every process of the turn has armed its death signal (setpriv sets it
+    // before it execs the command; a worker killed in that instant would leave the process unarmed).
     const running = await waitUntil('the turn is running', () => {
       const pids = pidsWithMarker(marker);
-      return pids.length >= 2 && pids;
+      return pids.some((pid) => isSleep(pid, marker)) && pids;
     }, 30_000);
     const holder = pair.find((worker) => running.some((pid) => isDescendantOf(pid, worker.child.pid ?? -1)));
     if (holder === undefined) throw new Error('no worker runs the turn');
@@ -235,3 +238,11 @@ describe('hideUrlCredentials', () => {
     expect(hideUrlCredentials('fatal: /srv/remote.git does not appear to be a git repository')).toBe('fatal: /srv/remote.git does not appear to be a git repository');
   });
 });
+
+function isSleep(pid: number, marker: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
+  } catch {
+    return false;
+  }
+}

@@ -23,7 +23,8 @@ const INPUT: GoalInput = { goalId: 'g1' };
 
 // Breakers the supervisor projects before a turn (see src/breakers refuseNextTurn).
 const REFUSABLE: FailureReason[] = ['max-turns', 'token-budget', 'cost-budget', 'wall-clock'];
-const SHELL_FAILURES: FailureReason[] = ['agent-missing', 'workspace-gone', 'storage'];
+// Failures the shell (or, for cluster-error, a cluster worker) sends as goal.fail.
+const SHELL_FAILURES: FailureReason[] = ['agent-missing', 'workspace-gone', 'storage', 'cluster-error'];
 
 const failure = (reason: FailureReason) => ({ reason, message: `${reason} tripped` });
 
