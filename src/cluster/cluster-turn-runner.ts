@@ -11,7 +11,6 @@
 // holds the cluster's Redis URL (secrets/child-env.ts).
 
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -26,10 +25,9 @@ import { KeyedSerialQueue } from '../daemon/serial-queue.js';
 import { buildSupervisor, createGoalEvaluator } from '../supervisor/launch.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
-import { runGit } from '../workspace/git.js';
 import type { ClusterGoalState } from './cluster-goal-state.js';
 import { parseClusterGoalState } from './cluster-goal-state.js';
-import { attemptRef, checkoutTurn, fetchTurnBase, promoteTurn, pushAttempt } from './goal-branch.js';
+import { attemptRef, checkoutTurn, commitTurnTree, fetchTurnBase, promoteTurn, pushAttempt, removeTurnCheckout } from './goal-branch.js';
 import { readClusterGoal } from './turn-commit.js';
 import type { RunTurn, TurnJob, TurnOutcome } from './turn-queue.js';
 
@@ -44,7 +42,6 @@ export interface ClusterTurnRunnerOptions {
   log: (line: string) => void;
 }
 
-const COMMITTER = { GIT_AUTHOR_NAME: 'goald', GIT_AUTHOR_EMAIL: 'goald@localhost', GIT_COMMITTER_NAME: 'goald', GIT_COMMITTER_EMAIL: 'goald@localhost' };
 
 /** A RunTurn (turn-queue.ts) that runs real goald turns. */
 export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunTurn {
@@ -59,13 +56,9 @@ export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunT
     const state = parseClusterGoalState(job.goalId, stored.state);
     const mirror = path.join(workDir, 'mirrors', `${createHash('sha256').update(state.remote).digest('hex').slice(0, 16)}.git`);
     const tree = path.join(workDir, 'trees', job.goalId);
-    await mirrors.run(mirror, async () => {
-      await fetchTurnBase(state.remote, mirror, job.goalId, state.base);
-      if (existsSync(tree)) await rm(tree, { recursive: true, force: true });
-      await runGit(['worktree', 'prune'], { cwd: mirror });
-      await mkdir(path.dirname(tree), { recursive: true });
-      await checkoutTurn(mirror, tree, state.base);
-    });
+    await mirrors.run(mirror, () => fetchTurnBase(state.remote, mirror, job.goalId, state.base));
+    await removeTurnCheckout(tree);
+    await checkoutTurn(mirror, tree, state.base);
     store ??= mkdir(home, { recursive: true, mode: 0o700 }).then(() => openStore(home));
     const turnStore = await store;
     try {
@@ -75,10 +68,7 @@ export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunT
       if (signal.aborted) return { record: null, state: null, status: 'active' };
       return { ...(await concludeStep(turnStore, state, { job, mirror }, options)), events };
     } finally {
-      await mirrors.run(mirror, async () => {
-        await rm(tree, { recursive: true, force: true });
-        await runGit(['worktree', 'prune'], { cwd: mirror });
-      });
+      await removeTurnCheckout(tree);
     }
   };
 }
@@ -151,7 +141,8 @@ async function concludeStep(
   if (goal === undefined || record === null || record.turn !== job.turn) {
     throw new Error(`goal ${job.goalId}: turn ${job.turn} ended without its record`);
   }
-  const base = await commitStep(mirror, goalDir, state.base, record.tree, `goald ${job.goalId} turn ${job.turn}`);
+  // The turn's new files are in the goal's snapshot objects.
+  const base = await commitTurnTree(mirror, state.base, record.tree, `goald ${job.goalId} turn ${job.turn}`, path.join(goalDir, 'objects'));
   let promote: (() => Promise<void>) | undefined;
   if (base !== state.base) {
     // One ref per attempt (a turn retried on this worker pushes a commit of its own).
@@ -184,21 +175,4 @@ async function concludeStep(
     nextTurnAt: resumeAt ?? nextTurnAtOfSnapshot(goal.machine),
     ...(promote ? { promote } : {}),
   };
-}
-
-// The goal's snapshot objects, where git in the mirror finds the turn's new files.
-function objectsEnv(goalDir: string): Record<string, string> {
-  return { GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(goalDir, 'objects') };
-}
-
-// The commit of the turn's snapshot `tree` on `base`, made in the mirror; `base` itself when the tree is the
-// base's. The turn's new objects (in the goal's snapshot store) are packed into the mirror, so the mirror
-// holds whole every commit it has, for this worker's next turn of the goal and for its pushes.
-async function commitStep(mirror: string, goalDir: string, base: string, tree: string, subject: string): Promise<string> {
-  const baseTree = (await runGit(['rev-parse', `${base}^{tree}`], { cwd: mirror })).stdout.trim();
-  if (tree === '' || tree === baseTree) return base;
-  const env = { ...objectsEnv(goalDir), ...COMMITTER };
-  const commit = (await runGit(['commit-tree', tree, '-p', base, '-m', subject], { cwd: mirror, env })).stdout.trim();
-  await runGit(['pack-objects', '--revs', '--quiet', path.join(mirror, 'objects', 'pack', 'pack')], { cwd: mirror, env, input: `${commit}\n^${base}\n` });
-  return commit;
 }

@@ -1,17 +1,20 @@
 // A cluster goal's tree travels through git: its branch `goald/<id>` on a remote every worker reaches. A
-// worker keeps a bare mirror per repository and, for each turn, adds a fresh worktree at the turn's base
-// (the commit the last committed turn recorded). It runs the turn there and commits it. It pushes the
+// worker keeps a bare mirror per repository and, for each turn, makes a fresh checkout at the turn's base
+// (the commit the last committed turn recorded). It runs the turn there and commits goald's snapshot of it. It pushes the
 // commit to an attempt ref of its own, and only once the fence has committed the turn (turn-commit.ts)
 // moves the branch to it, with `--force-with-lease` on the base: a second fence, so a late worker can
 // never move the branch. Redis, not the branch, says which commit a goal is at: a promotion lost to a
 // crash is redone by the next turn's worker, which starts from the committed commit anyway.
 
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
 import { runGit } from '../workspace/git.js';
+
+// Who the turns' commits are by.
+const COMMITTER = { GIT_AUTHOR_NAME: 'goald', GIT_AUTHOR_EMAIL: 'goald@localhost', GIT_COMMITTER_NAME: 'goald', GIT_COMMITTER_EMAIL: 'goald@localhost' };
 
 /** The goal's branch on the shared remote. */
 export function goalBranchRef(goalId: string): string {
@@ -45,28 +48,37 @@ export async function fetchTurnBase(remote: string, mirror: string, goalId: stri
   throw new GoaldError('internal', `commit ${commit} of goal ${goalId} is not on ${remote}`, 'check that the workers reach the cluster remote, and that nothing deleted goald/ refs there');
 }
 
-/** A fresh worktree of `mirror` at `base` (detached: the branch moves only by promotion). */
+/**
+ * A fresh checkout of `base` at `dir` for one turn: a repository of its own whose `.git` is inside `dir`,
+ * reading the mirror's objects through `objects/info/alternates`. Not a worktree of the mirror: a
+ * worktree's git directory lives in the mirror, which the sandbox would then have to let the agent write,
+ * and git reads the mirror's config when the worker pushes (a planted `core.sshCommand` or `url.*.insteadOf`
+ * would run as the worker, outside the sandbox). Whatever the agent writes in `dir/.git` stays there.
+ */
 export async function checkoutTurn(mirror: string, dir: string, base: string): Promise<void> {
-  await git(['worktree', 'add', '--quiet', '--detach', dir, base], mirror);
+  await mkdir(path.dirname(dir), { recursive: true });
+  await git(['init', '--quiet', dir], path.dirname(dir));
+  await writeFile(path.join(dir, '.git', 'objects', 'info', 'alternates'), `${path.join(path.resolve(mirror), 'objects')}\n`);
+  await git(['checkout', '--quiet', '--detach', base], dir);
 }
 
-/** Removes a turn's worktree (whatever the turn left in it). */
-export async function removeTurnCheckout(mirror: string, dir: string): Promise<void> {
-  await git(['worktree', 'remove', '--force', dir], mirror);
+/** Removes a turn's checkout (whatever the turn left in it). */
+export async function removeTurnCheckout(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
 }
 
 /**
- * Commits everything the turn left in its worktree on top of the base; resolves with the commit, or with
- * the base itself when the turn changed nothing. Hooks never run (the git runner empties hooksPath).
+ * The commit of a turn's `tree` on `base`, made in the mirror (never by git in the turn's checkout, which
+ * the agent writes), with the turn's new objects, found in `objectsDir` (goald's snapshot objects), packed
+ * into the mirror so it holds every commit it made whole. `base` itself when the tree is the base's.
  */
-export async function commitTurnCheckout(dir: string, subject: string, author: { name: string; email: string }): Promise<string> {
-  await git(['add', '-A'], dir);
-  const staged = await runGit(['diff', '--cached', '--quiet'], { cwd: dir, allowFailure: true });
-  if (staged.exitCode !== 0) {
-    const env = { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: author.name, GIT_COMMITTER_EMAIL: author.email };
-    await git(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '-m', subject], dir, env);
-  }
-  return git(['rev-parse', 'HEAD'], dir);
+export async function commitTurnTree(mirror: string, base: string, tree: string, subject: string, objectsDir: string): Promise<string> {
+  const baseTree = await git(['rev-parse', `${base}^{tree}`], mirror);
+  if (tree === '' || tree === baseTree) return base;
+  const env = { GIT_ALTERNATE_OBJECT_DIRECTORIES: objectsDir, ...COMMITTER };
+  const commit = await git(['commit-tree', tree, '-p', base, '-m', subject], mirror, env);
+  await runGit(['pack-objects', '--revs', '--quiet', path.join(mirror, 'objects', 'pack', 'pack')], { cwd: mirror, env, input: `${commit}\n^${base}\n` });
+  return commit;
 }
 
 /**

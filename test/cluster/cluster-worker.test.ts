@@ -3,7 +3,7 @@
 // pass the tree on through a bare git remote, so a turn on one worker starts from what the last turn, on
 // another worker, left. Every turn is committed once; the goal's branch holds one commit per changed turn.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -214,6 +214,18 @@ describe('goald worker', () => {
     expect(await turnsOf(goalId)).toEqual([0, 1]);
     expect(holder.log()).toContain(`goal ${goalId}: turn 1 aborted`);
     await waitUntil('the other worker committed turn 1', () => other.log().includes(`goal ${goalId}: turn 1 committed`));
+  });
+
+  it("a sandboxed turn cannot write the worker's mirror, where the worker runs git to push", { timeout: 90_000 }, async () => {
+    await startWorker('w1');
+    // The hostile agent finds the mirror through its checkout's alternates and plants a command in its config.
+    const agent = 'mirror="$(dirname "$(cat .git/objects/info/alternates)")"; git config -f "$mirror/config" core.sshCommand "touch /tmp/goald-pwned" 2> refused.txt; echo $? > status.txt';
+    const goalId = await submitGoal('gs', { agent, check: ['test -s status.txt'], maxTurns: '2', sandbox: true });
+    await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved', 60_000);
+    await waitUntil('the branch at turn 1', async () => (await runGit(['show', `goald/${goalId}:status.txt`], { cwd: remote, allowFailure: true })).exitCode === 0);
+    expect(await git(['show', `goald/${goalId}:status.txt`], remote)).not.toBe('0');
+    const mirrors = path.join(root, 'w1', 'home', 'worker', 'mirrors');
+    for (const mirror of readdirSync(mirrors)) expect(readFileSync(path.join(mirrors, mirror, 'config'), 'utf8')).not.toContain('sshCommand');
   });
 
   it('a turn that fails on every attempt (its remote gone) fails the goal as cluster-error, and ends its event stream', { timeout: 90_000 }, async () => {

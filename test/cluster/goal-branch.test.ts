@@ -1,15 +1,15 @@
 // A cluster goal's tree through git, with real repositories: a bare remote the "workers" share, each worker
 // its own bare mirror and per-turn worktrees. Only the attempt the fence committed moves the branch.
 
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { attemptRef, checkoutTurn, commitTurnCheckout, fetchTurnBase, goalBranchRef, promoteTurn, pushAttempt, removeTurnCheckout } from '../../src/cluster/goal-branch.js';
+import { attemptRef, checkoutTurn, commitTurnTree, fetchTurnBase, goalBranchRef, promoteTurn, pushAttempt, removeTurnCheckout } from '../../src/cluster/goal-branch.js';
 import { runGit } from '../../src/workspace/git.js';
 
-const AUTHOR = { name: 'goald', email: 'goald@localhost' };
 let root: string;
 let remote: string;
 let base: string;
@@ -36,14 +36,23 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-// One worker's turn: mirror, worktree at `from`, the turn's edit, commit, attempt ref.
+// A turn's tree as goald's snapshot takes it: its own index and objects (`snapshotDir`), beside the checkout.
+async function snapshotTree(dir: string, snapshotDir: string): Promise<string> {
+  await mkdir(path.join(snapshotDir, 'objects'), { recursive: true });
+  const env = { GIT_INDEX_FILE: path.join(snapshotDir, 'index'), GIT_OBJECT_DIRECTORY: path.join(snapshotDir, 'objects'), GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(dir, '.git', 'objects') };
+  await runGit(['add', '-A'], { cwd: dir, env });
+  return (await runGit(['write-tree'], { cwd: dir, env })).stdout.trim();
+}
+
+// One worker's turn: mirror, checkout at `from`, the turn's edit, goald's snapshot, the commit made in the mirror, attempt ref.
 async function attempt(worker: string, from: string, turn: number, edit: string): Promise<{ dir: string; commit: string; mirror: string }> {
   const mirror = path.join(root, worker, 'mirror.git');
   await fetchTurnBase(remote, mirror, 'g1', from);
   const dir = path.join(root, worker, `turn-${turn}`);
   await checkoutTurn(mirror, dir, from);
   await writeFile(path.join(dir, 'notes.txt'), edit);
-  const commit = await commitTurnCheckout(dir, `goald: turn ${turn}`, AUTHOR);
+  const snapshotDir = path.join(root, worker, 'snapshot');
+  const commit = await commitTurnTree(mirror, from, await snapshotTree(dir, snapshotDir), `goald: turn ${turn}`, path.join(snapshotDir, 'objects'));
   await pushAttempt(mirror, remote, attemptRef('g1', turn, `${worker}:token:1`), commit);
   return { dir, commit, mirror };
 }
@@ -80,27 +89,32 @@ describe('a goal branch moved only by the committed attempt', () => {
     await fetchTurnBase(remote, mirror, 'g1', base);
     const dir = path.join(root, 'w1', 'turn-1');
     await checkoutTurn(mirror, dir, base);
-    expect(await commitTurnCheckout(dir, 'goald: turn 1', AUTHOR)).toBe(base);
+    const snapshotDir = path.join(root, 'w1', 'snapshot');
+    expect(await commitTurnTree(mirror, base, await snapshotTree(dir, snapshotDir), 'goald: turn 1', path.join(snapshotDir, 'objects'))).toBe(base);
     expect(await promoteTurn(mirror, remote, 'g1', base, base)).toBe('moved');
     expect(await git(['rev-parse', goalBranchRef('g1')], remote)).toBe(base);
-    await removeTurnCheckout(mirror, dir);
-    expect(await git(['worktree', 'list', '--porcelain'], mirror)).not.toContain(dir);
+    await removeTurnCheckout(dir);
+    expect(existsSync(dir)).toBe(false);
   });
 
-  it('a turn whose agent swapped the worktree\'s .git for a repository of its own gets nothing pushed', async () => {
+  it("a turn's checkout is a repository of its own: git config the agent plants there never reaches the mirror's pushes", async () => {
     const mirror = path.join(root, 'w1', 'mirror.git');
     await fetchTurnBase(remote, mirror, 'g1', base);
     const dir = path.join(root, 'w1', 'turn-1');
     await checkoutTurn(mirror, dir, base);
-    // The hostile agent: its own repository in place of the worktree's `.git` file, with its own commit.
-    await rm(path.join(dir, '.git'));
-    await git(['init', '--quiet', '--initial-branch=main', dir], root);
-    await writeFile(path.join(dir, 'notes.txt'), 'planted\n');
-    const planted = await commitTurnCheckout(dir, 'goald: turn 1', AUTHOR);
-    await expect(pushAttempt(mirror, remote, attemptRef('g1', 1, 'w1'), planted)).rejects.toThrow();
-    expect(await git(['for-each-ref', 'refs/goald/'], remote)).toBe('');
-    expect(await promoteTurn(mirror, remote, 'g1', base, base)).toBe('moved');
-    expect(await git(['rev-parse', goalBranchRef('g1')], remote)).toBe(base);
+    expect(await git(['rev-parse', '--git-common-dir'], dir)).toBe('.git');
+    // The hostile agent: a push redirected through a command of its own, in the only git config it can write.
+    const pwned = path.join(root, 'pwned');
+    await git(['config', '--add', 'protocol.ext.allow', 'always'], dir);
+    await git(['config', '--add', `url.ext::sh -c touch% ${pwned}.insteadOf`, remote], dir);
+    await writeFile(path.join(dir, 'notes.txt'), 'turn 1\n');
+    const snapshotDir = path.join(root, 'w1', 'snapshot');
+    const commit = await commitTurnTree(mirror, base, await snapshotTree(dir, snapshotDir), 'goald: turn 1', path.join(snapshotDir, 'objects'));
+    await pushAttempt(mirror, remote, attemptRef('g1', 1, 'w1'), commit);
+    expect(await promoteTurn(mirror, remote, 'g1', commit, base)).toBe('moved');
+    expect(existsSync(pwned)).toBe(false);
+    expect(await git(['show', `${goalBranchRef('g1')}:notes.txt`], remote)).toBe('turn 1');
+    expect(await readFile(path.join(mirror, 'config'), 'utf8')).not.toContain('insteadOf');
   });
 
   it('names attempt refs git accepts whatever the worker token holds', async () => {
