@@ -1,13 +1,13 @@
 // A cluster worker's turn: one turn job becomes one step of a real goald supervisor. The goal is restored
 // from its cluster state (cluster-goal-state.ts) into a goald home of the worker's own, in a fresh
-// worktree of the worker's mirror at the turn's base commit; the supervisor runs the pre-check or one turn
-// there (`run({ oneTurn: true })`), with the agent, sandbox, snapshot, checks, evaluator and breakers of
-// any goald goal. The snapshot's tree becomes a commit made in the mirror (never by git in the worktree,
-// which the agent writes) and pushed to an attempt ref; the turn record and the goal's record go to the
-// fence, and the branch moves to the commit only once the fence committed the turn.
+// checkout at the turn's base commit (goal-branch.ts); the supervisor runs the pre-check or one turn there
+// (`run({ oneTurn: true })`), with the agent, sandbox, snapshot, checks, evaluator and breakers of any
+// goald goal. The snapshot's tree becomes a commit made in the mirror (never by git in the checkout, which
+// the agent writes) and pushed to an attempt ref; the turn record and the goal's record go to the fence,
+// and the branch moves to the commit only once the fence committed the turn.
 //
 // Settings, limits and credentials come only from the cluster state, which the control plane wrote: the
-// turn's worktree (goal.config.json included) is never read for them, and the agent's environment never
+// turn's checkout (goal.config.json included) is never read for them, and the agent's environment never
 // holds the cluster's Redis URL (secrets/child-env.ts).
 
 import { createHash, randomBytes } from 'node:crypto';
@@ -17,6 +17,8 @@ import path from 'node:path';
 import { openStore } from '../../state/store.js';
 import { appendTurnRecord, readTurnRecords, turnLogPath } from '../../state/turn-log.js';
 import type { GoalRecord, Store } from '../../state/types.js';
+import type { Redis } from 'ioredis';
+import type { GoalSettings } from '../config/types.js';
 import { nextTurnAtOfSnapshot, resumeAtOfSnapshot } from '../../state/machine-snapshot.js';
 import { toJson } from '../../state/json.js';
 import { createAgent } from '../agents/registry.js';
@@ -28,12 +30,13 @@ import { resolveWorkspace } from '../workspace/find-workspace.js';
 import type { ClusterGoalState } from './cluster-goal-state.js';
 import { parseClusterGoalState } from './cluster-goal-state.js';
 import { attemptRef, checkoutTurn, commitTurnTree, fetchTurnBase, promoteTurn, pushAttempt, removeTurnCheckout } from './goal-branch.js';
+import { hideUrlCredentials } from './cluster-goals.js';
 import { readClusterGoal } from './turn-commit.js';
 import type { RunTurn, TurnJob, TurnOutcome } from './turn-queue.js';
 
 export interface ClusterTurnRunnerOptions {
-  redis: import('ioredis').Redis;
-  /** The worker's own directory: its mirrors, the turns' worktrees and its goald home. */
+  redis: Redis;
+  /** The worker's own directory: its mirrors, the turns' checkouts and its goald home. */
   workDir: string;
   /** The worker's environment (agents and evaluators read their keys from it, as the daemon's do). */
   env: NodeJS.ProcessEnv;
@@ -42,13 +45,12 @@ export interface ClusterTurnRunnerOptions {
   log: (line: string) => void;
 }
 
-
 /** A RunTurn (turn-queue.ts) that runs real goald turns. */
 export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunTurn {
   const { workDir } = options;
   const home = path.join(workDir, 'home');
   let store: Promise<Store> | null = null;
-  // One fetch or worktree change at a time per mirror (git locks its refs and worktree list).
+  // One fetch at a time per mirror (git locks the refs it updates).
   const mirrors = new KeyedSerialQueue<string>();
   return async (job: TurnJob, signal: AbortSignal): Promise<TurnOutcome> => {
     const stored = await readClusterGoal(options.redis, job.goalId);
@@ -73,17 +75,13 @@ export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunT
   };
 }
 
-// The goal's record as this worker runs it: in the turn's worktree, owned by this process.
-function localRecord(state: ClusterGoalState, tree: string): GoalRecord {
-  const settings = parseStoredSettings(state.goal.settings);
-  if (!settings.ok) throw new Error(`goal ${state.goal.id} has invalid stored settings (${settings.problem})`);
-  return {
-    ...state.goal,
-    workspace: tree,
-    settings: toJson({ ...settings.settings, workspace: tree }),
-    owner: { kind: 'daemon', pid: process.pid },
-    runningAgent: null,
-  };
+// The goal's record and settings as this worker runs it: in the turn's checkout, owned by this process.
+function localGoal(state: ClusterGoalState, tree: string): { goal: GoalRecord; settings: GoalSettings } {
+  const parsed = parseStoredSettings(state.goal.settings);
+  if (!parsed.ok) throw new Error(`goal ${state.goal.id} has invalid stored settings (${parsed.problem})`);
+  const settings = { ...parsed.settings, workspace: tree };
+  const goal = { ...state.goal, workspace: tree, settings: toJson(settings), owner: { kind: 'daemon' as const, pid: process.pid }, runningAgent: null };
+  return { goal, settings };
 }
 
 // The supervisor's pre-check or one turn, in the worker's home; its record and the goal's are in the store after.
@@ -95,7 +93,7 @@ async function runOneStep(
   signal: AbortSignal,
   events: ProgressEvent[],
 ): Promise<void> {
-  const goal = localRecord(state, tree);
+  const { goal, settings } = localGoal(state, tree);
   await store.update((file) => {
     file.goals = [...file.goals.filter((other) => other.id !== goal.id), goal];
   });
@@ -104,9 +102,6 @@ async function runOneStep(
   await mkdir(goalDir, { recursive: true, mode: 0o700 });
   await rm(turnLogPath(goalDir), { force: true });
   if (state.lastTurn !== null) await appendTurnRecord(goalDir, state.lastTurn);
-  const parsed = parseStoredSettings(goal.settings);
-  if (!parsed.ok) throw new Error(`goal ${goal.id} has invalid stored settings (${parsed.problem})`);
-  const settings = parsed.settings;
   const workspace = await resolveWorkspace(tree);
   const supervisor = await buildSupervisor({
     store,
@@ -137,12 +132,13 @@ async function concludeStep(
   const { job, mirror } = step;
   const goalDir = store.goalDir(job.goalId);
   const goal = (await store.read()).goals.find((other) => other.id === job.goalId);
-  const record = (await readTurnRecords(goalDir)).at(-1) ?? null;
-  if (goal === undefined || record === null || record.turn !== job.turn) {
-    throw new Error(`goal ${job.goalId}: turn ${job.turn} ended without its record`);
-  }
+  const last = (await readTurnRecords(goalDir)).at(-1) ?? null;
+  const record = last !== null && last.turn === job.turn ? last : null;
+  if (goal === undefined) throw new Error(`goal ${job.goalId} left no record in the worker's home`);
+  // A goal ended or paused before its turn ran (a budget the next turn would exceed) has no record of it: its state is committed alone.
+  if (record === null && goal.status === 'active') throw new Error(`goal ${job.goalId}: turn ${job.turn} ended without its record`);
   // The turn's new files are in the goal's snapshot objects.
-  const base = await commitTurnTree(mirror, state.base, record.tree, `goald ${job.goalId} turn ${job.turn}`, path.join(goalDir, 'objects'));
+  const base = record === null ? state.base : await commitTurnTree(mirror, state.base, record.tree, `goald ${job.goalId} turn ${job.turn}`, path.join(goalDir, 'objects'));
   let promote: (() => Promise<void>) | undefined;
   if (base !== state.base) {
     // One ref per attempt (a turn retried on this worker pushes a commit of its own).
@@ -155,14 +151,14 @@ async function concludeStep(
         const moved = await promoteTurn(mirror, state.remote, job.goalId, base, state.base);
         if (moved === 'refused') options.log(`goal ${job.goalId}: turn ${job.turn} committed, but goald/${job.goalId} had moved on and was left as it is`);
       } catch (error) {
-        options.log(`goal ${job.goalId}: turn ${job.turn} committed, but goald/${job.goalId} could not be moved to it: ${error instanceof Error ? error.message : String(error)}`);
+        options.log(`goal ${job.goalId}: turn ${job.turn} committed, but goald/${job.goalId} could not be moved to it: ${hideUrlCredentials(error instanceof Error ? error.message : String(error))}`);
       }
     };
   }
   const next: ClusterGoalState = {
     goal: { ...goal, workspace: state.goal.workspace, settings: state.goal.settings, owner: null, runningAgent: null },
-    lastTurn: record,
-    initialTree: state.initialTree ?? (job.turn === 0 ? record.tree : null),
+    lastTurn: record ?? state.lastTurn,
+    initialTree: state.initialTree ?? (job.turn === 0 ? (record?.tree ?? null) : null),
     remote: state.remote,
     base,
   };

@@ -64,7 +64,7 @@ const commitReplySchema = z.tuple([z.enum(['committed', 'lost-lock', 'stale-epoc
 export type CommitOutcome = z.infer<typeof commitReplySchema>[0];
 
 // KEYS: the job's lock, the goal's hash, its turn list, its event stream. ARGV: token, epoch, turn, record
-// JSON, state JSON, the status the goal has after the turn, how many events the stream keeps, then the
+// JSON (empty: no record, the goal ended before the turn ran), state JSON, the status the goal has after the turn, how many events the stream keeps, then the
 // turn's events (JSON each). A goal paused during the turn stays paused (the turn is kept: a pause waits
 // for the turn's end). Returns the outcome and the goal's status after it.
 const COMMIT_SCRIPT = `
@@ -75,7 +75,7 @@ if goal[2] == 'stopped' then return {'stopped', 'stopped'} end
 if tonumber(goal[3] or '-1') >= tonumber(ARGV[3]) then return {'duplicate', goal[2]} end
 local status = ARGV[6]
 if goal[2] == 'paused' and status == 'active' then status = 'paused' end
-redis.call('RPUSH', KEYS[3], ARGV[4])
+if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[4]) end
 redis.call('HSET', KEYS[2], 'committedTurn', ARGV[3], 'state', ARGV[5], 'status', status)
 for i = 8, #ARGV do redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], '*', 'event', ARGV[i]) end
 return {'committed', status}
@@ -125,7 +125,7 @@ export interface TurnCommit {
   goalId: string;
   epoch: number;
   turn: number;
-  /** The turn's record and the goal's state after it, both JSON-serializable. */
+  /** The turn's record (null: the goal ended before the turn ran, and only its state is committed) and the goal's state after it, JSON-serializable. */
   record: unknown;
   state: unknown;
   /** The goal's status after the turn (`active` to go on). */
@@ -146,7 +146,7 @@ export async function commitTurn(redis: Redis, commit: TurnCommit): Promise<{ ou
     commit.token,
     String(commit.epoch),
     String(commit.turn),
-    JSON.stringify(commit.record),
+    commit.record === null ? '' : JSON.stringify(commit.record),
     JSON.stringify(commit.state),
     commit.status,
     EVENTS_KEPT,

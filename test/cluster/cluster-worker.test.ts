@@ -228,6 +228,17 @@ describe('goald worker', () => {
     for (const mirror of readdirSync(mirrors)) expect(readFileSync(path.join(mirrors, mirror, 'config'), 'utf8')).not.toContain('sshCommand');
   });
 
+  it('a goal whose budget refuses its next turn ends on that turn\'s job, with no record of a turn that never ran', { timeout: 90_000 }, async () => {
+    await startWorker('w1');
+    // Turn 1's output is counted as about 750 tokens: within the budget of 1 000, but turn 2, projected
+    // to spend as much, is refused before it runs.
+    const goalId = await submitGoal('gw', { agent: "head -c 3000 /dev/zero | tr '\\0' a", check: ['false'], maxTurns: '5', tokenBudget: '1000' });
+    await waitUntil(`goal ${goalId} failed`, async () => (await statusOf(goalId)) === 'failed', 60_000);
+    expect(await readClusterGoalRecord(redis, goalId)).toMatchObject({ status: 'failed', reason: 'token-budget' });
+    expect(await turnsOf(goalId)).toEqual([0, 1]);
+    expect((await readClusterGoal(redis, goalId))?.committedTurn).toBe(2);
+  });
+
   it('a turn that fails on every attempt (its remote gone) fails the goal as cluster-error, and ends its event stream', { timeout: 90_000 }, async () => {
     await startWorker('w1');
     const goalId = await submitGoal('gx', { agent: 'true', check: ['false'], maxTurns: '3' });
