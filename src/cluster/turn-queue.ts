@@ -209,14 +209,16 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
       await Promise.all([worker.waitUntilReady(), subscribed]);
     },
     close: async (force = false) => {
+      // Closing first: the worker takes no more jobs, so a turn handed back goes to another worker, not
+      // straight back to this one.
+      const closed = worker.close().then(() => true, () => true);
       if (force) {
         handingBack = true;
         worker.cancelAllJobs('the worker is shutting down');
       }
-      // The turns end (committed, or handed back) first; then BullMQ's own close, which can wait forever
-      // on a connection that was just re-established, is given a bound.
+      // The turns end (committed, or handed back); then BullMQ's own close, which can wait forever on a
+      // connection that was just re-established, is given a bound.
       await Promise.all(processing);
-      const closed = worker.close().then(() => true, () => true);
       // (disconnect() itself can wait for the same connection: not awaited.)
       if (!(await Promise.race([closed, sleep(CLOSE_WAIT_MS).then(() => false)]))) void worker.disconnect().catch(() => undefined);
       subscriber.disconnect();
