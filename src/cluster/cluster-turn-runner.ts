@@ -115,6 +115,7 @@ async function runOneStep(
   // Cancelled (pause now, stop, a lost lock): the agent's group is killed and the goal let go, unstored.
   const onAbort = (): void => supervisor.detach();
   signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort(); // cancelled while the turn was being set up: no listener heard it
   try {
     await supervisor.run({ oneTurn: true });
   } finally {

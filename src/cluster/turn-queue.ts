@@ -155,13 +155,16 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
     if (token === undefined || job.id === undefined) throw new Error('a turn job without a lock token');
     const aborted = signal ?? new AbortController().signal;
     holding.set(job.id, turnJob);
-    const poll = setInterval(() => {
+    const checkCancelled = (): void => {
       void readClusterGoal(redis, turnJob.goalId)
         .then((now) => {
           if (now === null || now.status === 'stopped' || (now.cancelTurn ?? -1) >= turnJob.turn) cancelGoal(turnJob.goalId, 'the goal was stopped or paused now');
         })
         .catch(() => undefined); // Redis away for a moment: the lock's renewal tells when it is too long
-    }, options.statusPollMs ?? 2_000);
+    };
+    // Once now: a cancel broadcast between the read above and `holding` knowing this turn reached no one.
+    checkCancelled();
+    const poll = setInterval(checkCancelled, options.statusPollMs ?? 2_000);
     let outcome: TurnOutcome;
     try {
       outcome = await run(turnJob, aborted);
