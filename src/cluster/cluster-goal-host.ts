@@ -7,11 +7,10 @@
 
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, GoalRollback, LoopRecord } from '../../state/types.js';
-import { isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
+import { filterGoals, isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
 import type {
   ClusterHealth,
   EditGoalResponse,
@@ -34,9 +33,9 @@ import { pauseClusterGoal, resumeClusterGoal, stopClusterGoal } from './goal-con
 import { reconcileTurns } from './reconciler.js';
 import { submitClusterGoal } from './submit-goal.js';
 import { readClusterGoal } from './turn-commit.js';
+import { closeQueue } from './turn-queue.js';
 
 const RECONCILE_EVERY_MS = 30_000;
-const QUEUE_CLOSE_WAIT_MS = 3_000;
 
 export interface ClusterGoalHostOptions {
   redis: Redis;
@@ -72,18 +71,12 @@ export class ClusterGoalHost implements GoalHost {
   /** Lets go of the cluster (the goals go on on the workers). */
   async detachAll(): Promise<void> {
     if (this.reconciling !== null) clearInterval(this.reconciling);
-    // BullMQ's close can wait on a connection that was just re-established: bounded, then cut.
-    await Promise.race([this.options.queue.close().catch(() => undefined), sleep(QUEUE_CLOSE_WAIT_MS)]);
+    await closeQueue(this.options.queue);
     for (const connection of this.options.connections) connection.disconnect();
   }
 
   async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
-    const goals = await this.readGoals();
-    return goals.filter(
-      (goal) =>
-        (filter.workspace === undefined || goal.workspace === filter.workspace) &&
-        (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status)),
-    );
+    return filterGoals(await this.readGoals(), filter);
   }
 
   clusterHealth(): ClusterHealth {

@@ -39,6 +39,11 @@ export function createTurnQueue(connection: Redis): Queue {
   return new Queue(TURN_QUEUE_NAME, { connection, prefix: CLUSTER_PREFIX });
 }
 
+/** Closes `queue`, waiting at most CLOSE_WAIT_MS: BullMQ's close can wait for good on a connection just re-established. */
+export async function closeQueue(queue: Queue): Promise<void> {
+  await Promise.race([queue.close().catch(() => undefined), sleep(CLOSE_WAIT_MS)]);
+}
+
 /** Enqueues a turn (a no-op when that turn's job exists already), to run from `notBefore` (epoch ms) on. */
 export async function enqueueTurn(queue: Queue, job: TurnJob, notBefore: number | null = null): Promise<void> {
   const delay = notBefore === null ? 0 : Math.max(0, notBefore - Date.now());

@@ -21,7 +21,7 @@ import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { loadGoalRuntime } from './load-goal-runtime.js';
 import type { LoopHost, LoopRunRequest } from './loop-host.js';
 import { markGoalFailed, type HostFailureReason } from './mark-goal-failed.js';
-import { isLiveGoal, resolveGoalRef } from './resolve-goal.js';
+import { filterGoals, isLiveGoal, resolveGoalRef } from './resolve-goal.js';
 import { describeStorageFailure } from '../supervisor/storage-failure.js';
 import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
 import type { RaceHost } from '../race/race-host.js';
@@ -156,12 +156,7 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
-    const goals = await this.readGoals();
-    return goals.filter(
-      (goal) =>
-        (filter.workspace === undefined || goal.workspace === filter.workspace) &&
-        (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status)),
-    );
+    return filterGoals(await this.readGoals(), filter);
   }
 
   async getGoal(ref: string): Promise<GoalRecord> {

@@ -39,3 +39,12 @@ export function resolveWorkspaceGoal(goals: readonly GoalRecord[], workspace: st
 export function isLiveGoal(goal: GoalRecord): boolean {
   return goal.status === 'active' || goal.status === 'paused';
 }
+
+/** The goals in `workspace` and of one of `status` (each absent or empty: any), as GET /v1/goals filters them. */
+export function filterGoals(goals: readonly GoalRecord[], filter: { workspace?: string; status?: string[] }): GoalRecord[] {
+  return goals.filter(
+    (goal) =>
+      (filter.workspace === undefined || goal.workspace === filter.workspace) &&
+      (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status)),
+  );
+}

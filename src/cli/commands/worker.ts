@@ -3,7 +3,6 @@
 // until SIGTERM or SIGINT, which hand the turns it holds back to the queue for another worker.
 
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 
 import { Redis } from 'ioredis';
@@ -12,13 +11,12 @@ import { resolveGoaldHome } from '../../../state/paths.js';
 import { failGoalAfterTurnError, hideUrlCredentials } from '../../cluster/cluster-goals.js';
 import { createClusterTurnRunner } from '../../cluster/cluster-turn-runner.js';
 import { connectCluster, logReachability } from '../../cluster/connect-cluster.js';
-import { createTurnQueue, startTurnWorker } from '../../cluster/turn-queue.js';
+import { closeQueue, createTurnQueue, startTurnWorker } from '../../cluster/turn-queue.js';
 import { parseDuration, parsePositiveInt } from '../../config/duration.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { childrenDieWithThisProcess } from '../../process/spawn.js';
 import type { CliIO } from '../io.js';
 
-const QUEUE_CLOSE_WAIT_MS = 3_000;
 // After the shutdown, how long the process may take to end by itself before it exits anyway.
 const EXIT_WAIT_MS = 1_000;
 
@@ -91,8 +89,7 @@ export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promi
   });
   log('goald worker: shutting down; the turns it held go back to the queue');
   await turnWorker.close(true);
-  // BullMQ's close can wait on a connection that was just re-established: bounded, then cut.
-  await Promise.race([queue.close().catch(() => undefined), sleep(QUEUE_CLOSE_WAIT_MS)]);
+  await closeQueue(queue);
   // BullMQ leaves the connections it was given open (they are ours).
   for (const connection of connections) connection.disconnect();
   // The turns are handed back; whatever BullMQ still holds open must not keep the process alive.
