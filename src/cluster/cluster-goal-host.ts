@@ -3,7 +3,8 @@
 // alike, but runs no turn itself: a start is validated here (in the user's workspace, with the daemon's
 // keys) and put on the cluster (submit-goal.ts); `goald worker` processes on any machine run the turns;
 // control goes through Redis (goal-control.ts), so it reaches a turn on whichever worker holds it. A
-// reconciler pass at start and every half minute re-adds the job of any active goal that lost it.
+// reconciler pass at start and every half minute re-adds the job of any active goal that lost it. Loops
+// are BullMQ job schedulers (cluster-loops.ts) whose ticks this daemon turns into goal starts.
 
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -13,6 +14,7 @@ import type { GoalRecord, GoalRollback, LoopRecord } from '../../state/types.js'
 import { filterGoals, isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
 import type {
   ClusterHealth,
+  CreateLoopRequest,
   EditGoalResponse,
   EventSubscription,
   GoalHost,
@@ -22,7 +24,9 @@ import type {
 import { finishedEventOf } from '../daemon/unstored-endings.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { RaceRecord } from '../race/race-record.js';
+import type { PreparedGoal } from '../supervisor/launch.js';
 import { runGit } from '../workspace/git.js';
+import { ClusterLoops, loopOwnerOf } from './cluster-loops.js';
 import {
   addClusterGoalEvent,
   followClusterGoalEvents,
@@ -42,6 +46,8 @@ export interface ClusterGoalHostOptions {
   queue: Queue;
   /** The connections the host owns (closed by detachAll). */
   connections: readonly Redis[];
+  /** A connection BullMQ may block on, for the loops' queues and this daemon's tick worker. */
+  loopConnection: Redis;
   /** The Redis URL as it may be shown (password hidden). */
   shownUrl: string;
   /** The daemon's own environment: API keys, and GOALD_CLUSTER_REMOTE. */
@@ -59,10 +65,23 @@ export class ClusterGoalHost implements GoalHost {
   private lastRead: { goals: GoalRecord[]; at: string } | null = null;
   private degraded = false;
 
-  constructor(private readonly options: ClusterGoalHostOptions) {}
+  private readonly loops: ClusterLoops;
 
-  /** Re-adds lost turn jobs now, then every half minute. */
+  constructor(private readonly options: ClusterGoalHostOptions) {
+    this.loops = new ClusterLoops({
+      redis: options.redis,
+      connection: options.loopConnection,
+      owner: loopOwnerOf(options.home),
+      validateStart: async (request) => ({ workspace: (await this.prepare(request)).workspace.root }),
+      startRun: (loop, request) => this.startLoopRun(loop, request),
+      listGoals: () => this.readGoals(),
+      log: options.log,
+    });
+  }
+
+  /** Re-adds lost turn jobs now, then every half minute; takes this daemon's loop ticks. */
   async recover(): Promise<void> {
+    this.loops.start();
     await this.reconcile();
     this.reconciling = setInterval(() => void this.reconcile(), RECONCILE_EVERY_MS);
     this.reconciling.unref();
@@ -71,6 +90,7 @@ export class ClusterGoalHost implements GoalHost {
   /** Lets go of the cluster (the goals go on on the workers). */
   async detachAll(): Promise<void> {
     if (this.reconciling !== null) clearInterval(this.reconciling);
+    await this.loops.close();
     await closeQueue(this.options.queue);
     for (const connection of this.options.connections) connection.disconnect();
   }
@@ -104,17 +124,35 @@ export class ClusterGoalHost implements GoalHost {
   }
 
   async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
+    const prepared = await this.prepare(request);
+    const goal = await this.submit(prepared, {});
+    return { goal, queued: false, warnings: prepared.warnings };
+  }
+
+  // One run of a loop: a fresh goal from the loop's start request, validated again now (its config may have changed).
+  private async startLoopRun(loop: LoopRecord, request: StartGoalRequest): Promise<GoalRecord> {
+    const label = `loop ${loop.id} (every ${loop.every}), run ${loop.runs + 1}`;
+    return this.submit(await this.prepare(request, { loop: label }), { loopId: loop.id });
+  }
+
+  // Validates a start request in its workspace; API keys come from the daemon's env, never the request.
+  private async prepare(request: StartGoalRequest, ancestry?: { loop: string }): Promise<PreparedGoal> {
     const { env } = this.options;
-    const { prepareGoal, newGoalRecord } = await import('../supervisor/launch.js');
-    const prepared = await prepareGoal({ condition: request.condition, dir: request.dir, flags: request.flags, env: { ...env, ...request.env }, trustedEnv: env });
+    const { prepareGoal } = await import('../supervisor/launch.js');
+    const prepared = await prepareGoal({ condition: request.condition, dir: request.dir, flags: request.flags, env: { ...env, ...request.env }, trustedEnv: env, ...(ancestry ? { ancestry } : {}) });
     if (prepared.settings.isolation?.mode === 'worktree') {
       throw new GoaldError('usage', '--worktree: a cluster goal already runs in worktrees of its own, on its branch goald/<id>', 'start it without --worktree');
     }
+    return prepared;
+  }
+
+  private async submit(prepared: PreparedGoal, options: { loopId?: string }): Promise<GoalRecord> {
+    const { newGoalRecord } = await import('../supervisor/launch.js');
     const remote = await this.remoteOf(prepared.workspace.root);
-    const goal: GoalRecord = { ...newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid }), owner: null };
+    const goal: GoalRecord = { ...newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid }, options), owner: null };
     await submitClusterGoal({ redis: this.options.redis, queue: this.options.queue, goal, remote });
     this.options.log(`goal ${goal.id}: on the cluster (${prepared.workspace.root}, remote ${remote})`);
-    return { goal, queued: false, warnings: prepared.warnings };
+    return goal;
   }
 
   async pauseGoal(ref: string, now: boolean): Promise<GoalRecord> {
@@ -178,19 +216,19 @@ export class ClusterGoalHost implements GoalHost {
     return notOnCluster('goald edit', 'stop the goal and start it again with the new settings');
   }
   listLoops(): Promise<LoopRecord[]> {
-    return Promise.resolve([]);
+    return this.loops.list();
   }
-  createLoop(): Promise<LoopRecord> {
-    return notOnCluster('goald loop', 'run the loop from a daemon without GOALD_REDIS_URL');
+  createLoop(request: CreateLoopRequest): Promise<LoopRecord> {
+    return this.loops.create(request);
   }
-  deleteLoop(): Promise<LoopRecord> {
-    return notOnCluster('goald loop stop', 'loops run on a daemon without GOALD_REDIS_URL');
+  deleteLoop(ref: string): Promise<LoopRecord> {
+    return this.loops.remove(ref);
   }
-  runLoop(): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
-    return notOnCluster('goald loop run', 'loops run on a daemon without GOALD_REDIS_URL');
+  runLoop(ref: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
+    return this.loops.fire(ref);
   }
   syncLoops(): Promise<LoopRecord[]> {
-    return notOnCluster('goald loop sync', 'loops run on a daemon without GOALD_REDIS_URL');
+    return notOnCluster('goald loop sync', 'declare the loop with goald loop <every> instead of in goal.config.json');
   }
   prune(): Promise<PruneResult> {
     return notOnCluster('goald prune', 'finished cluster goals are kept in Redis');

@@ -115,9 +115,10 @@ async function createGoalHost(options: { store: Store; env: NodeJS.ProcessEnv; l
   // the queue's connection waits for Redis to come back.
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   const queueConnection = new Redis(url, { maxRetriesPerRequest: null });
-  logReachability([redis, queueConnection], url, shownUrl, log);
+  const loopConnection = new Redis(url, { maxRetriesPerRequest: null });
+  logReachability([redis, queueConnection, loopConnection], url, shownUrl, log);
   await redis.connect();
   const queue = createTurnQueue(queueConnection);
   queue.on('error', () => undefined); // an outage, told once by logReachability
-  return new ClusterGoalHost({ redis, queue, connections: [redis, queueConnection], shownUrl, env, version: GOALD_VERSION, home: store.home, log, requestShutdown });
+  return new ClusterGoalHost({ redis, queue, connections: [redis, queueConnection, loopConnection], loopConnection, shownUrl, env, version: GOALD_VERSION, home: store.home, log, requestShutdown });
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import type { GoalRecord } from '../../state/types.js';
+import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { runGit } from '../../src/workspace/git.js';
 import { submitGoal } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
@@ -140,6 +140,47 @@ describe('the CLI against a cluster', () => {
     }, 20_000);
     const stop = await sandbox.run(['stop', id]);
     expect(stop.code, stop.stderr).toBe(0);
+  });
+
+  it('a loop fires on the cluster: each tick starts a goal unless one is live in its workspace; loop stop ends it', { timeout: 90_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    // Each run takes longer than the loop's period, so some ticks find the last run still live.
+    const created = await sandbox.run([
+      'loop', '1s', 'progress.txt exists', '-C', repo, '--agent', 'sleep 1.5; echo done >> progress.txt',
+      '--check', 'test -f progress.txt', '--evaluator', 'none', '--cooldown', '0', '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const { loop } = JSON.parse(created.stdout) as { loop: LoopRecord };
+    expect(loop).toMatchObject({ every: '1s', workspace: repo, runs: 0 });
+    expect(loop.nextRunAt).not.toBeNull();
+
+    const loops = async (): Promise<LoopRecord[]> => {
+      const run = await sandbox.run(['loop', 'list', '--json', '--all']);
+      expect(run.code, run.stderr).toBe(0);
+      return (JSON.parse(run.stdout) as { loops: LoopRecord[] }).loops;
+    };
+    const runsOf = async (): Promise<GoalRecord[]> => {
+      const run = await sandbox.run(['history', '--json', '--loop', loop.id]);
+      expect(run.code, run.stderr).toBe(0);
+      return (JSON.parse(run.stdout) as { goals: GoalRecord[] }).goals;
+    };
+    await waitUntil('two runs achieved and a tick skipped', async () => {
+      const [shown] = await loops();
+      return (await runsOf()).filter((goal) => goal.status === 'achieved').length >= 2 && (shown?.skipped ?? 0) >= 1;
+    }, 60_000);
+
+    const stop = await sandbox.run(['loop', 'stop', loop.id]);
+    expect(stop.code, stop.stderr).toBe(0);
+    await waitUntil('the last run ended', async () => (await runsOf()).every((goal) => goal.status === 'achieved'), 30_000);
+    const runs = await runsOf();
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await runsOf()).length).toBe(runs.length); // no tick after the stop
+
+    const [shown] = await loops();
+    expect(shown).toMatchObject({ id: loop.id, stopped: true, runs: runs.length, lastOutcome: 'achieved' });
+    // Never two runs live at once in the workspace.
+    const spans = runs.map((goal) => [Date.parse(goal.createdAt), Date.parse(goal.finishedAt ?? '')] as const).sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
   });
 
   it('a daemon whose Redis cannot be reached exits 3 naming it, its password hidden', async () => {

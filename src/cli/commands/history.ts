@@ -18,10 +18,17 @@ async function openReadOnly(env: NodeJS.ProcessEnv): Promise<Store> {
   return openStore(resolveGoaldHome(env));
 }
 
+// A cluster's goals live in its Redis, not in this home: read through a daemon that is its control plane.
+async function clusterGoals(env: NodeJS.ProcessEnv): Promise<GoalRecord[] | null> {
+  const client = await connectIfRunning(env);
+  if (client === null) return null;
+  const { goals, cluster } = await client.listGoalsWithHealth();
+  return cluster === undefined ? null : goals;
+}
+
 /** `goald history [--json] [--loop <id>]`. */
 export async function runHistory(options: { json?: boolean; loop?: string }, io: CliIO): Promise<number> {
-  const store = await openReadOnly(io.env);
-  let goals: GoalRecord[] = (await store.read()).goals;
+  let goals: GoalRecord[] = (await clusterGoals(io.env)) ?? (await (await openReadOnly(io.env)).read()).goals;
   if (options.loop !== undefined) {
     const loop = options.loop;
     goals = goals.filter((goal) => goal.loopId !== null && goal.loopId.startsWith(loop));
