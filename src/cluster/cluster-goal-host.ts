@@ -27,6 +27,7 @@ import type { RaceRecord } from '../race/race-record.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import { runGit } from '../workspace/git.js';
 import { ClusterLoops, loopOwnerOf } from './cluster-loops.js';
+import type { ClusterSettings } from './cluster-settings.js';
 import {
   addClusterGoalEvent,
   followClusterGoalEvents,
@@ -50,8 +51,10 @@ export interface ClusterGoalHostOptions {
   loopConnection: Redis;
   /** The Redis URL as it may be shown (password hidden). */
   shownUrl: string;
-  /** The daemon's own environment: API keys, and GOALD_CLUSTER_REMOTE. */
+  /** The daemon's own environment: API keys. */
   env: NodeJS.ProcessEnv;
+  /** Where the cluster is, its remote and its fleet-wide cap. */
+  cluster: ClusterSettings;
   version: string;
   home: string;
   log: (line: string) => void;
@@ -81,6 +84,7 @@ export class ClusterGoalHost implements GoalHost {
 
   /** Re-adds lost turn jobs now, then every half minute; takes this daemon's loop ticks. */
   async recover(): Promise<void> {
+    await this.applyFleetCap();
     this.loops.start();
     await this.reconcile();
     this.reconciling = setInterval(() => void this.reconcile(), RECONCILE_EVERY_MS);
@@ -248,16 +252,25 @@ export class ClusterGoalHost implements GoalHost {
     return goal;
   }
 
-  // The remote every worker reaches: GOALD_CLUSTER_REMOTE, else the workspace's `origin`.
+  // The remote every worker reaches: GOALD_CLUSTER_REMOTE or the user config's cluster.remote, else the workspace's `origin`.
   private async remoteOf(workspace: string): Promise<string> {
-    const configured = this.options.env.GOALD_CLUSTER_REMOTE ?? '';
-    if (configured !== '') return configured;
+    const configured = this.options.cluster.remote;
+    if (configured !== null) return configured;
     const origin = await runGit(['remote', 'get-url', 'origin'], { cwd: workspace, allowFailure: true });
     const url = origin.stdout.trim();
     if (origin.exitCode !== 0 || url === '') {
-      throw new GoaldError('config', `${workspace} has no remote "origin", and GOALD_CLUSTER_REMOTE is not set: the workers have nowhere to fetch the goal from`, 'add one every worker reaches (git remote add origin URL), or set GOALD_CLUSTER_REMOTE in the daemon\'s environment');
+      throw new GoaldError('config', `${workspace} has no remote "origin", and GOALD_CLUSTER_REMOTE is not set: the workers have nowhere to fetch the goal from`, 'add one every worker reaches (git remote add origin URL), or set GOALD_CLUSTER_REMOTE in the daemon\'s environment (or cluster.remote in your user config)');
     }
     return url;
+  }
+
+  // The user config's cap on turns at once across the fleet, set on the queue every worker takes from.
+  private async applyFleetCap(): Promise<void> {
+    const { maxConcurrentTurns } = this.options.cluster;
+    if (maxConcurrentTurns === undefined) return;
+    if (maxConcurrentTurns === null) await this.options.queue.removeGlobalConcurrency();
+    else await this.options.queue.setGlobalConcurrency(maxConcurrentTurns);
+    this.options.log(maxConcurrentTurns === null ? 'cluster: no cap on turns at once across the fleet' : `cluster: at most ${maxConcurrentTurns} turns at once across the fleet`);
   }
 
   private async reconcile(): Promise<void> {

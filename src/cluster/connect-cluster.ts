@@ -24,15 +24,16 @@ function showRedisUrl(url: URL): string {
 }
 
 /** Connects to `url` and checks its Redis; throws GoaldError (usage, cluster-unreachable or config) otherwise. */
-export async function connectCluster(url: string, options: { connectTimeoutMs?: number } = {}): Promise<ClusterConnection> {
+export async function connectCluster(url: string, options: { connectTimeoutMs?: number; source?: string } = {}): Promise<ClusterConnection> {
+  const source = options.source ?? 'GOALD_REDIS_URL';
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new GoaldError('usage', 'GOALD_REDIS_URL is not a URL', 'set it like redis://host:6379/0 (rediss:// for TLS)');
+    throw new GoaldError('usage', `${source} is not a URL`, 'set it like redis://host:6379/0 (rediss:// for TLS)');
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new GoaldError('usage', `GOALD_REDIS_URL ${showRedisUrl(parsed)} is not a redis:// or rediss:// URL`, 'set it like redis://host:6379/0 (rediss:// for TLS)');
+    throw new GoaldError('usage', `${source} ${showRedisUrl(parsed)} is not a redis:// or rediss:// URL`, 'set it like redis://host:6379/0 (rediss:// for TLS)');
   }
   const shownUrl = showRedisUrl(parsed);
   // No retry at start: an unreachable Redis is told at once; BullMQ's connections retry later on their own.
@@ -43,7 +44,7 @@ export async function connectCluster(url: string, options: { connectTimeoutMs?: 
   } catch (error) {
     redis.disconnect();
     const reason = error instanceof Error ? error.message : String(error);
-    throw new GoaldError('cluster-unreachable', `cannot reach Redis at ${shownUrl} (${reason.replaceAll(url, shownUrl)})`, 'start Redis there, or fix GOALD_REDIS_URL');
+    throw new GoaldError('cluster-unreachable', `cannot reach Redis at ${shownUrl} (${reason.replaceAll(url, shownUrl)})`, `start Redis there, or fix ${source}`);
   }
   const found = await checkRedisRequirements(redis);
   if (found.problems.length > 0) {

@@ -231,7 +231,7 @@ function layerFromEnv(env: NodeJS.ProcessEnv): Layer {
 function layerFromConfig(config: ConfigFile, path: string, from: BaseURLSource, warnings: string[]): Layer {
   const layer: Layer = { source: path };
   if (from !== 'user-config') {
-    for (const [key, value] of [['agent.passEnv', config.agent?.passEnv], ['evaluator.allowedBaseURLs', config.evaluator?.allowedBaseURLs], ['notify', config.notify]] as const) {
+    for (const [key, value] of [['agent.passEnv', config.agent?.passEnv], ['evaluator.allowedBaseURLs', config.evaluator?.allowedBaseURLs], ['notify', config.notify], ['cluster', config.cluster]] as const) {
       if (value !== undefined) warnings.push(`${path}: ${key} is ignored; only your user config (${USER_CONFIG_HINT}) can set it`);
     }
   }

@@ -13,6 +13,7 @@ import {
 } from './defaults.js';
 import { guardSchema } from './guard-schema.js';
 import { sandboxSchema } from './sandbox-schema.js';
+import { clusterSchema } from './cluster-schema.js';
 import { notifySchema } from './notify-schema.js';
 import { isolationSchema, worktreeSchema } from './isolation-schema.js';
 import { raceSchema } from './race-schema.js';
@@ -290,6 +291,7 @@ export const configFileSchema = z
     guard: guardSchema.optional(),
     sandbox: sandboxSchema.optional(),
     notify: notifySchema.optional(),
+    cluster: clusterSchema.optional(),
     isolation: isolationSchema.optional(),
     worktree: worktreeSchema.optional(),
     race: raceSchema.optional(),

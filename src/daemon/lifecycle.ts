@@ -96,18 +96,21 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
 /** What the daemon runs goals with: the embedded host, or the cluster's control plane (GOALD_REDIS_URL). */
 type RunningHost = GoalHost & { recover(): Promise<void>; detachAll(): Promise<void> };
 
-// Cluster mode's modules (BullMQ, ioredis) load only when GOALD_REDIS_URL asks for them.
+// Cluster mode's modules (BullMQ, ioredis) load only when GOALD_REDIS_URL or the user config's `cluster.redis` ask for them.
 async function createGoalHost(options: { store: Store; env: NodeJS.ProcessEnv; log: (line: string) => void; requestShutdown: () => void }): Promise<RunningHost> {
   const { store, env, log, requestShutdown } = options;
-  const url = env.GOALD_REDIS_URL ?? '';
-  if (url === '') return new DaemonGoalHost({ store, env, version: GOALD_VERSION, log, requestShutdown });
+  const { resolveClusterSettings } = await import('../cluster/cluster-settings.js');
+  const { settings: cluster, warnings: configWarnings } = await resolveClusterSettings(env);
+  for (const warning of configWarnings) log(`warning: ${warning}`);
+  if (cluster === null) return new DaemonGoalHost({ store, env, version: GOALD_VERSION, log, requestShutdown });
+  const { url } = cluster;
   const [{ connectCluster, logReachability }, { ClusterGoalHost }, { createTurnQueue }, { Redis }] = await Promise.all([
     import('../cluster/connect-cluster.js'),
     import('../cluster/cluster-goal-host.js'),
     import('../cluster/turn-queue.js'),
     import('ioredis'),
   ]);
-  const { redis: checked, shownUrl, warnings } = await connectCluster(url);
+  const { redis: checked, shownUrl, warnings } = await connectCluster(url, { source: cluster.urlSource });
   checked.disconnect();
   for (const warning of warnings) log(`cluster: warning: ${warning}`);
   log(`cluster mode: goals run on the workers of ${shownUrl}`);
@@ -120,5 +123,5 @@ async function createGoalHost(options: { store: Store; env: NodeJS.ProcessEnv; l
   await redis.connect();
   const queue = createTurnQueue(queueConnection);
   queue.on('error', () => undefined); // an outage, told once by logReachability
-  return new ClusterGoalHost({ redis, queue, connections: [redis, queueConnection, loopConnection], loopConnection, shownUrl, env, version: GOALD_VERSION, home: store.home, log, requestShutdown });
+  return new ClusterGoalHost({ redis, queue, connections: [redis, queueConnection, loopConnection], loopConnection, shownUrl, cluster, env, version: GOALD_VERSION, home: store.home, log, requestShutdown });
 }

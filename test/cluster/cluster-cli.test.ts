@@ -4,16 +4,19 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
+import { readCommittedTurns } from '../../src/cluster/turn-commit.js';
+import { createTurnQueue } from '../../src/cluster/turn-queue.js';
 import { runGit } from '../../src/workspace/git.js';
 import { submitGoal } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
 import { startGoaldWorker, stopGoaldWorkers, type GoaldWorker } from '../helpers/goald-workers.js';
 import { waitForProcessGone } from '../helpers/processes.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { goaldSandbox, type GoaldSandbox } from '../helpers/run-goald.js';
+import { goaldSandbox, writeUserConfig, type GoaldSandbox } from '../helpers/run-goald.js';
 import { waitUntil } from '../helpers/wait.js';
 
 let server: RedisServer;
@@ -181,6 +184,45 @@ describe('the CLI against a cluster', () => {
     // Never two runs live at once in the workspace.
     const spans = runs.map((goal) => [Date.parse(goal.createdAt), Date.parse(goal.finishedAt ?? '')] as const).sort((a, b) => a[0] - b[0]);
     for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
+  });
+
+  it("the user config's cluster section: the daemon finds Redis there, and its maxConcurrentTurns caps turns across the fleet", { timeout: 90_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    delete sandbox.env.GOALD_REDIS_URL;
+    await writeUserConfig(sandbox, { cluster: { redis: server.url, maxConcurrentTurns: 1 } });
+    // Room for six turns at once on the workers, and three goals that would use it.
+    for (const name of ['w3', 'w4']) workers.push(await startGoaldWorker(sandbox.root, name, server.url, ['--concurrency', '3']));
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { id } = await submitGoal(sandbox, [
+        'two lines', '-C', repo, '--agent', 'sleep 0.4; echo x >> progress.txt',
+        '--check', 'test "$(wc -l < progress.txt)" -ge 2', '--evaluator', 'none', '--cooldown', '0',
+      ]);
+      ids.push(id);
+    }
+    await waitUntil('all three achieved', async () => {
+      for (const id of ids) if ((await statusOf(sandbox, id)).status !== 'achieved') return false;
+      return true;
+    }, 60_000);
+    const redis = new Redis(server.url);
+    const queue = createTurnQueue(redis);
+    try {
+      expect(await queue.getGlobalConcurrency()).toBe(1);
+      const spans = (await Promise.all(ids.map((id) => readCommittedTurns(redis, id))))
+        .flat()
+        .map((record) => {
+          const { startedAt, finishedAt } = record as { startedAt: string; finishedAt: string };
+          return [Date.parse(startedAt), Date.parse(finishedAt)] as const;
+        })
+        .sort((a, b) => a[0] - b[0]);
+      expect(spans.length).toBe(9); // the pre-check and two turns each
+      // One turn at a time across the fleet: each starts after the one before ended.
+      for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
+    } finally {
+      await queue.removeGlobalConcurrency(); // the next tests share this Redis
+      await queue.close();
+      redis.disconnect();
+    }
   });
 
   it('a daemon whose Redis cannot be reached exits 3 naming it, its password hidden', async () => {

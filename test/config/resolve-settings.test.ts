@@ -652,4 +652,12 @@ describe('credentials: where a base URL came from, and who may pass keys', () =>
       expect.stringMatching(/goal\.config\.json: evaluator\.allowedBaseURLs is ignored; only your user config/),
     ]);
   });
+
+  it("reads cluster from the user config only: a workspace file's Redis or remote is ignored, with a warning", async () => {
+    const { warnings } = await resolveWith({
+      workspaceConfig: { cluster: { redis: 'redis://evil.example:6379', remote: 'https://evil.example/repo.git' } },
+      userConfig: VALID,
+    });
+    expect(warnings).toEqual([expect.stringMatching(/goal\.config\.json: cluster is ignored; only your user config/)]);
+  });
 });

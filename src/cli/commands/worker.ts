@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 
 import { resolveGoaldHome } from '../../../state/paths.js';
 import { failGoalAfterTurnError, hideUrlCredentials } from '../../cluster/cluster-goals.js';
+import { resolveClusterSettings } from '../../cluster/cluster-settings.js';
 import { createClusterTurnRunner } from '../../cluster/cluster-turn-runner.js';
 import { connectCluster, logReachability } from '../../cluster/connect-cluster.js';
 import { closeQueue, createTurnQueue, startTurnWorker } from '../../cluster/turn-queue.js';
@@ -29,12 +30,16 @@ export interface WorkerOptions {
 
 /** Runs a worker until a signal; resolves with the exit code. */
 export async function runWorkerCommand(options: WorkerOptions, io: CliIO): Promise<number> {
-  const url = io.env.GOALD_REDIS_URL ?? '';
-  if (url === '') throw new GoaldError('usage', 'goald worker needs a cluster, and GOALD_REDIS_URL is not set', 'set GOALD_REDIS_URL=redis://host:6379/0 to the Redis the daemon uses');
+  const { settings: cluster, warnings: configWarnings } = await resolveClusterSettings(io.env);
+  for (const warning of configWarnings) io.err(`goald worker: warning: ${warning}`);
+  if (cluster === null) {
+    throw new GoaldError('usage', 'goald worker needs a cluster: GOALD_REDIS_URL is not set, nor cluster.redis in your user config', 'set GOALD_REDIS_URL=redis://host:6379/0 to the Redis the daemon uses');
+  }
+  const { url } = cluster;
   const concurrency = options.concurrency === undefined ? 1 : parsePositiveInt(options.concurrency, '--concurrency');
   const lockDuration = options.lockDuration === undefined ? undefined : positiveDuration(options.lockDuration, '--lock-duration');
   const stalledInterval = options.stalledInterval === undefined ? undefined : positiveDuration(options.stalledInterval, '--stalled-interval');
-  const { redis: checked, shownUrl, warnings } = await connectCluster(url);
+  const { redis: checked, shownUrl, warnings } = await connectCluster(url, { source: cluster.urlSource });
   checked.disconnect();
   for (const warning of warnings) io.err(`goald worker: warning: ${warning}`);
   // A worker killed mid-turn must leave no agent editing or pushing.
