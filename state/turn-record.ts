@@ -74,7 +74,13 @@ const evaluatorUsageSchema = z.object({ inputTokens: z.number(), outputTokens: z
 
 const evaluationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('verdict'), verdict: verdictSchema, usage: evaluatorUsageSchema, model: z.string() }),
-  z.object({ kind: z.literal('error'), message: z.string(), usage: evaluatorUsageSchema, attempts: z.number() }),
+  z.object({
+    kind: z.literal('error'),
+    message: z.string(),
+    usage: evaluatorUsageSchema,
+    attempts: z.number(),
+    rateLimited: z.object({ retryAfterMs: z.number().nullable() }).optional(),
+  }),
   z.object({ kind: z.literal('skipped'), reason: z.string() }),
 ]);
 

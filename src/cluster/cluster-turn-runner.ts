@@ -15,6 +15,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { openStore } from '../../state/store.js';
+import type { TurnRecord } from '../../state/turn-record.js';
 import { appendTurnRecord, readTurnRecords, turnLogPath } from '../../state/turn-log.js';
 import type { GoalRecord, Store } from '../../state/types.js';
 import type { Redis } from 'ioredis';
@@ -165,11 +166,27 @@ async function concludeStep(
   };
   // A usage limit's pause resumes by itself at its reset: the next turn waits in the queue until then.
   const resumeAt = goal.status === 'paused' ? resumeAtOfSnapshot(goal.machine) : null;
+  const backPressureMs = backPressureOf(record, resumeAt, Date.now());
   return {
     record,
     state: next,
     status: resumeAt === null ? goal.status : 'active',
     nextTurnAt: resumeAt ?? nextTurnAtOfSnapshot(goal.machine),
     ...(promote ? { promote } : {}),
+    ...(backPressureMs > 0 ? { backPressureMs } : {}),
   };
+}
+
+// With no wait given, an evaluator's 429 holds the queue back this long.
+const DEFAULT_RATE_LIMIT_WAIT_MS = 30_000;
+
+/**
+ * How long the fleet should hold back after this turn: the wait its evaluator's 429 asked for (after the
+ * evaluator's own retries), or until its agent's usage limit resets; 0 when the turn met no limit.
+ */
+export function backPressureOf(record: TurnRecord | null, usageLimitResetAt: number | null, now: number): number {
+  const evaluation = record?.evaluation;
+  const fromEvaluator = evaluation?.kind === 'error' && evaluation.rateLimited !== undefined ? (evaluation.rateLimited.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS) : 0;
+  const fromAgent = usageLimitResetAt === null ? 0 : usageLimitResetAt - now;
+  return Math.max(0, fromEvaluator, fromAgent);
 }

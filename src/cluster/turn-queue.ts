@@ -18,6 +18,13 @@ import { CANCEL_CHANNEL, CLUSTER_PREFIX, commitTurn, readClusterGoal, type Clust
 /** How many times a turn that throws is tried before its goal fails (`cluster-error`). */
 export const TURN_ATTEMPTS = 3;
 
+// A 429 holds the whole queue back at most this long: a limit that lasts hours is probed once a minute by
+// whichever turn runs next, not by every goal at once.
+export const MAX_BACK_PRESSURE_MS = 60_000;
+
+// BullMQ honours a manual rate limit only on a worker with a limiter; this one never limits by itself.
+const NO_LIMIT = { max: 1_000_000, duration: 1_000 };
+
 // How long BullMQ's close may take once no turn runs, before its connections are cut.
 const CLOSE_WAIT_MS = 3_000;
 
@@ -70,6 +77,8 @@ export interface TurnOutcome {
   events?: readonly unknown[];
   /** Run once the fence committed this turn (a worker moves the goal's branch to the turn's commit). */
   promote?: () => Promise<void>;
+  /** The turn met a 429 (its evaluator's, or its agent's usage limit): no worker takes a turn for this long. */
+  backPressureMs?: number;
 }
 
 /** Runs one turn; `signal` aborts when the worker lost the job (the turn must stop and kill what it started). */
@@ -138,6 +147,7 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
       connection: options.connection,
       prefix: CLUSTER_PREFIX,
       concurrency: options.concurrency ?? 1,
+      limiter: NO_LIMIT,
       ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
       ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
     },
@@ -198,6 +208,10 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
       ...(outcome.events === undefined ? {} : { events: outcome.events }),
     });
     if (committed === 'committed') await outcome.promote?.();
+    // Back-pressure for the fleet: the provider said "too many"; every worker waits before its next turn.
+    if (committed === 'committed' && outcome.backPressureMs !== undefined && outcome.backPressureMs > 0) {
+      await worker.rateLimit(Math.min(outcome.backPressureMs, MAX_BACK_PRESSURE_MS));
+    }
     options.onTurn?.(turnJob, committed);
     if (committed === 'committed' && status === 'active') await enqueueTurn(queue, { ...turnJob, turn: turnJob.turn + 1 }, outcome.nextTurnAt ?? null);
   }

@@ -56,11 +56,13 @@ export interface AttemptFailure {
   /** The server's requested wait (retry-after-ms / retry-after), already parsed; null when absent. */
   retryAfterMs: number | null;
   message: string;
+  /** HTTP 429: the provider asks its callers to slow down. */
+  rateLimited?: boolean;
 }
 
 export type RetryOutcome<T> =
   | { ok: true; value: T; attempts: number }
-  | { ok: false; message: string; attempts: number };
+  | { ok: false; message: string; attempts: number; rateLimited?: { retryAfterMs: number | null } };
 
 // Runs `attempt` until it resolves or a failure is not retryable or retries run out. Rejects only when
 // `signal` aborts (with its reason); every other failure comes back as a value.
@@ -96,7 +98,8 @@ export async function callWithRetries<T>(
     const retriesUsed = attempts - 1;
     if (!failure.retryable || retriesUsed >= policy.retries) {
       const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
-      return { ok: false, message: `${failure.message} (after ${tries})`, attempts };
+      const rateLimited = failure.rateLimited === true ? { rateLimited: { retryAfterMs: failure.retryAfterMs } } : {};
+      return { ok: false, message: `${failure.message} (after ${tries})`, attempts, ...rateLimited };
     }
     await policy.clock.sleep(nextDelayMs(failure.retryAfterMs, retriesUsed + 1, policy), signal);
   }

@@ -55,6 +55,7 @@ export function describeSdkError(error: unknown, timedOut: boolean, context: Sdk
       retryable,
       retryAfterMs: parseRetryAfter(error.headers, now),
       message: `${where} answered HTTP ${error.status}: ${apiErrorDetail(error)}`,
+      ...(error.status === 429 ? { rateLimited: true } : {}),
     };
   }
   const message = error instanceof Error ? error.message : String(error);

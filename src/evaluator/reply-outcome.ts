@@ -17,7 +17,8 @@ export function toEvaluationResult(
 ): EvaluationResult {
   if (!outcome.ok) {
     const message = redactSecrets(`${provider} evaluator: ${outcome.message}`, secrets);
-    return { kind: 'error', message, usage: { inputTokens: 0, outputTokens: 0 }, attempts: outcome.attempts };
+    const rateLimited = outcome.rateLimited === undefined ? {} : { rateLimited: outcome.rateLimited };
+    return { kind: 'error', message, usage: { inputTokens: 0, outputTokens: 0 }, attempts: outcome.attempts, ...rateLimited };
   }
   const value = outcome.value;
   if (value.kind === 'malformed') {

@@ -38,7 +38,14 @@ export interface EvaluatorUsage {
 
 export type EvaluationResult =
   | { kind: 'verdict'; verdict: Verdict; usage: EvaluatorUsage; model: string }
-  | { kind: 'error'; message: string; usage: EvaluatorUsage; attempts: number }
+  | {
+      kind: 'error';
+      message: string;
+      usage: EvaluatorUsage;
+      attempts: number;
+      /** The provider's last answer was HTTP 429, with the wait it asked for (ms) when it said (a cluster backs off its queue). */
+      rateLimited?: { retryAfterMs: number | null };
+    }
   | { kind: 'skipped'; reason: string };
 
 export interface Evaluator {

@@ -22,6 +22,7 @@ const WORKER_SCRIPT = fileURLToPath(new URL('../fixtures/cluster/turn-worker.mjs
 interface WorkerLine {
   worker: string;
   pid: number;
+  at: number;
   event: 'ready' | 'running' | 'outcome';
   job?: TurnJob;
   outcome?: string;
@@ -113,6 +114,22 @@ async function startGoal(goalId: string): Promise<void> {
 }
 
 describe('turns on BullMQ across worker processes', () => {
+  it("a turn that met a 429 holds every worker back for the wait it was given; then the turns go on", async () => {
+    const env = { TURN_MS: '50', LAST_TURN: '4', BACK_PRESSURE: 'ga:1:2000' };
+    const pair = [await startWorker('w1', env), await startWorker('w2', env)];
+    for (const goal of ['ga', 'gb', 'gc']) await startGoal(goal);
+    for (const goal of ['ga', 'gb', 'gc']) await expect.poll(async () => (await readClusterGoal(redis, goal))?.status, { timeout: 30_000 }).toBe('achieved');
+    const lines = pair.flatMap((worker) => worker.lines);
+    const pressed = lines.find((line) => line.event === 'outcome' && line.job?.goalId === 'ga' && line.job.turn === 1);
+    if (pressed === undefined) throw new Error('turn 1 of ga was not seen');
+    const after = lines.filter((line) => line.event === 'running' && line.at > pressed.at).map((line) => line.at - pressed.at);
+    // Nothing started in the two seconds asked but a turn taken in the instant before the limit was set
+    // (a little less than two: the limit starts just before the outcome line); then the turns went on.
+    expect(after.filter((ms) => ms > 150 && ms < 1_800)).toEqual([]);
+    expect(after.filter((ms) => ms >= 1_800).length).toBeGreaterThan(0);
+    expect(await queue.getRateLimitTtl(1_000_000)).toBeLessThanOrEqual(0); // the limit has passed (1 000 000: only a 429 fills the limiter)
+  });
+
   it('runs 4 goals of 6 turns each to their end, each turn committed once, the turns spread over the workers', async () => {
     const started = await Promise.all(['w1', 'w2', 'w3'].map((name) => startWorker(name, { TURN_MS: '60', LAST_TURN: '5' })));
     const goals = ['ga', 'gb', 'gc', 'gd'];

@@ -196,6 +196,19 @@ describe('openai evaluator', () => {
     expect(fake.openai.requests).toHaveLength(3);
   });
 
+  it('says a final failure was a 429, with the wait the server asked for, and a 500 was not', async () => {
+    fake.openai.fail(429, undefined, { 'retry-after': '7' }).fail(429, undefined, { 'retry-after': '7' });
+    const limited = await makeEvaluator({ clock: recordingClock(), retries: 1 }).evaluate(makeInput());
+    expect(limited).toMatchObject({ kind: 'error', attempts: 2, rateLimited: { retryAfterMs: 7_000 } });
+    fake.openai.fail(429);
+    const noWait = await makeEvaluator({ clock: recordingClock(), retries: 0 }).evaluate(makeInput());
+    expect(noWait).toMatchObject({ kind: 'error', rateLimited: { retryAfterMs: null } });
+    fake.openai.fail(500);
+    const failed = await makeEvaluator({ clock: recordingClock(), retries: 0 }).evaluate(makeInput());
+    expect(failed.kind).toBe('error');
+    expect(failed).not.toHaveProperty('rateLimited');
+  });
+
   it('recovers when a 500 is followed by a good reply', async () => {
     fake.openai.fail(500).fail(503).reply(NOT_YET);
     const result = await makeEvaluator().evaluate(makeInput());
