@@ -30,7 +30,7 @@ import type { ProgressEvent } from '../supervisor/types.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
 import type { ClusterGoalState } from './cluster-goal-state.js';
 import { parseClusterGoalState } from './cluster-goal-state.js';
-import { attemptRef, checkoutTurn, commitTurnTree, fetchTurnBase, promoteTurn, pushAttempt, removeTurnCheckout } from './goal-branch.js';
+import { attemptRef, checkoutTurn, commitTurnTree, deleteAttemptRefs, fetchTurnBase, promoteTurn, pushAttempt, removeTurnCheckout } from './goal-branch.js';
 import { hideUrlCredentials } from './cluster-goals.js';
 import { readClusterGoal } from './turn-commit.js';
 import type { RunTurn, TurnJob, TurnOutcome } from './turn-queue.js';
@@ -142,6 +142,7 @@ async function concludeStep(
   // The turn's new files are in the goal's snapshot objects.
   const base = record === null ? state.base : await commitTurnTree(mirror, state.base, record.tree, `goald ${job.goalId} turn ${job.turn}`, path.join(goalDir, 'objects'));
   let promote: (() => Promise<void>) | undefined;
+  const ended = goal.status === 'achieved' || goal.status === 'failed';
   if (base !== state.base) {
     // One ref per attempt (a turn retried on this worker pushes a commit of its own).
     const ref = attemptRef(job.goalId, job.turn, `${options.workerName}-${randomBytes(4).toString('hex')}`);
@@ -157,6 +158,17 @@ async function concludeStep(
       }
     };
   }
+  // The goal ended: its branch is what stays; the attempt refs its turns left go.
+  const afterCommit = !ended
+    ? promote
+    : async (): Promise<void> => {
+        await promote?.();
+        try {
+          await deleteAttemptRefs(mirror, state.remote, job.goalId);
+        } catch (error) {
+          options.log(`goal ${job.goalId}: its attempt refs could not be deleted from the remote: ${hideUrlCredentials(error instanceof Error ? error.message : String(error))}`);
+        }
+      };
   const next: ClusterGoalState = {
     goal: { ...goal, workspace: state.goal.workspace, settings: state.goal.settings, owner: null, runningAgent: null },
     lastTurn: record ?? state.lastTurn,
@@ -172,7 +184,7 @@ async function concludeStep(
     state: next,
     status: resumeAt === null ? goal.status : 'active',
     nextTurnAt: resumeAt ?? nextTurnAtOfSnapshot(goal.machine),
-    ...(promote ? { promote } : {}),
+    ...(afterCommit ? { promote: afterCommit } : {}),
     ...(backPressureMs > 0 ? { backPressureMs } : {}),
   };
 }

@@ -91,6 +91,23 @@ export async function pushAttempt(mirror: string, remote: string, ref: string, c
 }
 
 /**
+ * Deletes a finished goal's attempt refs, on the remote (one push) and in the mirror: each turn left one
+ * or more, and only the branch is of use once the goal has ended. Resolves with how many were deleted.
+ */
+export async function deleteAttemptRefs(mirror: string, remote: string, goalId: string): Promise<number> {
+  const prefix = `refs/goald/${goalId}/`;
+  const listed = await git(['ls-remote', remote, `${prefix}*`], mirror);
+  const refs = listed.split('\n').flatMap((line) => {
+    const ref = line.split('\t')[1];
+    return ref?.startsWith(prefix) ? [ref] : [];
+  });
+  if (refs.length > 0) await git(['push', '--quiet', remote, ...refs.map((ref) => `:${ref}`)], mirror);
+  const local = await git(['for-each-ref', '--format=delete %(refname)', prefix], mirror);
+  if (local !== '') await runGit(['update-ref', '--stdin'], { cwd: mirror, input: `${local}\n` });
+  return refs.length;
+}
+
+/**
  * Moves the goal's branch on the remote from `base` to `commit`; `refused` when the branch is no longer at
  * `base` (another worker promoted first: this one's turn was not the committed one). From the mirror, as
  * pushAttempt.

@@ -75,7 +75,7 @@ export interface TurnOutcome {
   nextTurnAt?: number | null;
   /** The turn's progress events (goal-events.ts), committed with it. */
   events?: readonly unknown[];
-  /** Run once the fence committed this turn (a worker moves the goal's branch to the turn's commit). */
+  /** Run once the fence committed this turn (a worker moves the goal's branch to the turn's commit, and tidies up after a goal that ended). */
   promote?: () => Promise<void>;
   /** The turn met a 429 (its evaluator's, or its agent's usage limit): no worker takes a turn for this long. */
   backPressureMs?: number;

@@ -80,6 +80,8 @@ describe('the CLI against a cluster', () => {
     expect(events.filter((event) => event.type === 'turn.finished').map((event) => event.turn)).toEqual([1, 2, 3]);
     expect(events.at(-1)).toMatchObject({ type: 'goal.finished', status: 'achieved' });
     await waitUntil('the branch moved to turn 3', async () => (await runGit(['show', `goald/${id}:progress.txt`], { cwd: remote, allowFailure: true })).stdout === 'turn 1\nturn 2\nturn 3\n');
+    // The goal ended: the attempt refs its turns pushed are gone from the remote; the branch stays.
+    await waitUntil('the attempt refs deleted', async () => (await runGit(['for-each-ref', `refs/goald/${id}/`], { cwd: remote })).stdout === '');
     // The user's own checkout is untouched: the turns ran on the workers' worktrees.
     expect((await runGit(['status', '--porcelain'], { cwd: repo })).stdout).toBe('');
   });

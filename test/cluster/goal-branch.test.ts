@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { attemptRef, checkoutTurn, commitTurnTree, fetchTurnBase, goalBranchRef, promoteTurn, pushAttempt, removeTurnCheckout } from '../../src/cluster/goal-branch.js';
+import { attemptRef, checkoutTurn, commitTurnTree, deleteAttemptRefs, fetchTurnBase, goalBranchRef, promoteTurn, pushAttempt, removeTurnCheckout } from '../../src/cluster/goal-branch.js';
 import { runGit } from '../../src/workspace/git.js';
 
 let root: string;
@@ -82,6 +82,20 @@ describe('a goal branch moved only by the committed attempt', () => {
     // A promotion leasing an old base (a worker that slept through a whole turn) moves nothing back.
     expect(await promoteTurn(first.mirror, remote, 'g1', first.commit, base)).toBe('refused');
     expect(await git(['rev-parse', goalBranchRef('g1')], remote)).toBe(second.commit);
+  });
+
+  it("a goal that ended loses its attempt refs, on the remote and in the mirror; its branch and other goals' refs stay", async () => {
+    const first = await attempt('w1', base, 1, 'one\n');
+    const retried = await attempt('w2', base, 1, 'one again\n');
+    expect(await promoteTurn(retried.mirror, remote, 'g1', retried.commit, base)).toBe('moved');
+    await runGit(['push', '--quiet', remote, `${base}:refs/goald/g2/t1-w1`], { cwd: first.mirror });
+    await runGit(['fetch', '--quiet', remote, '+refs/goald/g1/*:refs/goald/g1/*'], { cwd: first.mirror });
+    expect(await deleteAttemptRefs(first.mirror, remote, 'g1')).toBe(2);
+    expect(await git(['for-each-ref', '--format=%(refname)', 'refs/goald/'], remote)).toBe('refs/goald/g2/t1-w1');
+    expect(await git(['for-each-ref', '--format=%(refname)', 'refs/goald/g1/'], first.mirror)).toBe('');
+    expect(await git(['rev-parse', goalBranchRef('g1')], remote)).toBe(retried.commit);
+    // Nothing left to delete is no error.
+    expect(await deleteAttemptRefs(first.mirror, remote, 'g1')).toBe(0);
   });
 
   it('a turn that changed nothing commits nothing: its commit is the base, and promoting it keeps the branch', async () => {
