@@ -79,7 +79,8 @@ function finishedAtMs(goal: GoalRecord): number {
   return Date.parse(goal.finishedAt ?? goal.updatedAt);
 }
 
-function selectPrunable(state: StateFile, options: PruneOptions): { prune: GoalRecord[]; kept: number } {
+/** The finished goals no limit protects, newest first, and how many finished goals are kept. */
+export function selectPrunable(state: Pick<StateFile, 'goals' | 'loops'>, options: PruneOptions): { prune: GoalRecord[]; kept: number } {
   const finished = state.goals
     .filter((goal) => goal.status === 'achieved' || goal.status === 'failed')
     .sort((a, b) => finishedAtMs(b) - finishedAtMs(a));

@@ -18,6 +18,7 @@ import type {
   EditGoalResponse,
   EventSubscription,
   GoalHost,
+  PruneRequest,
   StartGoalRequest,
   StartGoalResponse,
 } from '../daemon/types.js';
@@ -27,6 +28,7 @@ import type { RaceRecord } from '../race/race-record.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import { runGit } from '../workspace/git.js';
 import { ClusterLoops, loopOwnerOf } from './cluster-loops.js';
+import { pruneClusterGoals } from './prune-cluster-goals.js';
 import type { ClusterSettings } from './cluster-settings.js';
 import {
   addClusterGoalEvent,
@@ -200,6 +202,17 @@ export class ClusterGoalHost implements GoalHost {
     };
   }
 
+  /** `goald prune`: finished goals leave Redis by the rules they leave a home by; their branches stay. */
+  async prune(request: PruneRequest): Promise<PruneResult> {
+    const goals = await this.readGoals();
+    // Deletion acts on the cluster as it is, never on goals as last read.
+    if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot prune: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
+    const loops = await this.loops.list();
+    const result = await pruneClusterGoals(this.options.redis, { goals, loops }, { ...request, now: Date.now() });
+    if (!request.dryRun && result.goals.length > 0) this.options.log(`pruned ${result.goals.length} finished goals from the cluster`);
+    return result;
+  }
+
   info(): { pid: number; version: string; startedAt: string; home: string; goalsRunning: number } {
     return { pid: process.pid, version: this.options.version, startedAt: this.startedAt, home: this.options.home, goalsRunning: this.goalsRunning };
   }
@@ -233,9 +246,6 @@ export class ClusterGoalHost implements GoalHost {
   }
   syncLoops(): Promise<LoopRecord[]> {
     return notOnCluster('goald loop sync', 'declare the loop with goald loop <every> instead of in goal.config.json');
-  }
-  prune(): Promise<PruneResult> {
-    return notOnCluster('goald prune', 'finished cluster goals are kept in Redis');
   }
   startRace(): Promise<RaceRecord> {
     return notOnCluster('goald race', 'run the race from a daemon without GOALD_REDIS_URL');

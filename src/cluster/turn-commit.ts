@@ -113,6 +113,27 @@ export async function failClusterGoal(redis: Redis, goalId: string, epoch: numbe
   return (await redis.eval(FAIL_SCRIPT, 1, goalKey(goalId), String(epoch), message)) === 1;
 }
 
+// KEYS: the goal's hash, its turn list, its event stream, the set of goals. ARGV: the goal's id. Deletes a
+// goal that is not live (active or paused); returns 1 when it did.
+const DELETE_SCRIPT = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == false or status == 'active' or status == 'paused' then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('ZREM', KEYS[4], ARGV[1])
+return 1
+`;
+
+/** Deletes a finished goal from the cluster (`goald prune`): its state, turns and events; false when it is live or gone. */
+export async function deleteClusterGoal(redis: Redis, goalId: string): Promise<boolean> {
+  return (await redis.eval(DELETE_SCRIPT, 4, goalKey(goalId), turnsKey(goalId), eventsKey(goalId), GOALS_KEY, goalId)) === 1;
+}
+
+/** The bytes Redis holds for a goal (its state, turns and events), as MEMORY USAGE counts them. */
+export async function clusterGoalBytes(redis: Redis, goalId: string): Promise<number> {
+  const sizes = await Promise.all([goalKey(goalId), turnsKey(goalId), eventsKey(goalId)].map((key) => redis.memory('USAGE', key)));
+  return sizes.reduce<number>((sum, size) => sum + (typeof size === 'number' ? size : 0), 0);
+}
+
 /** A goal's committed turn records, parsed, in order. */
 export async function readCommittedTurns(redis: Redis, goalId: string): Promise<unknown[]> {
   return (await redis.lrange(turnsKey(goalId), 0, -1)).map((text) => JSON.parse(text) as unknown);

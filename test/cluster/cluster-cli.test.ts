@@ -227,6 +227,40 @@ describe('the CLI against a cluster', () => {
     }
   });
 
+  it('prune deletes finished goals from Redis by the usual limits; live goals and branches stay', { timeout: 90_000 }, async () => {
+    const { sandbox, repo, remote } = await cluster();
+    const finished: string[] = [];
+    for (const line of ['one', 'two']) {
+      const { id } = await submitGoal(sandbox, [`a line ${line}`, '-C', repo, '--agent', `echo ${line} >> progress.txt`, '--check', 'test -s progress.txt', '--evaluator', 'none']);
+      await waitUntil(`goal ${id} achieved`, async () => (await statusOf(sandbox, id)).status === 'achieved', 30_000);
+      finished.push(id);
+    }
+    const { id: live } = await submitGoal(sandbox, ['never met', '-C', repo, '--agent', 'sleep 0.2', '--check', 'false', '--evaluator', 'none', '--cooldown', '1s', '--max-turns', '50']);
+    const [older, newer] = finished as [string, string];
+
+    const dry = await sandbox.run(['prune', '--older-than', '0', '--keep', '0', '--dry-run', '--json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const planned = JSON.parse(dry.stdout) as { dryRun: boolean; goals: Array<{ id: string; bytes: number }> };
+    expect(planned.goals.map((goal) => goal.id).sort()).toEqual([...finished].sort());
+    expect(planned.goals.every((goal) => goal.bytes > 0)).toBe(true);
+
+    const real = await sandbox.run(['prune', '--older-than', '0', '--keep', '1', '--json']);
+    expect(real.code, real.stderr).toBe(0);
+    expect(JSON.parse(real.stdout)).toMatchObject({ type: 'prune.finished', dryRun: false, goals: [{ id: older, status: 'achieved' }], kept: 1 });
+    const redis = new Redis(server.url);
+    try {
+      expect(await redis.exists(`{goald}:goal:${older}`, `{goald}:goal:${older}:turns`, `{goald}:goal:${older}:events`)).toBe(0);
+      expect(await redis.exists(`{goald}:goal:${newer}`, `{goald}:goal:${live}`)).toBe(2);
+    } finally {
+      redis.disconnect();
+    }
+    const history = await sandbox.run(['history', '--json']);
+    expect((JSON.parse(history.stdout) as { goals: GoalRecord[] }).goals.map((goal) => goal.id)).toEqual([newer, live]);
+    // The pruned goal's work stays on its branch.
+    expect((await runGit(['show', `goald/${older}:progress.txt`], { cwd: remote })).stdout).toBe('one\n');
+    expect((await sandbox.run(['stop', live])).code).toBe(0);
+  });
+
   it('a daemon whose Redis cannot be reached exits 3 naming it, its password hidden', async () => {
     const sandbox = await goaldSandbox();
     const run = await sandbox.run(['daemon', '--foreground'], { env: { GOALD_REDIS_URL: 'redis://:s3cret@127.0.0.1:1/0' } });

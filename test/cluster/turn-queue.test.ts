@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectCluster } from '../../src/cluster/connect-cluster.js';
 import { checkRedisRequirements } from '../../src/cluster/redis-requirements.js';
 import { EXIT, GoaldError } from '../../src/errors.js';
-import { commitTurn, createClusterGoal, readClusterGoal, readCommittedTurns, setClusterGoalStatus } from '../../src/cluster/turn-commit.js';
+import { clusterGoalBytes, commitTurn, createClusterGoal, deleteClusterGoal, readClusterGoal, readCommittedTurns, setClusterGoalStatus } from '../../src/cluster/turn-commit.js';
 import { pauseClusterGoal, resumeClusterGoal, stopClusterGoal } from '../../src/cluster/goal-control.js';
 import { reconcileTurns } from '../../src/cluster/reconciler.js';
 import { createTurnQueue, enqueueTurn, startTurnWorker, turnJobId, type TurnJob } from '../../src/cluster/turn-queue.js';
@@ -310,6 +310,24 @@ describe('the fence', () => {
     await expect.poll(async () => (await readClusterGoal(redis, 'gagain'))?.status, { timeout: 10_000 }).toBe('achieved');
     expect(seen).toEqual(['1:skipped', '2:committed', '3:committed']);
     expect(((await readCommittedTurns(redis, 'gagain')) as Array<{ turn: number }>).map((record) => record.turn)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('deleteClusterGoal', () => {
+  it('deletes a finished or stopped goal whole, and never a live one', async () => {
+    for (const [goalId, status] of [['live', 'active'], ['held', 'paused'], ['done', 'achieved'], ['halted', 'stopped']] as const) {
+      await startGoal(goalId);
+      await setClusterGoalStatus(redis, goalId, status);
+    }
+    await redis.xadd('{goald}:goal:done:events', '*', 'event', '{}');
+    expect(await clusterGoalBytes(redis, 'done')).toBeGreaterThan(0);
+    expect(await deleteClusterGoal(redis, 'live')).toBe(false);
+    expect(await deleteClusterGoal(redis, 'held')).toBe(false);
+    expect(await deleteClusterGoal(redis, 'done')).toBe(true);
+    expect(await deleteClusterGoal(redis, 'halted')).toBe(true);
+    expect(await deleteClusterGoal(redis, 'done')).toBe(false); // gone already
+    expect(await redis.keys('{goald}:goal:done*')).toEqual([]);
+    expect((await redis.zrange('{goald}:goals', 0, -1)).sort()).toEqual(['held', 'live']);
   });
 });
 
