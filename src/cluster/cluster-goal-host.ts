@@ -36,7 +36,7 @@ import {
   listClusterGoalRecords,
   readClusterGoalEvents,
 } from './cluster-goals.js';
-import { pauseClusterGoal, resumeClusterGoal, stopClusterGoal } from './goal-control.js';
+import { guideClusterGoal, pauseClusterGoal, resumeClusterGoal, stopClusterGoal } from './goal-control.js';
 import { reconcileTurns } from './reconciler.js';
 import { submitClusterGoal } from './submit-goal.js';
 import { readClusterGoal } from './turn-commit.js';
@@ -177,6 +177,12 @@ export class ClusterGoalHost implements GoalHost {
     return this.getGoal(goal.id);
   }
 
+  /** `goald say`: guidance for the goal's next turn, on whichever worker runs it. */
+  async guideGoal(ref: string, text: string): Promise<{ goal: GoalRecord; pending: number }> {
+    const goal = await this.liveGoal(ref, 'guide');
+    return { goal, pending: await guideClusterGoal(this.options.redis, goal.id, text) };
+  }
+
   async stopGoal(ref: string): Promise<GoalRecord> {
     const goal = await this.liveGoal(ref, 'stop');
     await stopClusterGoal(this.options.redis, this.options.queue, goal.id);
@@ -225,9 +231,6 @@ export class ClusterGoalHost implements GoalHost {
   // Not on a cluster yet: each says so, with what works instead.
   rollbackGoal(): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {
     return notOnCluster('goald rollback', `check out an earlier commit of the goal's branch goald/<id>`);
-  }
-  guideGoal(): Promise<{ goal: GoalRecord; pending: number }> {
-    return notOnCluster('goald say', 'stop the goal and start it again with the guidance in its condition');
   }
   editGoal(): Promise<EditGoalResponse> {
     return notOnCluster('goald edit', 'stop the goal and start it again with the new settings');

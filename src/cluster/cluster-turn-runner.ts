@@ -32,7 +32,7 @@ import type { ClusterGoalState } from './cluster-goal-state.js';
 import { parseClusterGoalState } from './cluster-goal-state.js';
 import { attemptRef, checkoutTurn, commitTurnTree, deleteAttemptRefs, fetchTurnBase, promoteTurn, pushAttempt, removeTurnCheckout } from './goal-branch.js';
 import { hideUrlCredentials } from './cluster-goals.js';
-import { readClusterGoal } from './turn-commit.js';
+import { guidanceKey, readClusterGoal } from './turn-commit.js';
 import type { RunTurn, TurnJob, TurnOutcome } from './turn-queue.js';
 
 export interface ClusterTurnRunnerOptions {
@@ -66,10 +66,12 @@ export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunT
     const turnStore = await store;
     try {
       const events: ProgressEvent[] = [];
-      await runOneStep(turnStore, state, tree, options, signal, events);
+      // The owner's guidance (`goald say`) for this turn's prompt; used up only if the turn is committed.
+      const guidance = await options.redis.lrange(guidanceKey(job.goalId), 0, -1);
+      await runOneStep(turnStore, state, tree, { ...options, guidance }, signal, events);
       // Cancelled: the worker commits nothing of it (turn-queue.ts), so there is nothing to conclude.
       if (signal.aborted) return { record: null, state: null, status: 'active' };
-      return { ...(await concludeStep(turnStore, state, { job, mirror }, options)), events };
+      return { ...(await concludeStep(turnStore, state, { job, mirror, guidanceRead: guidance.length }, options)), events };
     } finally {
       await removeTurnCheckout(tree);
     }
@@ -90,7 +92,7 @@ async function runOneStep(
   store: Store,
   state: ClusterGoalState,
   tree: string,
-  options: ClusterTurnRunnerOptions,
+  options: ClusterTurnRunnerOptions & { guidance: readonly string[] },
   signal: AbortSignal,
   events: ProgressEvent[],
 ): Promise<void> {
@@ -113,6 +115,7 @@ async function runOneStep(
     owner: 'daemon',
     ...(goal.machine === null ? {} : { restored: { machine: goal.machine, lastTurn: state.lastTurn, initialTree: state.initialTree } }),
   });
+  for (const text of options.guidance) supervisor.addGuidance(text);
   // Cancelled (pause now, stop, a lost lock): the agent's group is killed and the goal let go, unstored.
   const onAbort = (): void => supervisor.detach();
   signal.addEventListener('abort', onAbort, { once: true });
@@ -128,7 +131,7 @@ async function runOneStep(
 async function concludeStep(
   store: Store,
   state: ClusterGoalState,
-  step: { job: TurnJob; mirror: string },
+  step: { job: TurnJob; mirror: string; guidanceRead: number },
   options: ClusterTurnRunnerOptions,
 ): Promise<TurnOutcome> {
   const { job, mirror } = step;
@@ -186,6 +189,8 @@ async function concludeStep(
     nextTurnAt: resumeAt ?? nextTurnAtOfSnapshot(goal.machine),
     ...(afterCommit ? { promote: afterCommit } : {}),
     ...(backPressureMs > 0 ? { backPressureMs } : {}),
+    // The prompt took every piece read (keeping the newest few, as on one machine): all are used up.
+    ...(record !== null && (record.guidance?.length ?? 0) > 0 ? { guidanceUsed: step.guidanceRead } : {}),
   };
 }
 

@@ -1,14 +1,15 @@
-// Pause, resume and stop for a goal whose turns run on cluster workers. A pause at the boundary only marks
-// the goal: its running turn ends and commits, and the fence keeps the goal paused, so no next turn is
-// enqueued. A pause now, and a stop, also name the turn in flight as cancelled, take the waiting turn job
-// off the queue, and broadcast a cancel that the worker holding the turn turns into `cancelJob` (its
-// agent's group is killed). Pub/sub loses messages to a worker that is reconnecting, so workers also read
-// the goal's hash every few seconds during a turn (turn-queue.ts).
+// Pause, resume, stop and guidance (`say`) for a goal whose turns run on cluster workers. A pause at the
+// boundary only marks the goal: its running turn ends and commits, and the fence keeps the goal paused, so
+// no next turn is enqueued. A pause now, and a stop, also name the turn in flight as cancelled, take the
+// waiting turn job off the queue, and broadcast a cancel that the worker holding the turn turns into
+// `cancelJob` (its agent's group is killed). Pub/sub loses messages to a worker that is reconnecting, so
+// workers also read the goal's hash every few seconds during a turn (turn-queue.ts).
 
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
-import { CANCEL_CHANNEL, goalKey, readClusterGoal, type ClusterGoal } from './turn-commit.js';
+import { MAX_GUIDANCE_CHARS } from '../prompt/guidance-block.js';
+import { CANCEL_CHANNEL, goalKey, guidanceKey, readClusterGoal, type ClusterGoal } from './turn-commit.js';
 import { enqueueTurn, turnJobId } from './turn-queue.js';
 
 /** Pauses a goal: at the end of its turn, or (`now`) cancelling the turn, which runs again on resume. */
@@ -48,4 +49,12 @@ async function requireGoal(redis: Redis, goalId: string): Promise<ClusterGoal> {
   const goal = await readClusterGoal(redis, goalId);
   if (goal === null) throw new Error(`goal ${goalId} is not in the cluster`);
   return goal;
+}
+
+/**
+ * Adds the owner's guidance (`goald say`) for the goal's next turn, on whichever worker runs it; resolves
+ * how many pieces wait. A piece is used up only by a turn that is committed (turn-commit.ts).
+ */
+export async function guideClusterGoal(redis: Redis, goalId: string, text: string): Promise<number> {
+  return redis.rpush(guidanceKey(goalId), text.slice(0, MAX_GUIDANCE_CHARS));
 }

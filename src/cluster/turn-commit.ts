@@ -23,6 +23,11 @@ function turnsKey(goalId: string): string {
   return `${CLUSTER_PREFIX}:goal:${goalId}:turns`;
 }
 
+/** The owner's guidance (`goald say`) no committed turn's prompt has carried yet, oldest first. */
+export function guidanceKey(goalId: string): string {
+  return `${CLUSTER_PREFIX}:goal:${goalId}:guidance`;
+}
+
 /** The stream of a goal's progress events (`logs -f`): each committed turn's, added with it. */
 export function eventsKey(goalId: string): string {
   return `${CLUSTER_PREFIX}:goal:${goalId}:events`;
@@ -63,9 +68,11 @@ const commitReplySchema = z.tuple([z.enum(['committed', 'lost-lock', 'stale-epoc
 /** What became of a commit: only `committed` wrote anything. */
 export type CommitOutcome = z.infer<typeof commitReplySchema>[0];
 
-// KEYS: the job's lock, the goal's hash, its turn list, its event stream. ARGV: token, epoch, turn, record
-// JSON (empty: no record, the goal ended before the turn ran), state JSON, the status the goal has after the turn, how many events the stream keeps, then the
-// turn's events (JSON each). A goal paused during the turn stays paused (the turn is kept: a pause waits
+// KEYS: the job's lock, the goal's hash, its turn list, its event stream, its guidance list. ARGV: token,
+// epoch, turn, record JSON (empty: no record, the goal ended before the turn ran), state JSON, the status
+// the goal has after the turn, how many events the stream keeps, how many pieces of guidance the turn's
+// prompt carried (taken off the list's head: guidance is used up only by a turn that is committed), then
+// the turn's events (JSON each). A goal paused during the turn stays paused (the turn is kept: a pause waits
 // for the turn's end). Returns the outcome and the goal's status after it.
 const COMMIT_SCRIPT = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lost-lock', ''} end
@@ -77,7 +84,8 @@ local status = ARGV[6]
 if goal[2] == 'paused' and status == 'active' then status = 'paused' end
 if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[4]) end
 redis.call('HSET', KEYS[2], 'committedTurn', ARGV[3], 'state', ARGV[5], 'status', status)
-for i = 8, #ARGV do redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], '*', 'event', ARGV[i]) end
+if tonumber(ARGV[8]) > 0 then redis.call('LTRIM', KEYS[5], tonumber(ARGV[8]), -1) end
+for i = 9, #ARGV do redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7], '*', 'event', ARGV[i]) end
 return {'committed', status}
 `;
 
@@ -113,19 +121,19 @@ export async function failClusterGoal(redis: Redis, goalId: string, epoch: numbe
   return (await redis.eval(FAIL_SCRIPT, 1, goalKey(goalId), String(epoch), message)) === 1;
 }
 
-// KEYS: the goal's hash, its turn list, its event stream, the set of goals. ARGV: the goal's id. Deletes a
+// KEYS: the goal's hash, its turn list, its event stream, its guidance, the set of goals. ARGV: the goal's id. Deletes a
 // goal that is not live (active or paused); returns 1 when it did.
 const DELETE_SCRIPT = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == false or status == 'active' or status == 'paused' then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('ZREM', KEYS[5], ARGV[1])
 return 1
 `;
 
 /** Deletes a finished goal from the cluster (`goald prune`): its state, turns and events; false when it is live or gone. */
 export async function deleteClusterGoal(redis: Redis, goalId: string): Promise<boolean> {
-  return (await redis.eval(DELETE_SCRIPT, 4, goalKey(goalId), turnsKey(goalId), eventsKey(goalId), GOALS_KEY, goalId)) === 1;
+  return (await redis.eval(DELETE_SCRIPT, 5, goalKey(goalId), turnsKey(goalId), eventsKey(goalId), guidanceKey(goalId), GOALS_KEY, goalId)) === 1;
 }
 
 /** The bytes Redis holds for a goal (its state, turns and events), as MEMORY USAGE counts them. */
@@ -153,17 +161,20 @@ export interface TurnCommit {
   status: ClusterGoalStatus;
   /** The turn's progress events, added to the goal's stream only if the turn is committed. */
   events?: readonly unknown[];
+  /** How many pieces of guidance (the oldest) the turn's prompt carried. */
+  guidanceUsed?: number;
 }
 
 /** Commits a turn if, and only if, the fence holds (see the top of this file); with the goal's status after it. */
 export async function commitTurn(redis: Redis, commit: TurnCommit): Promise<{ outcome: CommitOutcome; status: string }> {
   const reply = await redis.eval(
     COMMIT_SCRIPT,
-    4,
+    5,
     commit.lockKey,
     goalKey(commit.goalId),
     turnsKey(commit.goalId),
     eventsKey(commit.goalId),
+    guidanceKey(commit.goalId),
     commit.token,
     String(commit.epoch),
     String(commit.turn),
@@ -171,6 +182,7 @@ export async function commitTurn(redis: Redis, commit: TurnCommit): Promise<{ ou
     JSON.stringify(commit.state),
     commit.status,
     EVENTS_KEPT,
+    String(commit.guidanceUsed ?? 0),
     ...(commit.events ?? []).map((event) => JSON.stringify(event)),
   );
   const parsed = commitReplySchema.safeParse(reply);

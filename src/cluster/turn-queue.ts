@@ -77,6 +77,8 @@ export interface TurnOutcome {
   events?: readonly unknown[];
   /** Run once the fence committed this turn (a worker moves the goal's branch to the turn's commit, and tidies up after a goal that ended). */
   promote?: () => Promise<void>;
+  /** How many pieces of the owner's guidance (the oldest) the turn's prompt carried: used up if it commits. */
+  guidanceUsed?: number;
   /** The turn met a 429 (its evaluator's, or its agent's usage limit): no worker takes a turn for this long. */
   backPressureMs?: number;
 }
@@ -206,6 +208,7 @@ export function startTurnWorker(options: TurnWorkerOptions): TurnWorker {
       state: outcome.state,
       status: outcome.status,
       ...(outcome.events === undefined ? {} : { events: outcome.events }),
+      ...(outcome.guidanceUsed === undefined ? {} : { guidanceUsed: outcome.guidanceUsed }),
     });
     if (committed === 'committed') await outcome.promote?.();
     // Back-pressure for the fleet: the provider said "too many"; every worker waits before its next turn.

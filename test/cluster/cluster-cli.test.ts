@@ -3,6 +3,7 @@
 // one machine. The user's repository reaches the workers through its `origin`, a bare repository here.
 
 import { readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -228,6 +229,10 @@ describe('the CLI against a cluster', () => {
   });
 
   it('prune deletes finished goals from Redis by the usual limits; live goals and branches stay', { timeout: 90_000 }, async () => {
+    // The goals of this file's other tests are on the same Redis: this test's are the only ones.
+    const flusher = new Redis(server.url);
+    await flusher.flushall();
+    flusher.disconnect();
     const { sandbox, repo, remote } = await cluster();
     const finished: string[] = [];
     for (const line of ['one', 'two']) {
@@ -259,6 +264,46 @@ describe('the CLI against a cluster', () => {
     // The pruned goal's work stays on its branch.
     expect((await runGit(['show', `goald/${older}:progress.txt`], { cwd: remote })).stdout).toBe('one\n');
     expect((await sandbox.run(['stop', live])).code).toBe(0);
+  });
+
+  it('say reaches the next turn on whichever worker runs it, and is used up only by a turn that is committed', { timeout: 90_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    const prompts = path.join(sandbox.root, 'prompts');
+    await mkdir(prompts);
+    const gate = (turn: number): string => path.join(sandbox.root, `go-${turn}`);
+    // Each turn keeps its prompt, then waits for its gate; the check never passes, so turn 2 is the last.
+    const agent = `cp "$GOALD_PROMPT_FILE" ${prompts}/turn-$GOALD_TURN-$$.txt; while [ ! -f ${sandbox.root}/go-$GOALD_TURN ]; do sleep 0.05; done`;
+    const { id } = await submitGoal(sandbox, ['never met', '-C', repo, '--agent', agent, '--check', 'false', '--evaluator', 'none', '--cooldown', '0', '--max-turns', '2']);
+    const promptsOf = async (turn: number): Promise<string[]> =>
+      Promise.all((await readdir(prompts)).filter((name) => name.startsWith(`turn-${turn}-`)).map((name) => readFile(path.join(prompts, name), 'utf8')));
+    await waitUntil('turn 1 running', async () => (await promptsOf(1)).length === 1, 30_000);
+
+    const said = await sandbox.run(['say', id, 'the flaky test is in src/net', '--json']);
+    expect(said.code, said.stderr).toBe(0);
+    expect(JSON.parse(said.stdout)).toEqual({ type: 'goal.guided', id, pending: 1 });
+    await writeFile(gate(1), '');
+    // Turn 2 carries it; a pause now cancels that turn, so the guidance waits for the turn run again.
+    await waitUntil('turn 2 running', async () => (await promptsOf(2)).length === 1, 30_000);
+    expect((await sandbox.run(['pause', id, '--now'])).code).toBe(0);
+    await writeFile(gate(2), '');
+    expect((await sandbox.run(['resume', id])).code).toBe(0);
+    await waitUntil(`goal ${id} ended`, async () => (await statusOf(sandbox, id)).status === 'failed', 30_000);
+
+    const second = await promptsOf(2);
+    expect(second).toHaveLength(2);
+    for (const prompt of second) expect(prompt).toContain('> the flaky test is in src/net');
+    expect((await promptsOf(1))[0]).not.toContain('Guidance from the user');
+    const redis = new Redis(server.url);
+    try {
+      const turns = (await readCommittedTurns(redis, id)) as Array<{ turn: number; guidance?: string[] }>;
+      expect(turns.map((turn) => turn.guidance ?? [])).toEqual([[], [], ['the flaky test is in src/net']]);
+      expect(await redis.llen(`{goald}:goal:${id}:guidance`)).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+    // A finished goal takes none.
+    const late = await sandbox.run(['say', id, 'one more thing']);
+    expect(late.code).toBe(2);
   });
 
   it('a daemon whose Redis cannot be reached exits 3 naming it, its password hidden', async () => {
