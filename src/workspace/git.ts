@@ -78,11 +78,18 @@ const TREE_ONLY_COMMANDS = new Set([
   'commit-tree',
   'config',
   'diff-tree',
+  // Object transport and repository set-up: a cluster turn runs several (goal-branch.ts), and none reads
+  // a work-tree file.
+  'fetch',
   'for-each-ref',
+  'init',
+  'ls-remote',
   'ls-tree',
   'merge-base',
   'mktree',
+  'pack-objects',
   'patch-id',
+  'push',
   'rev-list',
   'rev-parse',
   'show-ref',
