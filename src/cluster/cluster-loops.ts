@@ -23,6 +23,7 @@ import { loopRecordSchema } from '../../state/state-schema.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { parseStartGoalRequest } from '../daemon/request-schemas.js';
 import { isLiveGoal, resolveLoopRef } from '../daemon/resolve-goal.js';
+import { SerialQueue } from '../daemon/serial-queue.js';
 import { parseSchedule } from '../daemon/schedule.js';
 import type { CreateLoopRequest, StartGoalRequest } from '../daemon/types.js';
 import { GoaldError } from '../errors.js';
@@ -84,6 +85,8 @@ export interface ClusterLoopsOptions {
 export class ClusterLoops {
   private readonly queues = new Map<string, Queue>();
   private worker: Worker | null = null;
+  // A tick and a `loop run` of this daemon's loops, one at a time: two runs never both find the workspace free.
+  private readonly runs = new SerialQueue();
 
   constructor(private readonly options: ClusterLoopsOptions) {}
 
@@ -175,7 +178,7 @@ export class ClusterLoops {
   async fire(ref: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
     const { loop, owner } = await this.find(ref);
     if (loop.stopped) throw new GoaldError('conflict', `loop ${loop.id} is stopped`, 'create a new one with goald loop');
-    if (owner === this.options.owner) return { loop, outcome: await this.runOnce(loop.id, { late: false }) };
+    if (owner === this.options.owner) return { loop, outcome: await this.runs.run(() => this.runOnce(loop.id, { late: false })) };
     await this.queueOf(owner).add('run-now', { loopId: loop.id }, { removeOnComplete: true, removeOnFail: 100 });
     return { loop, outcome: 'waiting' };
   }
@@ -208,7 +211,7 @@ export class ClusterLoops {
   private async tick(job: Job): Promise<void> {
     const { loopId } = tickSchema.parse(job.data);
     const scheduledAt = job.timestamp + (job.opts.delay ?? 0);
-    await this.runOnce(loopId, { late: job.name === 'tick' && Date.now() - scheduledAt > LATE_TICK_MS });
+    await this.runs.run(() => this.runOnce(loopId, { late: job.name === 'tick' && Date.now() - scheduledAt > LATE_TICK_MS }));
   }
 
   // One run: a fresh goal, unless the loop is stopped, a goal is live in its workspace, or the tick came too late.
