@@ -74,8 +74,22 @@ export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunT
       return { ...(await concludeStep(turnStore, state, { job, mirror, guidanceRead: guidance.length }, options)), events };
     } finally {
       await removeTurnCheckout(tree);
+      await forgetGoal(turnStore, job.goalId);
     }
   };
+}
+
+// A worker keeps nothing of a goal between its turns (Redis and the remote hold it; its next turn may run
+// elsewhere): without this, every goal a worker ever ran would stay in its home, and each turn would rewrite
+// a state file that only grows. The turn's transcripts go with it; its record in Redis says what it did.
+async function forgetGoal(store: Store, goalId: string): Promise<void> {
+  await store.update(
+    (file) => {
+      file.goals = file.goals.filter((goal) => goal.id !== goalId);
+    },
+    { durable: false }, // a scratch home: a crash loses nothing Redis does not hold
+  );
+  await rm(store.goalDir(goalId), { recursive: true, force: true });
 }
 
 // The goal's record and settings as this worker runs it: in the turn's checkout, owned by this process.

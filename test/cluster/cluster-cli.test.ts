@@ -2,7 +2,7 @@
 // processes run the turns, and `start`, `status`, `logs`, `pause`, `resume` and `stop` work as they do on
 // one machine. The user's repository reaches the workers through its `origin`, a bare repository here.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -83,6 +83,14 @@ describe('the CLI against a cluster', () => {
     await waitUntil('the branch moved to turn 3', async () => (await runGit(['show', `goald/${id}:progress.txt`], { cwd: remote, allowFailure: true })).stdout === 'turn 1\nturn 2\nturn 3\n');
     // The goal ended: the attempt refs its turns pushed are gone from the remote; the branch stays.
     await waitUntil('the attempt refs deleted', async () => (await runGit(['for-each-ref', `refs/goald/${id}/`], { cwd: remote })).stdout === '');
+    // The workers kept nothing of it: Redis and the remote hold the goal.
+    for (const name of ['w1', 'w2']) {
+      const home = path.join(sandbox.root, name, 'home', 'worker', 'home');
+      if (!existsSync(path.join(home, 'state.json'))) continue; // this worker took none of its turns
+      const state = JSON.parse(await readFile(path.join(home, 'state.json'), 'utf8')) as { goals: unknown[] };
+      expect(state.goals).toEqual([]);
+      expect(existsSync(path.join(home, 'goals', id))).toBe(false);
+    }
     // The user's own checkout is untouched: the turns ran on the workers' worktrees.
     expect((await runGit(['status', '--porcelain'], { cwd: repo })).stdout).toBe('');
   });
