@@ -39,7 +39,7 @@ const heldConfigSchema = z.looseObject({
   settings: z.array(z.string()),
 });
 
-const goalEditSchema = z.looseObject({
+export const goalEditSchema = z.looseObject({
   at: z.string(),
   by: z.enum(['goald edit', 'goald edit --apply-config', 'goal.config.json']),
   changes: z.array(z.looseObject({ setting: z.string(), from: jsonSchema, to: jsonSchema })),

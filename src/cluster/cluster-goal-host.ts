@@ -10,11 +10,17 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
 import type { PruneResult } from '../../state/prune-goals.js';
-import type { GoalRecord, GoalRollback, LoopRecord } from '../../state/types.js';
+import { toJson } from '../../state/json.js';
+import type { GoalEdit, GoalRecord, GoalRollback, LoopRecord } from '../../state/types.js';
+import { applyEditFlags, requireSomeEdit } from '../config/apply-edit.js';
+import { parseStoredSettings } from '../config/settings-schema.js';
+import { assertIndependentEvaluator } from '../daemon/goal-edit.js';
+import { diffSettings } from '../supervisor/contract.js';
 import { filterGoals, isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
 import type {
   ClusterHealth,
   CreateLoopRequest,
+  EditGoalRequest,
   EditGoalResponse,
   EventSubscription,
   GoalHost,
@@ -27,6 +33,7 @@ import { GoaldError, isGoaldError } from '../errors.js';
 import type { RaceRecord } from '../race/race-record.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import { runGit } from '../workspace/git.js';
+import type { ClusterGoalEdit } from './cluster-goal-state.js';
 import { ClusterLoops, loopOwnerOf } from './cluster-loops.js';
 import { pruneClusterGoals } from './prune-cluster-goals.js';
 import type { ClusterSettings } from './cluster-settings.js';
@@ -39,7 +46,7 @@ import {
 import { guideClusterGoal, pauseClusterGoal, resumeClusterGoal, stopClusterGoal } from './goal-control.js';
 import { reconcileTurns } from './reconciler.js';
 import { submitClusterGoal } from './submit-goal.js';
-import { readClusterGoal } from './turn-commit.js';
+import { editClusterGoal, readClusterGoal } from './turn-commit.js';
 import { closeQueue } from './turn-queue.js';
 
 const RECONCILE_EVERY_MS = 30_000;
@@ -177,6 +184,34 @@ export class ClusterGoalHost implements GoalHost {
     return this.getGoal(goal.id);
   }
 
+  /** `goald edit`: the goal's contract (limits, checks, evaluator) from its next turn, on whichever worker runs it. */
+  async editGoal(ref: string, request: EditGoalRequest): Promise<EditGoalResponse> {
+    if (request.resume) return notOnCluster('goald edit --resume', 'start a new goal with goald start and the higher limit');
+    if (request.applyConfig) {
+      throw new GoaldError('usage', '--apply-config: a cluster goal reads no goal.config.json once it runs', `pass the change as flags: goald edit ${ref} --max-turns <n> (or --check, --evaluator, ...)`);
+    }
+    const goal = await this.liveGoal(ref, 'edit');
+    const parsed = parseStoredSettings(goal.settings);
+    if (!parsed.ok) throw new GoaldError('state-corrupt', `goal ${goal.id} has invalid stored settings (${parsed.problem})`);
+    const before = parsed.settings;
+    const { settings: after, used } = applyEditFlags(before, request.flags);
+    requireSomeEdit(used, request);
+    if (request.flags.evaluator !== undefined) {
+      // Checked here with the daemon's keys, as a start is: the workers build it from the same settings.
+      const { createGoalEvaluator } = await import('../supervisor/launch.js');
+      await assertIndependentEvaluator(after, (await createGoalEvaluator(after.evaluator, this.options.env)).model);
+    }
+    const changes = diffSettings(before, after);
+    const entry: GoalEdit = { at: new Date().toISOString(), by: 'goald edit', changes, resumed: false };
+    const edit: ClusterGoalEdit = { settings: toJson(after), edits: [...(goal.edits ?? []), entry] };
+    if (!(await editClusterGoal(this.options.redis, goal.id, JSON.stringify(edit)))) {
+      throw new GoaldError('conflict', `goal ${goal.id} ended before the edit`, 'start a new goal with goald start');
+    }
+    await addClusterGoalEvent(this.options.redis, goal.id, { type: 'goal.edited', id: goal.id, by: 'goald edit', settings: changes.map((change) => change.setting), resumed: false });
+    this.options.log(`goal ${goal.id}: edited by the owner (${changes.map((change) => change.setting).join(', ') || 'no change'}); applies from the next turn`);
+    return { goal: await this.getGoal(goal.id), changes, resumed: false };
+  }
+
   /** `goald say`: guidance for the goal's next turn, on whichever worker runs it. */
   async guideGoal(ref: string, text: string): Promise<{ goal: GoalRecord; pending: number }> {
     const goal = await this.liveGoal(ref, 'guide');
@@ -231,9 +266,6 @@ export class ClusterGoalHost implements GoalHost {
   // Not on a cluster yet: each says so, with what works instead.
   rollbackGoal(): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {
     return notOnCluster('goald rollback', `check out an earlier commit of the goal's branch goald/<id>`);
-  }
-  editGoal(): Promise<EditGoalResponse> {
-    return notOnCluster('goald edit', 'stop the goal and start it again with the new settings');
   }
   listLoops(): Promise<LoopRecord[]> {
     return this.loops.list();

@@ -6,9 +6,10 @@
 
 import { z } from 'zod';
 
-import { goalRecordSchema } from '../../state/state-schema.js';
+import { jsonSchema } from '../../state/json.js';
+import { goalEditSchema, goalRecordSchema } from '../../state/state-schema.js';
 import { turnRecordSchema } from '../../state/turn-record.js';
-import type { GoalRecord } from '../../state/types.js';
+import type { GoalEdit, GoalRecord, Json } from '../../state/types.js';
 import type { TurnRecord } from '../supervisor/types.js';
 
 const commitSchema = z.string().regex(/^[0-9a-f]{40}$/, 'a full commit id');
@@ -47,4 +48,30 @@ export function parseClusterGoalState(goalId: string, text: string): ClusterGoal
     throw new Error(`the cluster state of goal ${goalId} is invalid at ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'}`);
   }
   return parsed.data;
+}
+
+/** The owner's edit of a cluster goal (`goald edit`), kept beside its state: the settings and history. */
+export interface ClusterGoalEdit {
+  settings: Json;
+  edits: GoalEdit[];
+}
+
+const clusterGoalEditSchema = z.object({ settings: jsonSchema, edits: z.array(goalEditSchema) }) satisfies z.ZodType<ClusterGoalEdit>;
+
+/**
+ * A goal hash's state with the owner's edit (its `edit` field) in force: every reader, the worker that runs
+ * the next turn as well as `status`, sees the settings the owner gave last.
+ */
+export function clusterGoalStateOf(goalId: string, stored: { state: string; edit?: string | undefined }): ClusterGoalState {
+  const state = parseClusterGoalState(goalId, stored.state);
+  if (stored.edit === undefined) return state;
+  let json: unknown;
+  try {
+    json = JSON.parse(stored.edit);
+  } catch {
+    throw new Error(`the edit of cluster goal ${goalId} is not JSON`);
+  }
+  const edit = clusterGoalEditSchema.safeParse(json);
+  if (!edit.success) throw new Error(`the edit of cluster goal ${goalId} is invalid: ${edit.error.issues[0]?.message ?? 'invalid'}`);
+  return { ...state, goal: { ...state.goal, settings: edit.data.settings, edits: edit.data.edits } };
 }

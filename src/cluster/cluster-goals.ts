@@ -8,13 +8,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { GoalRecord } from '../../state/types.js';
 import { progressEventSchema } from '../supervisor/progress-event-schema.js';
 import type { ProgressEvent } from '../supervisor/types.js';
-import { parseClusterGoalState } from './cluster-goal-state.js';
+import { clusterGoalStateOf } from './cluster-goal-state.js';
 import { finishedEventOf } from '../daemon/unstored-endings.js';
 import { eventsKey, failClusterGoal, GOALS_KEY, readClusterGoal, type ClusterGoal } from './turn-commit.js';
 
 /** A goal's record as shown: the stored one, with the status the cluster gives it. */
 function clusterGoalRecord(goalId: string, stored: ClusterGoal): GoalRecord {
-  const { goal } = parseClusterGoalState(goalId, stored.state);
+  const { goal } = clusterGoalStateOf(goalId, stored);
   switch (stored.status) {
     case 'stopped':
       return {

@@ -29,7 +29,7 @@ import { buildSupervisor, createGoalEvaluator } from '../supervisor/launch.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
 import type { ClusterGoalState } from './cluster-goal-state.js';
-import { parseClusterGoalState } from './cluster-goal-state.js';
+import { clusterGoalStateOf } from './cluster-goal-state.js';
 import { attemptRef, checkoutTurn, commitTurnTree, deleteAttemptRefs, fetchTurnBase, promoteTurn, pushAttempt, removeTurnCheckout } from './goal-branch.js';
 import { hideUrlCredentials } from './cluster-goals.js';
 import { guidanceKey, readClusterGoal } from './turn-commit.js';
@@ -56,7 +56,7 @@ export function createClusterTurnRunner(options: ClusterTurnRunnerOptions): RunT
   return async (job: TurnJob, signal: AbortSignal): Promise<TurnOutcome> => {
     const stored = await readClusterGoal(options.redis, job.goalId);
     if (stored === null) throw new Error(`goal ${job.goalId} is not in the cluster`);
-    const state = parseClusterGoalState(job.goalId, stored.state);
+    const state = clusterGoalStateOf(job.goalId, stored);
     const mirror = path.join(workDir, 'mirrors', `${createHash('sha256').update(state.remote).digest('hex').slice(0, 16)}.git`);
     const tree = path.join(workDir, 'trees', job.goalId);
     await mirrors.run(mirror, () => fetchTurnBase(state.remote, mirror, job.goalId, state.base));

@@ -57,6 +57,8 @@ const clusterGoalSchema = z.object({
   cancelTurn: z.coerce.number().int().optional(),
   /** Why the cluster failed the goal itself (a turn that failed on every attempt): failClusterGoal. */
   failure: z.string().optional(),
+  /** The owner's `goald edit`: the goal's settings and edit history, over those of `state` (cluster-goal-state.ts). */
+  edit: z.string().optional(),
 });
 
 /** A goal's state in the cluster. */
@@ -106,6 +108,22 @@ export async function readClusterGoal(redis: Redis, goalId: string): Promise<Clu
 /** Sets a goal's status (pause, resume, stop); a stopped goal's running turn can no longer commit. */
 export async function setClusterGoalStatus(redis: Redis, goalId: string, status: ClusterGoalStatus): Promise<void> {
   await redis.hset(goalKey(goalId), 'status', status);
+}
+
+// KEYS: the goal's hash. ARGV: the edit (JSON). Sets it on a live goal; returns 1 when it did.
+const EDIT_SCRIPT = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'active' and status ~= 'paused' then return 0 end
+redis.call('HSET', KEYS[1], 'edit', ARGV[1])
+return 1
+`;
+
+/**
+ * Sets the owner's edit of a live goal (its settings and edit history), which its next turn runs with. A
+ * field of its own: a turn's commit rewrites `state`, and would otherwise undo an edit made during it.
+ */
+export async function editClusterGoal(redis: Redis, goalId: string, edit: string): Promise<boolean> {
+  return (await redis.eval(EDIT_SCRIPT, 1, goalKey(goalId), edit)) === 1;
 }
 
 // KEYS: the goal's hash. ARGV: epoch, message. Fails a live goal of that epoch; returns 1 when it did.

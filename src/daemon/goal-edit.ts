@@ -201,7 +201,7 @@ function withFlags(request: GoalRecord['request'], flags: EditFlags): Record<str
 }
 
 /** The evaluator a goal is edited to must not be the agent's own model (unless the goal allows it). */
-async function assertIndependentEvaluator(settings: GoalSettings, evaluatorModel: string | null): Promise<void> {
+export async function assertIndependentEvaluator(settings: GoalSettings, evaluatorModel: string | null): Promise<void> {
   if (settings.evaluator.provider === 'none') return;
   const { assertDifferentModels } = await import('../evaluator/create-evaluator.js');
   assertDifferentModels(settings.agent.model, evaluatorModel, settings.allowSameModel);

@@ -236,6 +236,35 @@ describe('the CLI against a cluster', () => {
     }
   });
 
+  it('edit changes a running goal\'s limits from its next turn, on whichever worker runs it; a turn in flight does not undo it', { timeout: 90_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    const gate = path.join(sandbox.root, 'go');
+    // Turn 1 waits for the test, so the edit lands while a turn runs (its commit must not undo the edit).
+    const started = path.join(sandbox.root, 'turn-1-started');
+    const agent = `if [ "$GOALD_TURN" = 1 ]; then touch ${started}; while [ ! -f ${gate} ]; do sleep 0.05; done; fi; echo "turn $GOALD_TURN" >> progress.txt`;
+    const { id } = await submitGoal(sandbox, ['never met', '-C', repo, '--agent', agent, '--check', 'false', '--evaluator', 'none', '--cooldown', '0', '--max-turns', '2']);
+    await waitUntil('turn 1 running', () => existsSync(started), 30_000);
+
+    const edited = await sandbox.run(['edit', id, '--max-turns', '4', '--json']);
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(JSON.parse(edited.stdout)).toMatchObject({ type: 'goal.edited', id, resumed: false, changes: [{ setting: 'limits.maxTurns', from: 2, to: 4 }] });
+    await writeFile(gate, '');
+    await waitUntil(`goal ${id} ended`, async () => (await statusOf(sandbox, id)).status === 'failed', 30_000);
+    const goal = await statusOf(sandbox, id);
+    expect(goal).toMatchObject({ reason: 'max-turns', summary: { turns: 4 } });
+    expect(goal.edits).toEqual([expect.objectContaining({ by: 'goald edit', changes: [{ setting: 'limits.maxTurns', from: 2, to: 4 }] })]);
+    const logs = await sandbox.run(['logs', id, '--json']);
+    expect(logs.stdout).toContain('"type":"goal.edited"');
+
+    // What a cluster cannot do yet says so, and what is finished takes no edit.
+    const resume = await sandbox.run(['edit', id, '--max-turns', '9', '--resume']);
+    expect(resume.code).toBe(2);
+    expect(resume.stderr).toContain('does not work on a cluster yet');
+    const late = await sandbox.run(['edit', id, '--max-turns', '9']);
+    expect(late.code).toBe(2);
+    expect(late.stderr).toContain(`goal ${id} already failed`);
+  });
+
   it('prune deletes finished goals from Redis by the usual limits; live goals and branches stay', { timeout: 90_000 }, async () => {
     // The goals of this file's other tests are on the same Redis: this test's are the only ones.
     const flusher = new Redis(server.url);
