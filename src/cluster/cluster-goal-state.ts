@@ -35,7 +35,7 @@ export interface ClusterGoalState {
 }
 
 /** Parses a goal hash's `state`; throws naming the goal and the first problem when it is not one. */
-export function parseClusterGoalState(goalId: string, text: string): ClusterGoalState {
+function parseClusterGoalState(goalId: string, text: string): ClusterGoalState {
   let json: unknown;
   try {
     json = JSON.parse(text);
