@@ -15,7 +15,6 @@ import type { GoalEdit, GoalRecord, GoalRollback, LoopRecord } from '../../state
 import { applyEditFlags, requireSomeEdit } from '../config/apply-edit.js';
 import { parseStoredSettings } from '../config/settings-schema.js';
 import { assertIndependentEvaluator } from '../daemon/goal-edit.js';
-import { diffSettings } from '../supervisor/contract.js';
 import { filterGoals, isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
 import type {
   ClusterHealth,
@@ -31,15 +30,17 @@ import type {
 import { finishedEventOf } from '../daemon/unstored-endings.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { RaceRecord } from '../race/race-record.js';
+import { diffSettings } from '../supervisor/contract.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import { runGit } from '../workspace/git.js';
 import type { ClusterGoalEdit } from './cluster-goal-state.js';
 import { ClusterLoops, loopOwnerOf } from './cluster-loops.js';
-import { pruneClusterGoals } from './prune-cluster-goals.js';
 import type { ClusterSettings } from './cluster-settings.js';
+import { pruneClusterGoals } from './prune-cluster-goals.js';
 import {
   addClusterGoalEvent,
   followClusterGoalEvents,
+  hideUrlCredentials,
   listClusterGoalRecords,
   readClusterGoalEvents,
 } from './cluster-goals.js';
@@ -204,7 +205,7 @@ export class ClusterGoalHost implements GoalHost {
     const changes = diffSettings(before, after);
     const entry: GoalEdit = { at: new Date().toISOString(), by: 'goald edit', changes, resumed: false };
     const edit: ClusterGoalEdit = { settings: toJson(after), edits: [...(goal.edits ?? []), entry] };
-    if (!(await editClusterGoal(this.options.redis, goal.id, JSON.stringify(edit)))) {
+    if (!(await this.onCluster('edit the goal', () => editClusterGoal(this.options.redis, goal.id, JSON.stringify(edit))))) {
       throw new GoaldError('conflict', `goal ${goal.id} ended before the edit`, 'start a new goal with goald start');
     }
     await addClusterGoalEvent(this.options.redis, goal.id, { type: 'goal.edited', id: goal.id, by: 'goald edit', settings: changes.map((change) => change.setting), resumed: false });
@@ -215,7 +216,7 @@ export class ClusterGoalHost implements GoalHost {
   /** `goald say`: guidance for the goal's next turn, on whichever worker runs it. */
   async guideGoal(ref: string, text: string): Promise<{ goal: GoalRecord; pending: number }> {
     const goal = await this.liveGoal(ref, 'guide');
-    return { goal, pending: await guideClusterGoal(this.options.redis, goal.id, text) };
+    return { goal, pending: await this.onCluster('guide the goal', () => guideClusterGoal(this.options.redis, goal.id, text)) };
   }
 
   async stopGoal(ref: string): Promise<GoalRecord> {
@@ -248,8 +249,7 @@ export class ClusterGoalHost implements GoalHost {
     const goals = await this.readGoals();
     // Deletion acts on the cluster as it is, never on goals as last read.
     if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot prune: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
-    const loops = await this.loops.list();
-    const result = await pruneClusterGoals(this.options.redis, { goals, loops }, { ...request, now: Date.now() });
+    const result = await this.onCluster('prune', async () => pruneClusterGoals(this.options.redis, { goals, loops: await this.loops.list() }, { ...request, now: Date.now() }));
     if (!request.dryRun && result.goals.length > 0) this.options.log(`pruned ${result.goals.length} finished goals from the cluster`);
     return result;
   }
@@ -268,16 +268,16 @@ export class ClusterGoalHost implements GoalHost {
     return notOnCluster('goald rollback', `check out an earlier commit of the goal's branch goald/<id>`);
   }
   listLoops(): Promise<LoopRecord[]> {
-    return this.loops.list();
+    return this.onCluster('list loops', () => this.loops.list());
   }
   createLoop(request: CreateLoopRequest): Promise<LoopRecord> {
-    return this.loops.create(request);
+    return this.onCluster('create the loop', () => this.loops.create(request));
   }
   deleteLoop(ref: string): Promise<LoopRecord> {
-    return this.loops.remove(ref);
+    return this.onCluster('stop the loop', () => this.loops.remove(ref));
   }
   runLoop(ref: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
-    return this.loops.fire(ref);
+    return this.onCluster('run the loop', () => this.loops.fire(ref));
   }
   syncLoops(): Promise<LoopRecord[]> {
     return notOnCluster('goald loop sync', 'declare the loop with goald loop <every> instead of in goal.config.json');
@@ -287,6 +287,16 @@ export class ClusterGoalHost implements GoalHost {
   }
   getRace(): Promise<RaceRecord> {
     return notOnCluster('goald race', 'run the race from a daemon without GOALD_REDIS_URL');
+  }
+
+  // Work on Redis whose failure (Redis away) is told as the cluster being unreachable (exit 3), not as a bug.
+  private async onCluster<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isGoaldError(error)) throw error;
+      throw new GoaldError('cluster-unreachable', `cannot ${what}: Redis at ${this.options.shownUrl} did not answer (${hideUrlCredentials(error instanceof Error ? error.message : String(error))})`, 'try again once Redis is back; the daemon reconnects by itself');
+    }
   }
 
   private async liveGoal(ref: string, what: string): Promise<GoalRecord> {

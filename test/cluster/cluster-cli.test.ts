@@ -145,6 +145,9 @@ describe('the CLI against a cluster', () => {
       const pause = await sandbox.run(['pause', id]);
       expect(pause.code).toBe(3);
       expect(pause.stderr).toContain('cannot be reached');
+      const loops = await sandbox.run(['loop', 'list']);
+      expect(loops.code).toBe(3);
+      expect(loops.stderr).toContain('cannot list loops: Redis at');
     } finally {
       server = await server.restart();
     }
