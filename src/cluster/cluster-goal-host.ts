@@ -14,7 +14,9 @@ import { toJson } from '../../state/json.js';
 import type { GoalEdit, GoalRecord, GoalRollback, LoopRecord } from '../../state/types.js';
 import { applyEditFlags, requireSomeEdit } from '../config/apply-edit.js';
 import { parseStoredSettings } from '../config/settings-schema.js';
-import { assertIndependentEvaluator } from '../daemon/goal-edit.js';
+import { refuseNextTurn } from '../breakers/index.js';
+import type { GoalSettings } from '../config/types.js';
+import { assertIndependentEvaluator, finishedError, notRaisedError } from '../daemon/goal-edit.js';
 import { filterGoals, isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
 import type {
   ClusterHealth,
@@ -30,10 +32,10 @@ import type {
 import { finishedEventOf } from '../daemon/unstored-endings.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { RaceRecord } from '../race/race-record.js';
-import { diffSettings } from '../supervisor/contract.js';
+import { BUDGET_BREAKERS, diffSettings, isBudgetBreaker, raisesLimit } from '../supervisor/contract.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import { runGit } from '../workspace/git.js';
-import type { ClusterGoalEdit } from './cluster-goal-state.js';
+import { clusterGoalStateOf, type ClusterGoalEdit, type ClusterGoalState } from './cluster-goal-state.js';
 import { ClusterLoops, loopOwnerOf } from './cluster-loops.js';
 import type { ClusterSettings } from './cluster-settings.js';
 import { pruneClusterGoals } from './prune-cluster-goals.js';
@@ -45,9 +47,9 @@ import {
   readClusterGoalEvents,
 } from './cluster-goals.js';
 import { guideClusterGoal, pauseClusterGoal, resumeClusterGoal, stopClusterGoal } from './goal-control.js';
-import { reconcileTurns } from './reconciler.js';
+import { reconcileTurns, requeueTurn } from './reconciler.js';
 import { submitClusterGoal } from './submit-goal.js';
-import { editClusterGoal, readClusterGoal } from './turn-commit.js';
+import { editClusterGoal, readClusterGoal, reopenClusterGoal } from './turn-commit.js';
 import { closeQueue } from './turn-queue.js';
 
 const RECONCILE_EVERY_MS = 30_000;
@@ -187,30 +189,61 @@ export class ClusterGoalHost implements GoalHost {
 
   /** `goald edit`: the goal's contract (limits, checks, evaluator) from its next turn, on whichever worker runs it. */
   async editGoal(ref: string, request: EditGoalRequest): Promise<EditGoalResponse> {
-    if (request.resume) return notOnCluster('goald edit --resume', 'start a new goal with goald start and the higher limit');
     if (request.applyConfig) {
       throw new GoaldError('usage', '--apply-config: a cluster goal reads no goal.config.json once it runs', `pass the change as flags: goald edit ${ref} --max-turns <n> (or --check, --evaluator, ...)`);
     }
-    const goal = await this.liveGoal(ref, 'edit');
+    const goal = await this.getGoal(ref);
+    // As on one machine: a finished goal says how to reopen it, when it can be.
+    if (!request.resume && !isLiveGoal(goal)) throw finishedError(goal, false);
+    if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot edit goal ${goal.id}: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
     const parsed = parseStoredSettings(goal.settings);
     if (!parsed.ok) throw new GoaldError('state-corrupt', `goal ${goal.id} has invalid stored settings (${parsed.problem})`);
     const before = parsed.settings;
     const { settings: after, used } = applyEditFlags(before, request.flags);
-    requireSomeEdit(used, request);
+    if (!request.resume) requireSomeEdit(used, request);
     if (request.flags.evaluator !== undefined) {
       // Checked here with the daemon's keys, as a start is: the workers build it from the same settings.
       const { createGoalEvaluator } = await import('../supervisor/launch.js');
       await assertIndependentEvaluator(after, (await createGoalEvaluator(after.evaluator, this.options.env)).model);
     }
     const changes = diffSettings(before, after);
-    const entry: GoalEdit = { at: new Date().toISOString(), by: 'goald edit', changes, resumed: false };
+    const entry: GoalEdit = { at: new Date().toISOString(), by: 'goald edit', changes, resumed: request.resume };
     const edit: ClusterGoalEdit = { settings: toJson(after), edits: [...(goal.edits ?? []), entry] };
-    if (!(await this.onCluster('edit the goal', () => editClusterGoal(this.options.redis, goal.id, JSON.stringify(edit))))) {
+    if (request.resume) await this.reopen(goal, before, after, edit);
+    else if (!(await this.onCluster('edit the goal', () => editClusterGoal(this.options.redis, goal.id, JSON.stringify(edit))))) {
       throw new GoaldError('conflict', `goal ${goal.id} ended before the edit`, 'start a new goal with goald start');
     }
-    await addClusterGoalEvent(this.options.redis, goal.id, { type: 'goal.edited', id: goal.id, by: 'goald edit', settings: changes.map((change) => change.setting), resumed: false });
-    this.options.log(`goal ${goal.id}: edited by the owner (${changes.map((change) => change.setting).join(', ') || 'no change'}); applies from the next turn`);
-    return { goal: await this.getGoal(goal.id), changes, resumed: false };
+    await addClusterGoalEvent(this.options.redis, goal.id, { type: 'goal.edited', id: goal.id, by: 'goald edit', settings: changes.map((change) => change.setting), resumed: request.resume });
+    this.options.log(`goal ${goal.id}: edited by the owner (${changes.map((change) => change.setting).join(', ') || 'no change'})${request.resume ? '; reopened' : '; applies from the next turn'}`);
+    return { goal: await this.getGoal(goal.id), changes, resumed: request.resume };
+  }
+
+  // `edit --resume`: a goal that failed on a budget breaker goes on after its last turn with the limit raised.
+  private async reopen(goal: GoalRecord, before: GoalSettings, after: GoalSettings, edit: ClusterGoalEdit): Promise<void> {
+    if (goal.status !== 'failed') {
+      throw new GoaldError('conflict', `goal ${goal.id} is ${goal.status}; --resume reopens only a goal that failed on a budget breaker`, isLiveGoal(goal) ? `drop --resume: goald edit ${goal.id} applies from its next turn` : 'start a new goal with goald start');
+    }
+    const breaker = goal.reason;
+    if (!isBudgetBreaker(breaker)) throw finishedError(goal, false);
+    if (!raisesLimit(breaker, before.limits, after.limits)) throw notRaisedError(goal, breaker, before);
+    const stored = await readClusterGoal(this.options.redis, goal.id);
+    if (stored === null) throw new GoaldError('not-found', `goal ${goal.id} is no longer on the cluster`, 'start a new goal with goald start');
+    const state = clusterGoalStateOf(goal.id, stored);
+    if (state.lastTurn !== null) {
+      const refusal = refuseNextTurn(state.lastTurn.breakers, after.limits, goal.summary.activeMs);
+      if (refusal !== null) {
+        const flag = isBudgetBreaker(refusal.breaker) ? BUDGET_BREAKERS[refusal.breaker].flag : refusal.breaker;
+        throw new GoaldError('usage', `goal ${goal.id} would stop again before its next turn: ${refusal.message}`, `raise ${flag} further`);
+      }
+    }
+    const reopened: ClusterGoalState = {
+      ...state,
+      goal: { ...state.goal, status: 'active', phase: 'coolingDown', finishedAt: null, reason: null, reasonMessage: null, pauseReason: null, machine: null, owner: null, runningAgent: null },
+      reopenedAfterTurn: state.lastTurn?.turn ?? 0,
+    };
+    const committed = await reopenClusterGoal(this.options.redis, goal.id, JSON.stringify(reopened), JSON.stringify(edit));
+    if (committed === null) throw new GoaldError('conflict', `goal ${goal.id} changed while it was being reopened`, 'look at it with goald status, then try again');
+    await requeueTurn(this.options.queue, { goalId: goal.id, epoch: stored.epoch, turn: committed + 1 });
   }
 
   /** `goald say`: guidance for the goal's next turn, on whichever worker runs it. */

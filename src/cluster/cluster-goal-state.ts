@@ -23,6 +23,8 @@ const clusterGoalStateSchema = z.object({
   remote: z.string().min(1),
   /** The commit the next turn starts at: the goal's base, then the last committed turn's commit. */
   base: commitSchema,
+  /** Set by `goald edit --resume` on a goal that failed on a budget: the turns it had run (a fresh machine goes on after them). */
+  reopenedAfterTurn: z.number().int().nonnegative().optional(),
 });
 
 /** A cluster goal's state between turns. */
@@ -32,6 +34,7 @@ export interface ClusterGoalState {
   initialTree: string | null;
   remote: string;
   base: string;
+  reopenedAfterTurn?: number;
 }
 
 /** Parses a goal hash's `state`; throws naming the goal and the first problem when it is not one. */

@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
 import { CLUSTER_PREFIX, readClusterGoal } from './turn-commit.js';
-import { enqueueTurn, turnJobId } from './turn-queue.js';
+import { enqueueTurn, turnJobId, type TurnJob } from './turn-queue.js';
 
 const PENDING_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
@@ -20,15 +20,22 @@ export async function reconcileTurns(redis: Redis, queue: Queue): Promise<string
       if (goalId.includes(':')) continue; // a goal's turn list, not its hash
       const goal = await readClusterGoal(redis, goalId);
       if (goal === null || goal.status !== 'active') continue;
-      const next = { goalId, epoch: goal.epoch, turn: goal.committedTurn + 1 };
-      const job = await queue.getJob(turnJobId(next));
-      if (job !== undefined) {
-        if (PENDING_STATES.has(await job.getState())) continue;
-        await job.remove(); // finished without committing (cancelled, failed): its id is free again
-      }
-      await enqueueTurn(queue, next);
-      readded.push(goalId);
+      if (await requeueTurn(queue, { goalId, epoch: goal.epoch, turn: goal.committedTurn + 1 })) readded.push(goalId);
     }
   }
   return readded;
+}
+
+/**
+ * Enqueues `turn` unless its job is pending already; a job of that id that finished without committing
+ * (cancelled, failed) is removed first, so its id is free again. True when it enqueued.
+ */
+export async function requeueTurn(queue: Queue, turn: TurnJob): Promise<boolean> {
+  const job = await queue.getJob(turnJobId(turn));
+  if (job !== undefined) {
+    if (PENDING_STATES.has(await job.getState())) return false;
+    await job.remove();
+  }
+  await enqueueTurn(queue, turn);
+  return true;
 }

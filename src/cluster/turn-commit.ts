@@ -126,6 +126,22 @@ export async function editClusterGoal(redis: Redis, goalId: string, edit: string
   return (await redis.eval(EDIT_SCRIPT, 1, goalKey(goalId), edit)) === 1;
 }
 
+// KEYS: the goal's hash. ARGV: the reopened state (JSON), the edit (JSON). Reopens a goal that failed;
+// returns its last committed turn, or -2 when it had not failed.
+const REOPEN_SCRIPT = `
+local goal = redis.call('HMGET', KEYS[1], 'status', 'committedTurn')
+if goal[1] ~= 'failed' then return -2 end
+redis.call('HSET', KEYS[1], 'status', 'active', 'state', ARGV[1], 'edit', ARGV[2])
+redis.call('HDEL', KEYS[1], 'failure', 'cancelTurn')
+return tonumber(goal[2])
+`;
+
+/** Reopens a goal that failed (`goald edit --resume`) with its new state and edit; its last committed turn, or null when it had not failed. */
+export async function reopenClusterGoal(redis: Redis, goalId: string, state: string, edit: string): Promise<number | null> {
+  const committed = await redis.eval(REOPEN_SCRIPT, 1, goalKey(goalId), state, edit);
+  return typeof committed === 'number' && committed !== -2 ? committed : null;
+}
+
 // KEYS: the goal's hash. ARGV: epoch, message. Fails a live goal of that epoch; returns 1 when it did.
 const FAIL_SCRIPT = `
 local goal = redis.call('HMGET', KEYS[1], 'epoch', 'status')

@@ -207,7 +207,8 @@ export async function assertIndependentEvaluator(settings: GoalSettings, evaluat
   assertDifferentModels(settings.agent.model, evaluatorModel, settings.allowSameModel);
 }
 
-function finishedError(goal: GoalRecord, applyConfig: boolean): GoaldError {
+/** Why a finished goal takes no edit, and how to reopen it when it can be. */
+export function finishedError(goal: GoalRecord, applyConfig: boolean): GoaldError {
   if (goal.status === 'failed' && isBudgetBreaker(goal.reason)) {
     const { flag } = BUDGET_BREAKERS[goal.reason];
     return new GoaldError('conflict', `goal ${goal.id} already failed (${goal.reason})`, `reopen it with a higher limit: goald edit ${goal.id} ${flag} <more> --resume`);
@@ -216,7 +217,8 @@ function finishedError(goal: GoalRecord, applyConfig: boolean): GoaldError {
   return new GoaldError('conflict', `goal ${goal.id} already ${goal.status}${goal.reason ? ` (${goal.reason})` : ''}`, hint);
 }
 
-function notRaisedError(goal: GoalRecord, breaker: BudgetBreaker, before: GoalSettings): GoaldError {
+/** `--resume` that does not raise the limit the goal failed on. */
+export function notRaisedError(goal: GoalRecord, breaker: BudgetBreaker, before: GoalSettings): GoaldError {
   const { limit, flag } = BUDGET_BREAKERS[breaker];
   const value = before.limits[limit];
   // As the flag takes it: a duration for the wall clock, dollars for the cost budget.

@@ -239,7 +239,7 @@ describe('the CLI against a cluster', () => {
     }
   });
 
-  it('edit changes a running goal\'s limits from its next turn, on whichever worker runs it; a turn in flight does not undo it', { timeout: 90_000 }, async () => {
+  it('edit changes a running goal\'s limits from its next turn, on whichever worker runs it (a turn in flight does not undo it); --resume reopens a budget failure', { timeout: 90_000 }, async () => {
     const { sandbox, repo } = await cluster();
     const gate = path.join(sandbox.root, 'go');
     // Turn 1 waits for the test, so the edit lands while a turn runs (its commit must not undo the edit).
@@ -259,13 +259,25 @@ describe('the CLI against a cluster', () => {
     const logs = await sandbox.run(['logs', id, '--json']);
     expect(logs.stdout).toContain('"type":"goal.edited"');
 
-    // What a cluster cannot do yet says so, and what is finished takes no edit.
-    const resume = await sandbox.run(['edit', id, '--max-turns', '9', '--resume']);
-    expect(resume.code).toBe(2);
-    expect(resume.stderr).toContain('does not work on a cluster yet');
+    // A finished goal takes no plain edit; --resume reopens it, only with the limit it failed on raised.
     const late = await sandbox.run(['edit', id, '--max-turns', '9']);
     expect(late.code).toBe(2);
-    expect(late.stderr).toContain(`goal ${id} already failed`);
+    expect(late.stderr).toContain(`goal ${id} already failed (max-turns)`);
+    const notRaised = await sandbox.run(['edit', id, '--token-budget', '99999', '--resume']);
+    expect(notRaised.code).toBe(2);
+    expect(notRaised.stderr).toContain('--resume needs a higher --max-turns');
+    const resumed = await sandbox.run(['edit', id, '--max-turns', '6', '--resume', '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ type: 'goal.edited', id, resumed: true, changes: [{ setting: 'limits.maxTurns', from: 4, to: 6 }] });
+    await waitUntil(`goal ${id} ended again`, async () => (await statusOf(sandbox, id)).status === 'failed', 30_000);
+    expect(await statusOf(sandbox, id)).toMatchObject({ reason: 'max-turns', summary: { turns: 6 } });
+    const redis = new Redis(server.url);
+    try {
+      const turns = (await readCommittedTurns(redis, id)) as Array<{ turn: number }>;
+      expect(turns.map((turn) => turn.turn)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('prune deletes finished goals from Redis by the usual limits; live goals and branches stay', { timeout: 90_000 }, async () => {
