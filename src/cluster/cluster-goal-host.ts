@@ -37,6 +37,7 @@ import type { PreparedGoal } from '../supervisor/launch.js';
 import { runGit } from '../workspace/git.js';
 import { clusterGoalStateOf, type ClusterGoalEdit, type ClusterGoalState } from './cluster-goal-state.js';
 import { ClusterLoops, loopOwnerOf } from './cluster-loops.js';
+import { deleteAttemptRefs } from './goal-branch.js';
 import type { ClusterSettings } from './cluster-settings.js';
 import { pruneClusterGoals } from './prune-cluster-goals.js';
 import {
@@ -258,7 +259,21 @@ export class ClusterGoalHost implements GoalHost {
     const stopped = await this.getGoal(goal.id);
     // No worker commits anything of a stopped goal: its stream's end is told here.
     await addClusterGoalEvent(this.options.redis, goal.id, finishedEventOf(stopped));
+    void this.dropAttemptRefs(goal.id, goal.workspace); // not awaited: the remote may be slow; stop is not
     return stopped;
+  }
+
+  // A stopped goal's attempt refs leave the remote (a goal that ends by itself has its last worker do it),
+  // pushed from the workspace the goal was started from, as its base was. A turn cancelled while it was
+  // pushing may still leave one behind.
+  private async dropAttemptRefs(goalId: string, workspace: string): Promise<void> {
+    try {
+      const stored = await readClusterGoal(this.options.redis, goalId);
+      if (stored === null) return;
+      await deleteAttemptRefs(workspace, clusterGoalStateOf(goalId, stored).remote, goalId);
+    } catch (error) {
+      this.options.log(`goal ${goalId}: its attempt refs could not be deleted from the remote: ${hideUrlCredentials(error instanceof Error ? error.message : String(error))}`);
+    }
   }
 
   async subscribe(ref: string): Promise<EventSubscription> {

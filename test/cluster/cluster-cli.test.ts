@@ -96,7 +96,7 @@ describe('the CLI against a cluster', () => {
   });
 
   it('pause lets the turn end and starts no more; resume goes on; stop kills the agent on its worker', { timeout: 90_000 }, async () => {
-    const { sandbox, repo } = await cluster();
+    const { sandbox, repo, remote } = await cluster();
     const pidFile = path.join(sandbox.root, 'agent.pid');
     // Each turn takes about a second; the goal never ends by itself.
     const agent = `echo $$ > ${pidFile}; sleep 1; echo "turn $GOALD_TURN" >> progress.txt`;
@@ -126,6 +126,9 @@ describe('the CLI against a cluster', () => {
     expect(await statusOf(sandbox, id)).toMatchObject({ status: 'failed', reason: 'stopped' });
     const logs = await sandbox.run(['logs', id, '--json']);
     expect(logs.stdout.trim().split('\n').at(-1)).toContain('"goal.finished"');
+    // The stopped goal's attempt refs leave the remote; its branch stays.
+    await waitUntil('the attempt refs deleted', async () => (await runGit(['for-each-ref', `refs/goald/${id}/`], { cwd: remote })).stdout === '');
+    expect((await runGit(['rev-parse', '--verify', `refs/heads/goald/${id}`], { cwd: remote })).exitCode).toBe(0);
   });
 
   it('Redis lost: status shows the goals as last read and says the cluster is degraded; control exits 3; all is well once Redis is back', { timeout: 90_000 }, async () => {
