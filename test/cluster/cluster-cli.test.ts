@@ -203,6 +203,32 @@ describe('the CLI against a cluster', () => {
     for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
   });
 
+  it('a loop on the cluster outlives its daemon: no run while the daemon is down, and its ticks go on when it is back', { timeout: 90_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    const created = await sandbox.run(['loop', '1s', 'notes exist', '-C', repo, '--agent', 'echo x >> notes.txt', '--check', 'test -f notes.txt', '--evaluator', 'none', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const { loop } = JSON.parse(created.stdout) as { loop: LoopRecord };
+    const runs = async (): Promise<number> => {
+      const run = await sandbox.run(['history', '--json', '--loop', loop.id]);
+      return (JSON.parse(run.stdout) as { goals: GoalRecord[] }).goals.length;
+    };
+    await waitUntil('a first run', async () => (await runs()) >= 1, 30_000);
+    expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
+    // Redis holds the loop and its next tick; nothing takes the tick while its owner is down.
+    const redis = new Redis(server.url);
+    try {
+      const before = await redis.zcard('{goald}:goals');
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(await redis.zcard('{goald}:goals')).toBe(before);
+    } finally {
+      redis.disconnect();
+    }
+    const ranBefore = await runs(); // history reads a cluster through its daemon, and starts it when none runs
+    expect((await sandbox.run(['daemon', 'status', '--json'])).stdout).toContain('"running":true');
+    await waitUntil('runs after the restart', async () => (await runs()) >= ranBefore + 2, 30_000);
+    expect((await sandbox.run(['loop', 'stop', loop.id])).code).toBe(0);
+  });
+
   it("the user config's cluster section: the daemon finds Redis there, and its maxConcurrentTurns caps turns across the fleet", { timeout: 90_000 }, async () => {
     const { sandbox, repo } = await cluster();
     delete sandbox.env.GOALD_REDIS_URL;

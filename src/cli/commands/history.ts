@@ -2,7 +2,7 @@
 
 import { openStore, readTurnRecords, resolveGoaldHome } from '../../../state/index.js';
 import type { GoalRecord, Store } from '../../../state/types.js';
-import { connectIfRunning } from '../../daemon/auto-start.js';
+import { connectIfRunning, ensureDaemon } from '../../daemon/auto-start.js';
 import { isLiveGoal } from '../../daemon/resolve-goal.js';
 import { finishedEventOf } from '../../daemon/unstored-endings.js';
 import { EXIT, GoaldError } from '../../errors.js';
@@ -18,10 +18,15 @@ async function openReadOnly(env: NodeJS.ProcessEnv): Promise<Store> {
   return openStore(resolveGoaldHome(env));
 }
 
-// A cluster's goals live in its Redis, not in this home: read through a daemon that is its control plane.
+// A cluster's goals live in its Redis, not in this home: read through a daemon that is its control plane
+// (started when none runs and this machine is set up for a cluster, as `status` would).
 async function clusterGoals(env: NodeJS.ProcessEnv): Promise<GoalRecord[] | null> {
-  const client = await connectIfRunning(env);
-  if (client === null) return null;
+  let client = await connectIfRunning(env);
+  if (client === null) {
+    const { resolveClusterSettings } = await import('../../cluster/cluster-settings.js');
+    if ((await resolveClusterSettings(env)).settings === null) return null;
+    client = await ensureDaemon(env);
+  }
   const { goals, cluster } = await client.listGoalsWithHealth();
   return cluster === undefined ? null : goals;
 }
