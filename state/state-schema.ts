@@ -46,7 +46,7 @@ export const goalEditSchema = z.looseObject({
   resumed: z.boolean(),
 });
 
-const goalRollbackSchema = z.looseObject({
+export const goalRollbackSchema = z.looseObject({
   at: z.string(),
   by: z.enum(['goald rollback', 'keep-best']),
   toTurn: z.number(),

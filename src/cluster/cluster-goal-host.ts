@@ -6,6 +6,8 @@
 // reconciler pass at start and every half minute re-adds the job of any active goal that lost it. Loops
 // are BullMQ job schedulers (cluster-loops.ts) whose ticks this daemon turns into goal starts.
 
+import path from 'node:path';
+
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
@@ -247,6 +249,19 @@ export class ClusterGoalHost implements GoalHost {
     await requeueTurn(this.options.queue, { goalId: goal.id, epoch: stored.epoch, turn: committed + 1 });
   }
 
+  /** `goald rollback` of a finished goal: its branch on the remote moves back to turn `toTurn`'s commit. */
+  async rollbackGoal(ref: string, toTurn: number): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {
+    const goal = await this.getGoal(ref);
+    if (isLiveGoal(goal)) {
+      throw new GoaldError('usage', `goal ${goal.id} is ${goal.status}: on a cluster, only a finished goal is rolled back (its branch moves back)`, `stop it (goald stop ${goal.id}), then goald rollback ${goal.id} --to-turn ${toTurn}`);
+    }
+    if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot roll back goal ${goal.id}: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
+    const { rollbackClusterGoal } = await import('./rollback-cluster-goal.js');
+    const rollback = await rollbackClusterGoal({ redis: this.options.redis, goal, toTurn, mirrorsDir: path.join(this.options.home, 'cluster-mirrors'), now: new Date() });
+    this.options.log(`goal ${goal.id}: goald/${goal.id} rolled back to turn ${toTurn} (${rollback.commit ?? '?'})`);
+    return { goal: await this.getGoal(goal.id), rollback };
+  }
+
   /** `goald say`: guidance for the goal's next turn, on whichever worker runs it. */
   async guideGoal(ref: string, text: string): Promise<{ goal: GoalRecord; pending: number }> {
     const goal = await this.liveGoal(ref, 'guide');
@@ -312,9 +327,6 @@ export class ClusterGoalHost implements GoalHost {
   }
 
   // Not on a cluster yet: each says so, with what works instead.
-  rollbackGoal(): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {
-    return notOnCluster('goald rollback', `check out an earlier commit of the goal's branch goald/<id>`);
-  }
   listLoops(): Promise<LoopRecord[]> {
     return this.onCluster('list loops', () => this.loops.list());
   }

@@ -7,9 +7,9 @@
 import { z } from 'zod';
 
 import { jsonSchema } from '../../state/json.js';
-import { goalEditSchema, goalRecordSchema } from '../../state/state-schema.js';
+import { goalEditSchema, goalRecordSchema, goalRollbackSchema } from '../../state/state-schema.js';
 import { turnRecordSchema } from '../../state/turn-record.js';
-import type { GoalEdit, GoalRecord, Json } from '../../state/types.js';
+import type { GoalEdit, GoalRecord, GoalRollback, Json } from '../../state/types.js';
 import type { TurnRecord } from '../supervisor/types.js';
 
 const commitSchema = z.string().regex(/^[0-9a-f]{40}$/, 'a full commit id');
@@ -65,16 +65,27 @@ const clusterGoalEditSchema = z.object({ settings: jsonSchema, edits: z.array(go
  * A goal hash's state with the owner's edit (its `edit` field) in force: every reader, the worker that runs
  * the next turn as well as `status`, sees the settings the owner gave last.
  */
-export function clusterGoalStateOf(goalId: string, stored: { state: string; edit?: string | undefined }): ClusterGoalState {
+export function clusterGoalStateOf(goalId: string, stored: { state: string; edit?: string | undefined; rollbacks?: string | undefined }): ClusterGoalState {
   const state = parseClusterGoalState(goalId, stored.state);
-  if (stored.edit === undefined) return state;
+  const edit = stored.edit === undefined ? null : parseField(goalId, 'edit', stored.edit, clusterGoalEditSchema);
+  const rollbacks = stored.rollbacks === undefined ? null : parseField(goalId, 'rollbacks', stored.rollbacks, rollbacksSchema);
+  return {
+    ...state,
+    goal: { ...state.goal, ...(edit === null ? {} : { settings: edit.settings, edits: edit.edits }), ...(rollbacks === null ? {} : { rollbacks }) },
+  };
+}
+
+const rollbacksSchema = z.array(goalRollbackSchema) satisfies z.ZodType<GoalRollback[]>;
+
+// One JSON field of a goal's hash beside its state, checked; throws naming the goal and the field.
+function parseField<T>(goalId: string, field: string, text: string, schema: z.ZodType<T>): T {
   let json: unknown;
   try {
-    json = JSON.parse(stored.edit);
+    json = JSON.parse(text);
   } catch {
-    throw new Error(`the edit of cluster goal ${goalId} is not JSON`);
+    throw new Error(`the ${field} of cluster goal ${goalId} is not JSON`);
   }
-  const edit = clusterGoalEditSchema.safeParse(json);
-  if (!edit.success) throw new Error(`the edit of cluster goal ${goalId} is invalid: ${edit.error.issues[0]?.message ?? 'invalid'}`);
-  return { ...state, goal: { ...state.goal, settings: edit.data.settings, edits: edit.data.edits } };
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new Error(`the ${field} of cluster goal ${goalId} is invalid: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
 }

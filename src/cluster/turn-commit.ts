@@ -59,6 +59,8 @@ const clusterGoalSchema = z.object({
   failure: z.string().optional(),
   /** The owner's `goald edit`: the goal's settings and edit history, over those of `state` (cluster-goal-state.ts). */
   edit: z.string().optional(),
+  /** The owner's rollbacks of the finished goal's branch (JSON), over those of `state`. */
+  rollbacks: z.string().optional(),
 });
 
 /** A goal's state in the cluster. */
@@ -140,6 +142,11 @@ return tonumber(goal[2])
 export async function reopenClusterGoal(redis: Redis, goalId: string, state: string, edit: string): Promise<number | null> {
   const committed = await redis.eval(REOPEN_SCRIPT, 1, goalKey(goalId), state, edit);
   return typeof committed === 'number' && committed !== -2 ? committed : null;
+}
+
+/** Records a finished goal's rollbacks (`goald rollback` moved its branch), all of them, as JSON. */
+export async function setClusterGoalRollbacks(redis: Redis, goalId: string, rollbacks: string): Promise<void> {
+  await redis.hset(goalKey(goalId), 'rollbacks', rollbacks);
 }
 
 // KEYS: the goal's hash. ARGV: epoch, message. Fails a live goal of that epoch; returns 1 when it did.

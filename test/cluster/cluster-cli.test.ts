@@ -83,6 +83,18 @@ describe('the CLI against a cluster', () => {
     await waitUntil('the branch moved to turn 3', async () => (await runGit(['show', `goald/${id}:progress.txt`], { cwd: remote, allowFailure: true })).stdout === 'turn 1\nturn 2\nturn 3\n');
     // The goal ended: the attempt refs its turns pushed are gone from the remote; the branch stays.
     await waitUntil('the attempt refs deleted', async () => (await runGit(['for-each-ref', `refs/goald/${id}/`], { cwd: remote })).stdout === '');
+    // Rolled back, the branch holds turn 1's files; rolled forward again, turn 3's.
+    const back = await sandbox.run(['rollback', id, '--to-turn', '1', '--json']);
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout)).toMatchObject({ type: 'goal.rolled-back', id, toTurn: 1, afterTurn: 3, written: ['progress.txt'] });
+    expect((await runGit(['show', `goald/${id}:progress.txt`], { cwd: remote })).stdout).toBe('turn 1\n');
+    expect((await statusOf(sandbox, id)).rollbacks).toEqual([expect.objectContaining({ by: 'goald rollback', toTurn: 1 })]);
+    const forward = await sandbox.run(['rollback', id, '--to-turn', '3', '--json']);
+    expect(forward.code, forward.stderr).toBe(0);
+    expect((await runGit(['show', `goald/${id}:progress.txt`], { cwd: remote })).stdout).toBe('turn 1\nturn 2\nturn 3\n');
+    const missing = await sandbox.run(['rollback', id, '--to-turn', '7']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`goal ${id} has no turn 7 (its turns are 0 to 3)`);
     // The workers kept nothing of it: Redis and the remote hold the goal.
     for (const name of ['w1', 'w2']) {
       const home = path.join(sandbox.root, name, 'home', 'worker', 'home');
@@ -111,6 +123,11 @@ describe('the CLI against a cluster', () => {
     const pausedAt = (await statusOf(sandbox, id)).summary.turns;
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect((await statusOf(sandbox, id)).summary.turns).toBe(pausedAt);
+
+    // A live goal's next turn starts from the commit Redis names: it is not rolled back on a cluster.
+    const rollback = await sandbox.run(['rollback', id, '--to-turn', '0']);
+    expect(rollback.code).toBe(2);
+    expect(rollback.stderr).toContain('only a finished goal is rolled back');
 
     const resume = await sandbox.run(['resume', id]);
     expect(resume.code, resume.stderr).toBe(0);

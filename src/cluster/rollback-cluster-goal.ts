@@ -1,0 +1,88 @@
+// `goald rollback` of a finished cluster goal: its branch `goald/<id>` on the remote moves back to the
+// commit that holds the files turn n left, as a finished worktree goal's branch does on one machine
+// (checkpoints/rollback-worktree.ts). The control plane keeps a bare mirror of its own for this
+// (GOALD_HOME/cluster-mirrors); the move is a push leased on the branch's tip, so a branch that moved
+// meanwhile is left alone. The rollback is recorded on the goal in Redis. A live goal is refused: its next
+// turn starts from the commit Redis names, not from the branch.
+
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+
+import type { Redis } from 'ioredis';
+
+import { turnRecordSchema, type TurnRecord } from '../../state/turn-record.js';
+import type { GoalRecord, GoalRollback } from '../../state/types.js';
+import { treeOfTurn } from '../checkpoints/rollback-goal.js';
+import { GoaldError } from '../errors.js';
+import { runGit } from '../workspace/git.js';
+import { changedPaths, resolveCommit } from '../worktree/goal-worktree.js';
+import { clusterGoalStateOf } from './cluster-goal-state.js';
+import { goalBranchRef, promoteTurn } from './goal-branch.js';
+import { readClusterGoal, readCommittedTurns, setClusterGoalRollbacks } from './turn-commit.js';
+
+// As on one machine: the paths a rollback names (the counts are whole).
+const NAMED_PATHS = 50;
+
+/** Moves a finished cluster goal's branch back to turn `toTurn`'s commit and records it; the rollback. */
+export async function rollbackClusterGoal(options: { redis: Redis; goal: GoalRecord; toTurn: number; mirrorsDir: string; now: Date }): Promise<GoalRollback> {
+  const { redis, goal, toTurn } = options;
+  const stored = await readClusterGoal(redis, goal.id);
+  if (stored === null) throw new GoaldError('not-found', `goal ${goal.id} is no longer on the cluster`, 'goald history lists the goals it holds');
+  const { remote } = clusterGoalStateOf(goal.id, stored);
+  const records: TurnRecord[] = (await readCommittedTurns(redis, goal.id)).flatMap((record) => {
+    const parsed = turnRecordSchema.safeParse(record);
+    return parsed.success ? [parsed.data] : [];
+  });
+  const tree = treeOfTurn(goal.id, records, toTurn);
+  const mirror = path.join(options.mirrorsDir, `${createHash('sha256').update(remote).digest('hex').slice(0, 16)}.git`);
+  if (!existsSync(path.join(mirror, 'HEAD'))) {
+    await mkdir(options.mirrorsDir, { recursive: true });
+    await runGit(['init', '--quiet', '--bare', mirror], { cwd: options.mirrorsDir });
+  }
+  const branch = goalBranchRef(goal.id);
+  const fetched = await runGit(['fetch', '--quiet', '--no-tags', remote, `+${branch}:${branch}`], { cwd: mirror, allowFailure: true });
+  const from = fetched.exitCode === 0 ? await resolveCommit(mirror, branch) : null;
+  if (from === null) {
+    throw new GoaldError('usage', `goal ${goal.id}'s branch goald/${goal.id} cannot be read from ${remote}: there is nothing to roll back`, 'check that this machine reaches the cluster remote, and that the branch was not deleted');
+  }
+  // The branch, then the tips earlier rollbacks moved away from (still in this mirror), newest first.
+  const tips = [from, ...(goal.rollbacks ?? []).flatMap((rollback) => (rollback.fromCommit ? [rollback.fromCommit] : [])).reverse()];
+  const commit = await commitWithTree(mirror, tips, tree);
+  if (commit === null) {
+    throw new GoaldError('conflict', `no commit of goald/${goal.id} holds the files turn ${toTurn} left (the branch was rewritten since); nothing was changed`, `git log goald/${goal.id} shows what the branch holds now`);
+  }
+  const paths = await changedPaths(mirror, from, commit);
+  if ((await promoteTurn(mirror, remote, goal.id, commit, from)) === 'refused') {
+    throw new GoaldError('conflict', `goald/${goal.id} moved on ${remote} while it was being rolled back; nothing was changed`, 'try again');
+  }
+  const rollback: GoalRollback = {
+    at: options.now.toISOString(),
+    by: 'goald rollback',
+    toTurn,
+    afterTurn: records.at(-1)?.turn ?? 0,
+    tree,
+    written: paths.written.slice(0, NAMED_PATHS),
+    removed: paths.removed.slice(0, NAMED_PATHS),
+    writtenCount: paths.written.length,
+    removedCount: paths.removed.length,
+    commit,
+    fromCommit: from,
+  };
+  await setClusterGoalRollbacks(redis, goal.id, JSON.stringify([...(goal.rollbacks ?? []), rollback]));
+  return rollback;
+}
+
+// The newest commit reachable from one of `tips` (tried in order) whose tree is `tree`; null when none is.
+async function commitWithTree(mirror: string, tips: readonly string[], tree: string): Promise<string | null> {
+  for (const tip of tips) {
+    const walked = await runGit(['log', '--format=%H %T', tip, '--'], { cwd: mirror, allowFailure: true });
+    if (walked.exitCode !== 0) continue; // an old tip this mirror never held
+    for (const line of walked.stdout.split('\n')) {
+      const [commit, commitTree] = line.split(' ');
+      if (commit !== undefined && commitTree === tree) return commit;
+    }
+  }
+  return null;
+}
