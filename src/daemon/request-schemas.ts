@@ -17,6 +17,13 @@ import type { CreateLoopRequest, EditGoalRequest, PruneRequest, StartGoalRequest
 /** Environment names a client may forward: what config precedence reads, and nothing that authenticates. */
 export const FORWARDED_ENV_PATTERN = /^(GOALD_[A-Z0-9_]+|OPENAI_BASE_URL|ANTHROPIC_BASE_URL)$/;
 
+/**
+ * GOALD_ names that are the daemon's own and never a request's: where its cluster is (a Redis URL holds its
+ * password; a remote URL may hold a token). A client does not send them, and a request's are dropped, so
+ * they never reach a stored request.
+ */
+export const DAEMON_ONLY_ENV_PATTERN = /^GOALD_(REDIS_URL|CLUSTER_REMOTE)$/;
+
 // Names that hold credentials even inside the GOALD_ namespace (`GOALD_OPENAI_API_KEY`). Narrow on purpose:
 // GOALD_TOKEN_BUDGET is a count, so a bare TOKEN is not on the list.
 const SECRET_NAME_PATTERN = /(API_?KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|ACCESS_TOKEN|AUTH_TOKEN|BEARER)/i;
@@ -52,7 +59,10 @@ const startGoalShape = {
   dir: stringWithoutNul().refine((value) => isAbsolute(value), 'must be an absolute path'),
   flags: flagsSchema.default({}),
   // Key names are checked before zod runs (see refuseForeignEnv) so secrets get their own message.
-  env: z.record(z.string(), stringWithoutNul()).default({}),
+  env: z
+    .record(z.string(), stringWithoutNul())
+    .default({})
+    .transform((env) => Object.fromEntries(Object.entries(env).filter(([name]) => !DAEMON_ONLY_ENV_PATTERN.test(name)))),
   queue: z.boolean().default(true),
 };
 

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 
 import { describe, expect, onTestFinished, test } from 'vitest';
 
+import { forwardedEnv } from '../../src/cli/commands/start-daemon.js';
 import { createDaemonClient } from '../../src/daemon/client.js';
 import { MAX_PENDING_STREAM_BYTES } from '../../src/daemon/event-stream.js';
 import { createControlServer } from '../../src/daemon/server.js';
@@ -280,6 +281,16 @@ describe('request validation', () => {
     const ok = await rawRequest(socketPath, 'POST', '/v1/goals', JSON.stringify(startBody({ env })));
     expect(ok.status).toBe(201);
     expect(host.startRequests[0]?.env).toEqual(env);
+
+    // Where the daemon's cluster is, never a request's: dropped, so no stored request holds the Redis password.
+    const cluster = { GOALD_REDIS_URL: 'redis://:s3cret@10.0.0.5:6379/0', GOALD_CLUSTER_REMOTE: 'https://tok@example.com/r.git', GOALD_MAX_TURNS: '5' };
+    const dropped = await rawRequest(socketPath, 'POST', '/v1/goals', JSON.stringify(startBody({ env: cluster })));
+    expect(dropped.status).toBe(201);
+    expect(host.startRequests[1]?.env).toEqual({ GOALD_MAX_TURNS: '5' });
+  });
+
+  test("the CLI forwards no cluster setting: they are the daemon's own", () => {
+    expect(forwardedEnv({ GOALD_REDIS_URL: 'redis://:s3cret@h:6379', GOALD_CLUSTER_REMOTE: 'r', GOALD_MAX_TURNS: '3', OPENAI_API_KEY: 'sk-x' })).toEqual({ GOALD_MAX_TURNS: '3' });
   });
 
   test('flags are strict: unknown keys and wrong types name the field', async () => {

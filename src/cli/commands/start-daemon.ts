@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import { ensureDaemon } from '../../daemon/auto-start.js';
-import { FORWARDED_ENV_PATTERN } from '../../daemon/request-schemas.js';
+import { DAEMON_ONLY_ENV_PATTERN, FORWARDED_ENV_PATTERN } from '../../daemon/request-schemas.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { prepareGoal } from '../../supervisor/launch.js';
 import type { CliIO } from '../io.js';
@@ -14,7 +14,7 @@ import { toStartFlags, type StartOptions } from './start-request.js';
 export function forwardedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const forwarded: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && FORWARDED_ENV_PATTERN.test(name)) forwarded[name] = value;
+    if (value !== undefined && FORWARDED_ENV_PATTERN.test(name) && !DAEMON_ONLY_ENV_PATTERN.test(name)) forwarded[name] = value;
   }
   return forwarded;
 }
