@@ -170,7 +170,7 @@ export class ClusterGoalHost implements GoalHost {
     const remote = await this.remoteOf(prepared.workspace.root);
     const goal: GoalRecord = { ...newGoalRecord(prepared.settings, { kind: 'daemon', pid: process.pid }, options), owner: null };
     await submitClusterGoal({ redis: this.options.redis, queue: this.options.queue, goal, remote });
-    this.options.log(`goal ${goal.id}: on the cluster (${prepared.workspace.root}, remote ${remote})`);
+    this.options.log(`goal ${goal.id}: on the cluster (${prepared.workspace.root}, remote ${hideUrlCredentials(remote)})`);
     return goal;
   }
 

@@ -12,6 +12,7 @@ import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
 import { runGit } from '../workspace/git.js';
+import { hideUrlCredentials } from './cluster-goals.js';
 
 // Who the turns' commits are by.
 const COMMITTER = { GIT_AUTHOR_NAME: 'goald', GIT_AUTHOR_EMAIL: 'goald@localhost', GIT_COMMITTER_NAME: 'goald', GIT_COMMITTER_EMAIL: 'goald@localhost' };
@@ -45,7 +46,7 @@ export async function fetchTurnBase(remote: string, mirror: string, goalId: stri
     if (refspec !== null) await runGit(['fetch', '--quiet', '--no-tags', remote, refspec], { cwd: mirror, allowFailure: true });
     if ((await runGit(['cat-file', '-e', `${commit}^{commit}`], { cwd: mirror, allowFailure: true })).exitCode === 0) return;
   }
-  throw new GoaldError('internal', `commit ${commit} of goal ${goalId} is not on ${remote}`, 'check that the workers reach the cluster remote, and that nothing deleted goald/ refs there');
+  throw new GoaldError('internal', `commit ${commit} of goal ${goalId} is not on ${hideUrlCredentials(remote)}`, 'check that the workers reach the cluster remote, and that nothing deleted goald/ refs there');
 }
 
 /**
@@ -117,5 +118,5 @@ export async function promoteTurn(mirror: string, remote: string, goalId: string
   const pushed = await runGit(['push', '--porcelain', `--force-with-lease=${branch}:${base}`, remote, `${commit}:${branch}`], { cwd: mirror, allowFailure: true });
   if (pushed.exitCode === 0) return 'moved';
   if (/\[rejected\]|stale info|\(fetch first\)|non-fast-forward/.test(`${pushed.stdout}\n${pushed.stderr}`)) return 'refused';
-  throw new GoaldError('internal', `git push to ${remote} failed: ${pushed.stderr.trim().split('\n').at(-1) ?? 'no message'}`, 'check that the workers reach the remote and may push to it');
+  throw new GoaldError('internal', `git push to ${hideUrlCredentials(remote)} failed: ${hideUrlCredentials(pushed.stderr.trim().split('\n').at(-1) ?? 'no message')}`, 'check that the workers reach the remote and may push to it');
 }

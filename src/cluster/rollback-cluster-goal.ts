@@ -19,6 +19,7 @@ import { GoaldError } from '../errors.js';
 import { runGit } from '../workspace/git.js';
 import { changedPaths, resolveCommit } from '../worktree/goal-worktree.js';
 import { clusterGoalStateOf } from './cluster-goal-state.js';
+import { hideUrlCredentials } from './cluster-goals.js';
 import { goalBranchRef, promoteTurn } from './goal-branch.js';
 import { readClusterGoal, readCommittedTurns, setClusterGoalRollbacks } from './turn-commit.js';
 
@@ -45,7 +46,7 @@ export async function rollbackClusterGoal(options: { redis: Redis; goal: GoalRec
   const fetched = await runGit(['fetch', '--quiet', '--no-tags', remote, `+${branch}:${branch}`], { cwd: mirror, allowFailure: true });
   const from = fetched.exitCode === 0 ? await resolveCommit(mirror, branch) : null;
   if (from === null) {
-    throw new GoaldError('usage', `goal ${goal.id}'s branch goald/${goal.id} cannot be read from ${remote}: there is nothing to roll back`, 'check that this machine reaches the cluster remote, and that the branch was not deleted');
+    throw new GoaldError('usage', `goal ${goal.id}'s branch goald/${goal.id} cannot be read from ${hideUrlCredentials(remote)}: there is nothing to roll back`, 'check that this machine reaches the cluster remote, and that the branch was not deleted');
   }
   // The branch, then the tips earlier rollbacks moved away from (still in this mirror), newest first.
   const tips = [from, ...(goal.rollbacks ?? []).flatMap((rollback) => (rollback.fromCommit ? [rollback.fromCommit] : [])).reverse()];
@@ -55,7 +56,7 @@ export async function rollbackClusterGoal(options: { redis: Redis; goal: GoalRec
   }
   const paths = await changedPaths(mirror, from, commit);
   if ((await promoteTurn(mirror, remote, goal.id, commit, from)) === 'refused') {
-    throw new GoaldError('conflict', `goald/${goal.id} moved on ${remote} while it was being rolled back; nothing was changed`, 'try again');
+    throw new GoaldError('conflict', `goald/${goal.id} moved on ${hideUrlCredentials(remote)} while it was being rolled back; nothing was changed`, 'try again');
   }
   const rollback: GoalRollback = {
     at: options.now.toISOString(),

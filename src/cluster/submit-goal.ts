@@ -11,6 +11,7 @@ import { GoaldError } from '../errors.js';
 import { runGit } from '../workspace/git.js';
 import { requireHeadCommit } from '../worktree/goal-worktree.js';
 import type { ClusterGoalState } from './cluster-goal-state.js';
+import { hideUrlCredentials } from './cluster-goals.js';
 import { goalBranchRef } from './goal-branch.js';
 import { createClusterGoal } from './turn-commit.js';
 import { enqueueTurn } from './turn-queue.js';
@@ -21,7 +22,7 @@ export async function submitClusterGoal(options: { redis: Redis; queue: Queue; g
   const base = await requireHeadCommit(goal.workspace);
   const pushed = await runGit(['push', '--quiet', remote, `${base}:${goalBranchRef(goal.id)}`], { cwd: goal.workspace, allowFailure: true });
   if (pushed.exitCode !== 0) {
-    throw new GoaldError('config', `cannot push goal ${goal.id}'s base to ${remote}: ${pushed.stderr.trim().split('\n').at(-1) ?? 'git push failed'}`, 'check that this machine and every worker may push to the cluster remote');
+    throw new GoaldError('config', `cannot push goal ${goal.id}'s base to ${hideUrlCredentials(remote)}: ${hideUrlCredentials(pushed.stderr.trim().split('\n').at(-1) ?? 'git push failed')}`, 'check that this machine and every worker may push to the cluster remote');
   }
   const state: ClusterGoalState = { goal, lastTurn: null, initialTree: null, remote, base };
   await createClusterGoal(options.redis, goal.id, JSON.stringify(state));

@@ -404,6 +404,16 @@ describe('the CLI against a cluster', () => {
     expect(late.code).toBe(2);
   });
 
+  it("a remote's credentials never reach a message or the daemon's log", { timeout: 60_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    sandbox.env.GOALD_CLUSTER_REMOTE = 'http://goald:s3cret@127.0.0.1:1/origin.git';
+    const run = await sandbox.run(['start', 'never met', '-C', repo, '--agent', 'true', '--check', 'false', '--evaluator', 'none']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('http://***@127.0.0.1:1/origin.git');
+    expect(run.stderr).not.toContain('s3cret');
+    expect(readFileSync(path.join(sandbox.home, 'daemon.log'), 'utf8')).not.toContain('s3cret');
+  });
+
   it('a daemon whose Redis cannot be reached exits 3 naming it, its password hidden', async () => {
     const sandbox = await goaldSandbox();
     const run = await sandbox.run(['daemon', '--foreground'], { env: { GOALD_REDIS_URL: 'redis://:s3cret@127.0.0.1:1/0' } });
