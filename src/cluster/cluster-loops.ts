@@ -160,7 +160,9 @@ export class ClusterLoops {
       .exec();
     // A duration's first run is one period after creation, as on one machine; cron runs at its next slot.
     const repeat = schedule.kind === 'interval' ? { every: schedule.everyMs, startDate: createdAt + schedule.everyMs } : { pattern: schedule.expression, tz: 'UTC' };
-    const scheduled = await this.queueOf(owner).upsertJobScheduler(loop.id, repeat, { name: 'tick', data: { loopId: loop.id } });
+    // Ticks done leave Redis (BullMQ keeps finished jobs unless told): a loop never grows its memory.
+    const tickOptions = { removeOnComplete: true, removeOnFail: 100 };
+    const scheduled = await this.queueOf(owner).upsertJobScheduler(loop.id, repeat, { name: 'tick', data: { loopId: loop.id }, opts: tickOptions });
     this.options.log(`loop ${loop.id} every ${every} in ${workspace} (on the cluster)`);
     const next = scheduled === undefined ? null : new Date(scheduled.timestamp + (scheduled.opts.delay ?? 0)).toISOString();
     return { ...loop, nextRunAt: next };

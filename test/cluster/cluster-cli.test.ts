@@ -215,6 +215,14 @@ describe('the CLI against a cluster', () => {
 
     const [shown] = await loops();
     expect(shown).toMatchObject({ id: loop.id, stopped: true, runs: runs.length, lastOutcome: 'achieved' });
+    // The ticks done left Redis: a loop's memory does not grow with its runs.
+    const redis = new Redis(server.url);
+    try {
+      const completed = await redis.keys('{goald}:loops-*:completed');
+      for (const key of completed) expect(await redis.zcard(key)).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
     // Never two runs live at once in the workspace.
     const spans = runs.map((goal) => [Date.parse(goal.createdAt), Date.parse(goal.finishedAt ?? '')] as const).sort((a, b) => a[0] - b[0]);
     for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
