@@ -197,6 +197,14 @@ export class GoalSupervisor {
     this.reopenedAfterTurn = restored?.reopenedAfterTurn ?? null;
     const best = last?.keepBest?.best;
     this.best = best === undefined ? null : { turn: best.turn, tree: best.tree, score: best };
+    // A rollback taken after the last turn (a paused goal's, then a daemon restart, or a cluster goal whose
+    // next turn runs on another worker): the work tree holds its files, and the next prompt says so.
+    const rollback = restored === undefined ? undefined : goal.rollbacks?.at(-1);
+    if (rollback !== undefined && last !== null && rollback.afterTurn >= last.turn) {
+      this.trees.restart(rollback.tree);
+      this.breakers = afterRestoredTree(this.breakerState(), rollback.tree);
+      this.rollbackNote = { ...rollback, reason: null };
+    }
   }
 
   /** The current top-level status. */

@@ -7,8 +7,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readTurns, submitGoal, waitForGoal } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
 import { goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // Turn n (counted in a file beside the sandbox) writes app.js as version n; turn 2 adds extra.js, turn 3
 // deletes notes.txt. The check never passes, so the goal fails on max-turns after 3 turns.
@@ -76,6 +78,34 @@ describe('goald rollback', () => {
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(says);
     }
+  });
+
+  it('a paused goal rolled back keeps its rollback across a daemon restart: the next turn starts from it, and its prompt says so', async () => {
+    const repo = await gitdir({ files: { 'app.js': 'export const version = 0;\n', 'notes.txt': 'keep me\n', 'README.md': '# demo\n' }, initialCommit: true });
+    const sandbox = await goaldSandbox();
+    const writer = path.join(sandbox.root, 'writer.mjs');
+    await writeFile(writer, AGENT(path.join(sandbox.root, 'turns')));
+    const agent = `cp "$GOALD_PROMPT_FILE" ${sandbox.root}/prompt-$GOALD_TURN.txt; sleep 0.3; node ${writer}`;
+    const { id } = await submitGoal(sandbox, ['never met', '-C', repo.dir, '--cooldown', '0', '--max-turns', '20', '--check', 'false', '--evaluator', 'none', '--agent', agent]);
+    await waitForGoal(sandbox, id, 'ran two turns', (goal) => goal.summary.turns >= 2);
+    expect((await sandbox.run(['pause', id])).code).toBe(0);
+    const paused = await waitForGoal(sandbox, id, 'paused', (goal) => goal.status === 'paused');
+    const rollback = await sandbox.run(['rollback', id, '--to-turn', '1']);
+    expect(rollback.code, rollback.stderr).toBe(0);
+    expect(await readFile(path.join(repo.dir, 'app.js'), 'utf8')).toBe('export const version = 1;\n');
+
+    expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
+    expect((await sandbox.run(['daemon'])).code).toBe(0);
+    expect((await sandbox.run(['resume', id])).code).toBe(0);
+    const next = paused.summary.turns + 1;
+    const prompt = await waitUntil(`turn ${next}'s prompt`, () => (existsSync(path.join(sandbox.root, `prompt-${next}.txt`)) ? readFile(path.join(sandbox.root, `prompt-${next}.txt`), 'utf8') : undefined), 15_000);
+    expect(prompt).toContain('# Rolled back to turn 1');
+    await waitForGoal(sandbox, id, `ran turn ${next}`, (goal) => goal.summary.turns >= next);
+    // The turn's delta starts from the restored tree (extra.js was gone there already), not from the last turn's.
+    const changed = (await readTurns(sandbox, id)).find((turn) => turn.turn === next)?.files.map((file) => file.path);
+    expect(changed).toContain('app.js');
+    expect(changed).not.toContain('extra.js');
+    await sandbox.run(['stop', id]);
   });
 
   it('refuses an active goal (exit 2): it must be paused first', async () => {
