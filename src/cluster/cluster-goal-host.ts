@@ -249,15 +249,15 @@ export class ClusterGoalHost implements GoalHost {
     await requeueTurn(this.options.queue, { goalId: goal.id, epoch: stored.epoch, turn: committed + 1 });
   }
 
-  /** `goald rollback` of a finished goal: its branch on the remote moves back to turn `toTurn`'s commit. */
+  /** `goald rollback`: a finished goal's branch moves back to turn `toTurn`'s commit; a paused goal's next turn starts there. */
   async rollbackGoal(ref: string, toTurn: number): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {
     const goal = await this.getGoal(ref);
-    if (isLiveGoal(goal)) {
-      throw new GoaldError('usage', `goal ${goal.id} is ${goal.status}: on a cluster, only a finished goal is rolled back (its branch moves back)`, `stop it (goald stop ${goal.id}), then goald rollback ${goal.id} --to-turn ${toTurn}`);
+    if (goal.status === 'active') {
+      throw new GoaldError('conflict', `goal ${goal.id} is active: its agent may be writing the files`, `pause it first: goald pause ${goal.id}, then goald rollback`);
     }
     if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot roll back goal ${goal.id}: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
     const { rollbackClusterGoal } = await import('./rollback-cluster-goal.js');
-    const rollback = await rollbackClusterGoal({ redis: this.options.redis, goal, toTurn, mirrorsDir: path.join(this.options.home, 'cluster-mirrors'), now: new Date() });
+    const rollback = await rollbackClusterGoal({ redis: this.options.redis, queue: this.options.queue, goal, toTurn, mirrorsDir: path.join(this.options.home, 'cluster-mirrors'), now: new Date() });
     this.options.log(`goal ${goal.id}: goald/${goal.id} rolled back to turn ${toTurn} (${rollback.commit ?? '?'})`);
     return { goal: await this.getGoal(goal.id), rollback };
   }

@@ -144,6 +144,20 @@ export async function reopenClusterGoal(redis: Redis, goalId: string, state: str
   return typeof committed === 'number' && committed !== -2 ? committed : null;
 }
 
+// KEYS: the goal's hash. ARGV: the last committed turn seen, the state (JSON), the rollbacks (JSON). Sets
+// both on a goal still paused at that turn; returns 1 when it did.
+const PAUSED_ROLLBACK_SCRIPT = `
+local goal = redis.call('HMGET', KEYS[1], 'status', 'committedTurn')
+if goal[1] ~= 'paused' or goal[2] ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'rollbacks', ARGV[3])
+return 1
+`;
+
+/** A paused goal's rollback: its next turn's base and its rollbacks, if it is still paused after `committedTurn`. */
+export async function rollBackPausedClusterGoal(redis: Redis, goalId: string, committedTurn: number, state: string, rollbacks: string): Promise<boolean> {
+  return (await redis.eval(PAUSED_ROLLBACK_SCRIPT, 1, goalKey(goalId), String(committedTurn), state, rollbacks)) === 1;
+}
+
 /** Records a finished goal's rollbacks (`goald rollback` moved its branch), all of them, as JSON. */
 export async function setClusterGoalRollbacks(redis: Redis, goalId: string, rollbacks: string): Promise<void> {
   await redis.hset(goalKey(goalId), 'rollbacks', rollbacks);

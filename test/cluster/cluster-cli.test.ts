@@ -107,13 +107,16 @@ describe('the CLI against a cluster', () => {
     expect((await runGit(['status', '--porcelain'], { cwd: repo })).stdout).toBe('');
   });
 
-  it('pause lets the turn end and starts no more; resume goes on; stop kills the agent on its worker', { timeout: 90_000 }, async () => {
+  it('pause lets the turn end and starts no more; a paused goal rolls back; resume goes on from there; stop kills the agent on its worker', { timeout: 90_000 }, async () => {
     const { sandbox, repo, remote } = await cluster();
     const pidFile = path.join(sandbox.root, 'agent.pid');
     // Each turn takes about a second; the goal never ends by itself.
-    const agent = `echo $$ > ${pidFile}; sleep 1; echo "turn $GOALD_TURN" >> progress.txt`;
+    const agent = `echo $$ > ${pidFile}; cp "$GOALD_PROMPT_FILE" ${sandbox.root}/prompt-$GOALD_TURN.txt; sleep 1; echo "turn $GOALD_TURN" >> progress.txt`;
     const { id } = await submitGoal(sandbox, ['never met', '-C', repo, '--agent', agent, '--check', 'false', '--evaluator', 'none', '--cooldown', '0', '--max-turns', '50']);
     await waitUntil('turn 1 started', async () => (await statusOf(sandbox, id)).summary.turns >= 1, 30_000);
+    const active = await sandbox.run(['rollback', id, '--to-turn', '0']);
+    expect(active.code).toBe(2);
+    expect(active.stderr).toContain(`goal ${id} is active`);
 
     const pause = await sandbox.run(['pause', id]);
     expect(pause.code, pause.stderr).toBe(0);
@@ -124,14 +127,17 @@ describe('the CLI against a cluster', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect((await statusOf(sandbox, id)).summary.turns).toBe(pausedAt);
 
-    // A live goal's next turn starts from the commit Redis names: it is not rolled back on a cluster.
-    const rollback = await sandbox.run(['rollback', id, '--to-turn', '0']);
-    expect(rollback.code).toBe(2);
-    expect(rollback.stderr).toContain('only a finished goal is rolled back');
+    // Paused between turns, it rolls back to turn 1: its next turn, on whichever worker, starts from there.
+    const rollback = await sandbox.run(['rollback', id, '--to-turn', '1', '--json']);
+    expect(rollback.code, rollback.stderr).toBe(0);
+    expect(JSON.parse(rollback.stdout)).toMatchObject({ type: 'goal.rolled-back', toTurn: 1, afterTurn: pausedAt });
 
     const resume = await sandbox.run(['resume', id]);
     expect(resume.code, resume.stderr).toBe(0);
     await waitUntil('a turn after the resume', async () => (await statusOf(sandbox, id)).summary.turns > pausedAt, 30_000);
+    const next = pausedAt + 1;
+    expect(readFileSync(path.join(sandbox.root, `prompt-${next}.txt`), 'utf8')).toContain('# Rolled back to turn 1');
+    await waitUntil(`the branch at turn ${next}`, async () => (await runGit(['show', `goald/${id}:progress.txt`], { cwd: remote, allowFailure: true })).stdout === `turn 1\nturn ${next}\n`);
 
     // Mid-turn: the agent's pid is fresh, and the stop reaches it on whichever worker runs it.
     const before = readFileSync(pidFile, 'utf8');
