@@ -1,7 +1,8 @@
 // Loops on a cluster (`goald loop` with GOALD_REDIS_URL). Each loop is a BullMQ job scheduler
 // (`upsertJobScheduler`: `every` for a duration, `pattern` for cron, in UTC as on one machine), so its ticks
-// are stored in Redis and fire once each, whichever daemons run. A tick starts a fresh goal on the cluster
-// unless one is live in the loop's workspace (then the tick is counted as skipped).
+// are stored in Redis and fire once each, whichever daemons run. A tick starts a fresh goal on the cluster;
+// while a goal is live in the loop's workspace, the run waits for it (one waiting run per loop, started
+// within seconds of that goal's end; a slot that falls due meanwhile counts as skipped), as on one machine.
 //
 // A loop runs from the workspace it was created in, which is a path on the control plane that created it:
 // that daemon owns the loop, and its ticks go to a queue of its own (`loops-<owner>`). While it is down, one
@@ -14,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
@@ -35,6 +36,12 @@ const loopKey = (loopId: string): string => `${CLUSTER_PREFIX}:loop:${loopId}`;
 
 // A tick this much past its slot found its owner down: catch-up `skip` lets it go.
 const LATE_TICK_MS = 60_000;
+// How often this daemon looks for its waiting runs whose workspace is free again.
+const RELEASE_EVERY_MS = 5_000;
+// How long `loop run` of another daemon's loop waits for that daemon to take the run.
+const REMOTE_RUN_WAIT_MS = 15_000;
+
+type RunOutcome = 'started' | 'waiting' | 'skipped';
 
 /** The control plane a daemon is: its host and home, as a BullMQ queue name may hold it. */
 export function loopOwnerOf(home: string): string {
@@ -50,6 +57,7 @@ const storedLoopSchema = z.object({
   runs: z.coerce.number().int().nonnegative().default(0),
   skipped: z.coerce.number().int().nonnegative().default(0),
   stopped: z.enum(['0', '1']).default('0'),
+  waiting: z.enum(['0', '1']).default('0'),
   lastRunAt: z.string().optional(),
   lastGoalId: z.string().optional(),
   configError: z.string().optional(),
@@ -85,6 +93,7 @@ export interface ClusterLoopsOptions {
 export class ClusterLoops {
   private readonly queues = new Map<string, Queue>();
   private worker: Worker | null = null;
+  private releasing: NodeJS.Timeout | null = null;
   // A tick and a `loop run` of this daemon's loops, one at a time: two runs never both find the workspace free.
   private readonly runs = new SerialQueue();
 
@@ -100,9 +109,22 @@ export class ClusterLoops {
     worker.on('error', () => undefined); // an outage, told once by logReachability
     worker.on('failed', (job, error) => this.options.log(`loop tick ${job?.id ?? '?'} failed: ${error.message}`));
     this.worker = worker;
+    this.releasing = setInterval(() => void this.releaseWaiting().catch(() => undefined), RELEASE_EVERY_MS);
+    this.releasing.unref();
+  }
+
+  // A run that waits for a live goal in its workspace starts once that goal has ended (as on one machine).
+  private async releaseWaiting(): Promise<void> {
+    const ids = await this.options.redis.zrange(LOOPS_KEY, 0, -1);
+    for (const id of ids) {
+      const found = await this.read(id);
+      if (found === null || found.owner !== this.options.owner || !found.loop.waiting || found.loop.stopped) continue;
+      await this.runs.run(() => this.runOnce(id, { late: false, release: true }));
+    }
   }
 
   async close(): Promise<void> {
+    if (this.releasing !== null) clearInterval(this.releasing);
     if (this.worker !== null) await Promise.race([this.worker.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 3_000))]);
     await Promise.all([...this.queues.values()].map((queue) => closeQueue(queue)));
   }
@@ -171,18 +193,37 @@ export class ClusterLoops {
   /** `goald loop stop <loop>`: removes its scheduler and keeps it, stopped, for history. */
   async remove(ref: string): Promise<LoopRecord> {
     const { loop, owner } = await this.find(ref);
-    await this.options.redis.hset(loopKey(loop.id), 'stopped', '1');
+    await this.options.redis.hset(loopKey(loop.id), { stopped: '1', waiting: '0' });
     await this.queueOf(owner).removeJobScheduler(loop.id);
-    return { ...loop, stopped: true, nextRunAt: null };
+    return { ...loop, stopped: true, waiting: false, nextRunAt: null };
   }
 
   /** `goald loop run <loop>`: a tick now, off its cadence, on the loop's owner. */
-  async fire(ref: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
+  async fire(ref: string): Promise<{ loop: LoopRecord; outcome: RunOutcome }> {
     const { loop, owner } = await this.find(ref);
     if (loop.stopped) throw new GoaldError('conflict', `loop ${loop.id} is stopped`, 'create a new one with goald loop');
-    if (owner === this.options.owner) return { loop, outcome: await this.runs.run(() => this.runOnce(loop.id, { late: false })) };
-    await this.queueOf(owner).add('run-now', { loopId: loop.id }, { removeOnComplete: true, removeOnFail: 100 });
-    return { loop, outcome: 'waiting' };
+    const outcome = owner === this.options.owner ? await this.runs.run(() => this.runOnce(loop.id, { late: false })) : await this.fireOn(owner, loop.id);
+    return { loop: (await this.find(loop.id)).loop, outcome };
+  }
+
+  // `loop run` of another daemon's loop: that daemon runs it (from its workspace); its answer is awaited.
+  private async fireOn(owner: string, loopId: string): Promise<RunOutcome> {
+    const events = new QueueEvents(loopQueueName(owner), { connection: this.options.connection.duplicate(), prefix: CLUSTER_PREFIX });
+    events.on('error', () => undefined);
+    try {
+      await events.waitUntilReady();
+      const job = await this.queueOf(owner).add('run-now', { loopId }, { removeOnComplete: 100, removeOnFail: 100 });
+      const outcome: unknown = await job.waitUntilFinished(events, REMOTE_RUN_WAIT_MS).catch(() => null);
+      const parsed = z.enum(['started', 'waiting', 'skipped']).safeParse(outcome);
+      if (parsed.success) return parsed.data;
+      throw new GoaldError(
+        'conflict',
+        `loop ${loopId} runs from the daemon that created it (${owner}), which did not take the run within ${REMOTE_RUN_WAIT_MS / 1000} s`,
+        'the run is queued for that daemon and starts when it runs; or run goald loop run from that machine',
+      );
+    } finally {
+      await events.close().catch(() => undefined);
+    }
   }
 
   private async find(ref: string): Promise<ClusterLoop> {
@@ -210,14 +251,16 @@ export class ClusterLoops {
     return queue;
   }
 
-  private async tick(job: Job): Promise<void> {
+  // A tick, or another daemon's `loop run`: resolves with the run's outcome (what `loop run` there awaits).
+  private async tick(job: Job): Promise<RunOutcome> {
     const { loopId } = tickSchema.parse(job.data);
     const scheduledAt = job.timestamp + (job.opts.delay ?? 0);
-    await this.runs.run(() => this.runOnce(loopId, { late: job.name === 'tick' && Date.now() - scheduledAt > LATE_TICK_MS }));
+    return this.runs.run(() => this.runOnce(loopId, { late: job.name === 'tick' && Date.now() - scheduledAt > LATE_TICK_MS }));
   }
 
-  // One run: a fresh goal, unless the loop is stopped, a goal is live in its workspace, or the tick came too late.
-  private async runOnce(loopId: string, tick: { late: boolean }): Promise<'started' | 'skipped'> {
+  // One run: a fresh goal, unless the loop is stopped or the tick came too late; while a goal is live in its
+  // workspace, the run waits (one waiting run per loop; a slot that falls due meanwhile counts as skipped).
+  private async runOnce(loopId: string, tick: { late: boolean; release?: boolean }): Promise<RunOutcome> {
     const found = await this.read(loopId);
     if (found === null || found.loop.stopped) {
       await this.queueOf(this.options.owner).removeJobScheduler(loopId);
@@ -232,18 +275,24 @@ export class ClusterLoops {
     };
     if (tick.late && loop.catchUp === 'skip') return skip('its slot passed while this daemon was down, and it catches up with skip');
     const busy = (await this.options.listGoals()).find((goal) => goal.workspace === loop.workspace && isLiveGoal(goal));
-    if (busy !== undefined) return skip(`goal ${busy.id} is still ${busy.status} in ${loop.workspace}`);
+    if (busy !== undefined) {
+      if (tick.release === true) return 'waiting';
+      if (loop.waiting) return skip(`a run already waits for goal ${busy.id} in ${loop.workspace}`);
+      await redis.hset(loopKey(loopId), 'waiting', '1');
+      log(`loop ${loopId}: its run waits for goal ${busy.id} in ${loop.workspace}`);
+      return 'waiting';
+    }
     try {
       const goal = await this.options.startRun(loop, request);
       await redis
         .multi()
         .hincrby(loopKey(loopId), 'runs', 1)
-        .hset(loopKey(loopId), { lastRunAt: goal.createdAt, lastGoalId: goal.id, configError: '' })
+        .hset(loopKey(loopId), { lastRunAt: goal.createdAt, lastGoalId: goal.id, configError: '', waiting: '0' })
         .exec();
       return 'started';
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await redis.hset(loopKey(loopId), 'configError', message);
+      await redis.hset(loopKey(loopId), { configError: message, waiting: '0' });
       return skip(message);
     }
   }
@@ -273,6 +322,7 @@ function fromStored(stored: StoredLoop): ClusterLoop | null {
       runs: stored.runs,
       skipped: stored.skipped,
       stopped: stored.stopped === '1',
+      waiting: stored.waiting === '1',
       lastRunAt: stored.lastRunAt ?? null,
       lastGoalId: stored.lastGoalId ?? null,
       configError: stored.configError === undefined || stored.configError === '' ? null : stored.configError,

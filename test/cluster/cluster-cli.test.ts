@@ -260,6 +260,48 @@ describe('the CLI against a cluster', () => {
     expect((await sandbox.run(['loop', 'stop', loop.id])).code).toBe(0);
   });
 
+  it('loop run: starts a run now, or it waits while a goal is live in the workspace; from another daemon, the owner runs it', { timeout: 120_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    const created = await sandbox.run(['loop', '1h', 'notes exist', '-C', repo, '--agent', 'echo x >> notes.txt', '--check', 'test -f notes.txt', '--evaluator', 'none', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const { loop } = JSON.parse(created.stdout) as { loop: LoopRecord };
+    const runIds = async (): Promise<string[]> => {
+      const run = await sandbox.run(['history', '--json', '--loop', loop.id]);
+      return (JSON.parse(run.stdout) as { goals: GoalRecord[] }).goals.map((goal) => goal.id);
+    };
+    const fired = await sandbox.run(['loop', 'run', loop.id]);
+    expect(fired.code, fired.stderr).toBe(0);
+    const [first] = await runIds();
+    expect(fired.stdout.trim()).toBe(`loop ${loop.id} fired: goal ${first} started`);
+    await waitUntil('the first run ended', async () => (await statusOf(sandbox, first ?? '')).status === 'achieved', 30_000);
+
+    // A goal of the user's own is live in the workspace: the run waits for it, then starts by itself.
+    const { id: busy } = await submitGoal(sandbox, ['never met', '-C', repo, '--agent', 'sleep 0.3', '--check', 'false', '--evaluator', 'none', '--cooldown', '0', '--max-turns', '50']);
+    const waiting = await sandbox.run(['loop', 'run', loop.id]);
+    expect(waiting.code, waiting.stderr).toBe(0);
+    expect(waiting.stdout.trim()).toBe(`loop ${loop.id} fired, but a goal is active in ${repo}; the run waits for it`);
+    expect((await runIds()).length).toBe(1);
+    expect((await sandbox.run(['stop', busy])).code).toBe(0);
+    await waitUntil('the waiting run started', async () => (await runIds()).length === 2, 20_000);
+    const [, second] = await runIds();
+    await waitUntil('the second run ended', async () => (await statusOf(sandbox, second ?? '')).status === 'achieved', 30_000);
+
+    // Another daemon (another home) on the same cluster: the loop's owner runs it, from its workspace.
+    const other = await goaldSandbox();
+    other.env.GOALD_REDIS_URL = server.url;
+    const remoteRun = await other.run(['loop', 'run', loop.id]);
+    expect(remoteRun.code, remoteRun.stderr).toBe(0);
+    expect(remoteRun.stdout).toMatch(new RegExp(`^loop ${loop.id} fired: goal g[a-z0-9]+ started`));
+    await waitUntil('the third run', async () => (await runIds()).length === 3, 20_000);
+    // Its owner down, the run is queued for it, and the other daemon says so.
+    expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
+    const ownerDown = await other.run(['loop', 'run', loop.id]);
+    expect(ownerDown.code).toBe(2);
+    expect(ownerDown.stderr).toContain('did not take the run within 15 s');
+    expect((await other.run(['loop', 'stop', loop.id])).code).toBe(0);
+    expect((await other.run(['daemon', 'stop'])).code).toBe(0);
+  });
+
   it("the user config's cluster section: the daemon finds Redis there, and its maxConcurrentTurns caps turns across the fleet", { timeout: 90_000 }, async () => {
     const { sandbox, repo } = await cluster();
     delete sandbox.env.GOALD_REDIS_URL;
