@@ -20,9 +20,11 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
 import { newLoopId, toJson } from '../../state/index.js';
+import { jsonSchema } from '../../state/json.js';
 import { loopRecordSchema } from '../../state/state-schema.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { parseStartGoalRequest } from '../daemon/request-schemas.js';
+import { newLoopRecord } from '../daemon/loop-record.js';
 import { isLiveGoal, resolveLoopRef } from '../daemon/resolve-goal.js';
 import { SerialQueue } from '../daemon/serial-queue.js';
 import { parseSchedule } from '../daemon/schedule.js';
@@ -64,7 +66,8 @@ const storedLoopSchema = z.object({
 });
 type StoredLoop = z.infer<typeof storedLoopSchema>;
 
-const definitionSchema = z.object({ loop: loopRecordSchema, request: z.unknown() });
+// The loop's record as created; its start request is the one its options hold (`{kind: 'cli', request}`).
+const definitionSchema = loopRecordSchema.extend({ options: z.object({ kind: z.literal('cli'), request: jsonSchema }) });
 
 /** A loop as the cluster holds it: its record (counters filled in), who owns it, and its start request. */
 interface ClusterLoop {
@@ -154,7 +157,7 @@ export class ClusterLoops {
     const { every, catchUp, ...start } = request;
     const { workspace } = await this.options.validateStart(start);
     const createdAt = Date.now();
-    const loop: LoopRecord = {
+    const loop = newLoopRecord({
       id: newLoopId(),
       workspace,
       every,
@@ -162,22 +165,13 @@ export class ClusterLoops {
       options: toJson({ kind: 'cli', request: start }),
       source: 'cli',
       createdAt: new Date(createdAt).toISOString(),
-      nextRunAt: null,
-      lastRunAt: null,
-      lastGoalId: null,
-      lastOutcome: null,
-      runs: 0,
-      skipped: 0,
-      waiting: false,
       catchUp: catchUp ?? 'once',
-      stopped: false,
       name: null,
-      configError: null,
-    };
+    });
     const { redis, owner } = this.options;
     await redis
       .multi()
-      .hset(loopKey(loop.id), { definition: JSON.stringify({ loop, request: start }), owner })
+      .hset(loopKey(loop.id), { definition: JSON.stringify(loop), owner })
       .zadd(LOOPS_KEY, createdAt, loop.id)
       .exec();
     // A duration's first run is one period after creation, as on one machine; cron runs at its next slot.
@@ -307,10 +301,10 @@ function fromStored(stored: StoredLoop): ClusterLoop | null {
   }
   const definition = definitionSchema.safeParse(raw);
   if (!definition.success) return null;
-  const { loop } = definition.data;
+  const loop = definition.data;
   let request: StartGoalRequest;
   try {
-    request = parseStartGoalRequest(definition.data.request);
+    request = parseStartGoalRequest(loop.options.request);
   } catch {
     return null;
   }

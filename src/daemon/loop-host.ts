@@ -11,6 +11,7 @@ import { CONFIG_FILE_NAME, loadConfigFile } from '../config/load-config.js';
 import type { ConfigFile, ConfigLoop } from '../config/schema.js';
 import { GoaldError } from '../errors.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
+import { newLoopRecord } from './loop-record.js';
 import { createLoopScheduler, SCHEDULER_FIELDS, type DueOutcome, type LoopScheduler } from './loop-scheduler.js';
 import { resolveLoopRef } from './resolve-goal.js';
 import { parseSchedule } from './schedule.js';
@@ -74,24 +75,6 @@ function loopLayer(loop: ConfigLoop): ConfigFile {
   if (loop.evaluator) layer.evaluator = loop.evaluator;
   if (loop.limits) layer.limits = loop.limits;
   return layer;
-}
-
-/** A loop that has never run, from what defines it. */
-function newLoopRecord(
-  defined: Pick<LoopRecord, 'id' | 'workspace' | 'every' | 'condition' | 'options' | 'source' | 'createdAt' | 'catchUp' | 'name'>,
-): LoopRecord {
-  return {
-    ...defined,
-    nextRunAt: null,
-    lastRunAt: null,
-    lastGoalId: null,
-    lastOutcome: null,
-    runs: 0,
-    skipped: 0,
-    waiting: false,
-    stopped: false,
-    configError: null,
-  };
 }
 
 export interface LoopHostOptions {
