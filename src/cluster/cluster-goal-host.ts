@@ -198,7 +198,7 @@ export class ClusterGoalHost implements GoalHost {
     const goal = await this.getGoal(ref);
     // As on one machine: a finished goal says how to reopen it, when it can be.
     if (!request.resume && !isLiveGoal(goal)) throw finishedError(goal, false);
-    if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot edit goal ${goal.id}: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
+    if (this.degraded) throw this.unreachable(`edit goal ${goal.id}`);
     const parsed = parseStoredSettings(goal.settings);
     if (!parsed.ok) throw new GoaldError('state-corrupt', `goal ${goal.id} has invalid stored settings (${parsed.problem})`);
     const before = parsed.settings;
@@ -255,7 +255,7 @@ export class ClusterGoalHost implements GoalHost {
     if (goal.status === 'active') {
       throw new GoaldError('conflict', `goal ${goal.id} is active: its agent may be writing the files`, `pause it first: goald pause ${goal.id}, then goald rollback`);
     }
-    if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot roll back goal ${goal.id}: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
+    if (this.degraded) throw this.unreachable(`roll back goal ${goal.id}`);
     const { rollbackClusterGoal } = await import('./rollback-cluster-goal.js');
     const rollback = await rollbackClusterGoal({ redis: this.options.redis, queue: this.options.queue, goal, toTurn, mirrorsDir: path.join(this.options.home, 'cluster-mirrors'), now: new Date() });
     this.options.log(`goal ${goal.id}: goald/${goal.id} rolled back to turn ${toTurn} (${rollback.commit ?? '?'})`);
@@ -311,7 +311,7 @@ export class ClusterGoalHost implements GoalHost {
   async prune(request: PruneRequest): Promise<PruneResult> {
     const goals = await this.readGoals();
     // Deletion acts on the cluster as it is, never on goals as last read.
-    if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot prune: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
+    if (this.degraded) throw this.unreachable('prune');
     const result = await this.onCluster('prune', async () => pruneClusterGoals(this.options.redis, { goals, loops: await this.loops.list() }, { ...request, now: Date.now() }));
     if (!request.dryRun && result.goals.length > 0) this.options.log(`pruned ${result.goals.length} finished goals from the cluster`);
     return result;
@@ -349,20 +349,26 @@ export class ClusterGoalHost implements GoalHost {
     return notOnCluster('goald race', 'run the race from a daemon without GOALD_REDIS_URL');
   }
 
+  // Acting on the cluster as it is, never on goals as last read: while Redis is away, control exits 3.
+  private unreachable(what: string, why?: string): GoaldError {
+    const state = why === undefined ? 'cannot be reached' : `did not answer (${why})`;
+    return new GoaldError('cluster-unreachable', `cannot ${what}: Redis at ${this.options.shownUrl} ${state}`, 'try again once Redis is back; the daemon reconnects by itself');
+  }
+
   // Work on Redis whose failure (Redis away) is told as the cluster being unreachable (exit 3), not as a bug.
   private async onCluster<T>(what: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
       if (isGoaldError(error)) throw error;
-      throw new GoaldError('cluster-unreachable', `cannot ${what}: Redis at ${this.options.shownUrl} did not answer (${hideUrlCredentials(error instanceof Error ? error.message : String(error))})`, 'try again once Redis is back; the daemon reconnects by itself');
+      throw this.unreachable(what, hideUrlCredentials(error instanceof Error ? error.message : String(error)));
     }
   }
 
   private async liveGoal(ref: string, what: string): Promise<GoalRecord> {
     const goal = await this.getGoal(ref);
     // Control acts on the cluster as it is, never on goals as last read.
-    if (this.degraded) throw new GoaldError('cluster-unreachable', `cannot ${what} goal ${goal.id}: Redis at ${this.options.shownUrl} cannot be reached`, 'try again once Redis is back; the daemon reconnects by itself');
+    if (this.degraded) throw this.unreachable(`${what} goal ${goal.id}`);
     if (!isLiveGoal(goal)) throw new GoaldError('conflict', `goal ${goal.id} already ${goal.status}`, `nothing to ${what}`);
     return goal;
   }

@@ -127,11 +127,10 @@ async function runOneStep(
     // Kept for the fence: a turn's events reach `logs -f` only if the turn is committed.
     observers: [{ onEvent: (event) => events.push(event) }],
     owner: 'daemon',
-    ...(goal.machine !== null
-      ? { restored: { machine: goal.machine, lastTurn: state.lastTurn, initialTree: state.initialTree } }
-      : state.reopenedAfterTurn !== undefined
-        ? { restored: { machine: null, lastTurn: state.lastTurn, initialTree: state.initialTree, reopenedAfterTurn: state.reopenedAfterTurn } }
-        : {}),
+    // A goal not new: one with a machine, or one `edit --resume` reopened (a fresh machine after its last turn).
+    ...(goal.machine === null && state.reopenedAfterTurn === undefined
+      ? {}
+      : { restored: { machine: goal.machine, lastTurn: state.lastTurn, initialTree: state.initialTree, ...(state.reopenedAfterTurn === undefined ? {} : { reopenedAfterTurn: state.reopenedAfterTurn }) } }),
   });
   for (const text of options.guidance) supervisor.addGuidance(text);
   // Cancelled (pause now, stop, a lost lock): the agent's group is killed and the goal let go, unstored.
