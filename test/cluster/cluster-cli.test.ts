@@ -121,16 +121,18 @@ describe('the CLI against a cluster', () => {
     const pause = await sandbox.run(['pause', id]);
     expect(pause.code, pause.stderr).toBe(0);
     expect((await statusOf(sandbox, id)).status).toBe('paused');
-    // The turn in flight commits; then nothing more runs.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // The turn in flight ends and commits (until then a rollback is refused, saying so); paused between
+    // turns, the goal rolls back to turn 1, and its next turn, on whichever worker, starts from there.
+    const rollback = await waitUntil('the pausing turn ended and the rollback taken', async () => {
+      const run = await sandbox.run(['rollback', id, '--to-turn', '1', '--json']);
+      return run.code === 0 || !run.stderr.includes('its turn is still running') ? run : undefined;
+    }, 30_000);
+    expect(rollback.code, rollback.stderr).toBe(0);
     const pausedAt = (await statusOf(sandbox, id)).summary.turns;
+    expect(JSON.parse(rollback.stdout)).toMatchObject({ type: 'goal.rolled-back', toTurn: 1, afterTurn: pausedAt });
+    // Then nothing more runs.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect((await statusOf(sandbox, id)).summary.turns).toBe(pausedAt);
-
-    // Paused between turns, it rolls back to turn 1: its next turn, on whichever worker, starts from there.
-    const rollback = await sandbox.run(['rollback', id, '--to-turn', '1', '--json']);
-    expect(rollback.code, rollback.stderr).toBe(0);
-    expect(JSON.parse(rollback.stdout)).toMatchObject({ type: 'goal.rolled-back', toTurn: 1, afterTurn: pausedAt });
 
     const resume = await sandbox.run(['resume', id]);
     expect(resume.code, resume.stderr).toBe(0);

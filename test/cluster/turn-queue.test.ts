@@ -123,9 +123,10 @@ describe('turns on BullMQ across worker processes', () => {
     const pressed = lines.find((line) => line.event === 'outcome' && line.job?.goalId === 'ga' && line.job.turn === 1);
     if (pressed === undefined) throw new Error('turn 1 of ga was not seen');
     const after = lines.filter((line) => line.event === 'running' && line.at > pressed.at).map((line) => line.at - pressed.at);
-    // Nothing started in the two seconds asked but a turn taken in the instant before the limit was set
-    // (a little less than two: the limit starts just before the outcome line); then the turns went on.
-    expect(after.filter((ms) => ms > 150 && ms < 1_800)).toEqual([]);
+    // Nothing started in the two seconds asked but a turn taken in the instant before the limit was set (it
+    // may print its line late on a loaded machine; without the limit, a turn starts every 50 ms or so), and a
+    // little less than two (the limit starts just before the outcome line); then the turns went on.
+    expect(after.filter((ms) => ms > 500 && ms < 1_800)).toEqual([]);
     expect(after.filter((ms) => ms >= 1_800).length).toBeGreaterThan(0);
     expect(await queue.getRateLimitTtl(1_000_000)).toBeLessThanOrEqual(0); // the limit has passed (1 000 000: only a 429 fills the limiter)
   });
