@@ -19,6 +19,7 @@ import { parseStoredSettings } from '../config/settings-schema.js';
 import { refuseNextTurn } from '../breakers/index.js';
 import type { GoalSettings } from '../config/types.js';
 import { assertIndependentEvaluator, finishedError, notRaisedError } from '../daemon/goal-edit.js';
+import type { LoopRunRequest } from '../daemon/loop-host.js';
 import { filterGoals, isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
 import type {
   ClusterHealth,
@@ -39,6 +40,7 @@ import type { PreparedGoal } from '../supervisor/launch.js';
 import { runGit } from '../workspace/git.js';
 import { clusterGoalStateOf, type ClusterGoalEdit, type ClusterGoalState } from './cluster-goal-state.js';
 import { ClusterLoops, loopOwnerOf } from './cluster-loops.js';
+import { DeclaredLoopWatch } from './declared-loop-watch.js';
 import { deleteAttemptRefs } from './goal-branch.js';
 import type { ClusterSettings } from './cluster-settings.js';
 import { pruneClusterGoals } from './prune-cluster-goals.js';
@@ -84,6 +86,7 @@ export class ClusterGoalHost implements GoalHost {
   private degraded = false;
 
   private readonly loops: ClusterLoops;
+  private readonly declaredLoops: DeclaredLoopWatch;
 
   constructor(private readonly options: ClusterGoalHostOptions) {
     this.loops = new ClusterLoops({
@@ -91,16 +94,19 @@ export class ClusterGoalHost implements GoalHost {
       connection: options.loopConnection,
       owner: loopOwnerOf(options.home),
       validateStart: async (request) => ({ workspace: (await this.prepare(request)).workspace.root }),
-      startRun: (loop, request) => this.startLoopRun(loop, request),
+      startRun: (loop, run) => this.startLoopRun(loop, run),
       listGoals: () => this.readGoals(),
       log: options.log,
     });
+    this.declaredLoops = new DeclaredLoopWatch({ sync: (workspace, config) => this.onCluster('sync the declared loops', () => this.loops.sync(workspace, config)), log: options.log });
   }
 
   /** Re-adds lost turn jobs now, then every half minute; takes this daemon's loop ticks. */
   async recover(): Promise<void> {
     await this.applyFleetCap();
     this.loops.start();
+    // The files declaring this daemon's loops are read again (edited while it was down) and watched.
+    for (const workspace of await this.loops.declaringWorkspaces().catch(() => [])) void this.declaredLoops.watch(workspace);
     await this.reconcile();
     this.reconciling = setInterval(() => void this.reconcile(), RECONCILE_EVERY_MS);
     this.reconciling.unref();
@@ -109,6 +115,7 @@ export class ClusterGoalHost implements GoalHost {
   /** Lets go of the cluster (the goals go on on the workers). */
   async detachAll(): Promise<void> {
     if (this.reconciling !== null) clearInterval(this.reconciling);
+    await this.declaredLoops.close();
     await this.loops.close();
     await closeQueue(this.options.queue);
     for (const connection of this.options.connections) connection.disconnect();
@@ -145,20 +152,31 @@ export class ClusterGoalHost implements GoalHost {
   async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
     const prepared = await this.prepare(request);
     const goal = await this.submit(prepared, {});
+    // As on one machine: the loops the workspace's goal.config.json declares run from now on.
+    void this.declaredLoops.watch(prepared.workspace.root);
     return { goal, queued: false, warnings: prepared.warnings };
   }
 
-  // One run of a loop: a fresh goal from the loop's start request, validated again now (its config may have changed).
-  private async startLoopRun(loop: LoopRecord, request: StartGoalRequest): Promise<GoalRecord> {
+  // One run of a loop: a fresh goal from the loop's start request, validated again now (its config may have
+  // changed); a declared loop's run adds that loop's own settings layer.
+  private async startLoopRun(loop: LoopRecord, run: LoopRunRequest): Promise<GoalRecord> {
     const label = `loop ${loop.id} (every ${loop.every}), run ${loop.runs + 1}`;
-    return this.submit(await this.prepare(request, { loop: label }), { loopId: loop.id });
+    return this.submit(await this.prepare(run.request, { loop: label }, run.loopConfig), { loopId: loop.id });
   }
 
   // Validates a start request in its workspace; API keys come from the daemon's env, never the request.
-  private async prepare(request: StartGoalRequest, ancestry?: { loop: string }): Promise<PreparedGoal> {
+  private async prepare(request: StartGoalRequest, ancestry?: { loop: string }, loopConfig?: LoopRunRequest['loopConfig']): Promise<PreparedGoal> {
     const { env } = this.options;
     const { prepareGoal } = await import('../supervisor/launch.js');
-    const prepared = await prepareGoal({ condition: request.condition, dir: request.dir, flags: request.flags, env: { ...env, ...request.env }, trustedEnv: env, ...(ancestry ? { ancestry } : {}) });
+    const prepared = await prepareGoal({
+      condition: request.condition,
+      dir: request.dir,
+      flags: request.flags,
+      env: { ...env, ...request.env },
+      trustedEnv: env,
+      ...(ancestry ? { ancestry } : {}),
+      ...(loopConfig ? { loopConfig } : {}),
+    });
     if (prepared.settings.isolation?.mode === 'worktree') {
       throw new GoaldError('usage', '--worktree: a cluster goal already runs in worktrees of its own, on its branch goald/<id>', 'start it without --worktree');
     }
@@ -326,7 +344,6 @@ export class ClusterGoalHost implements GoalHost {
     return Promise.resolve();
   }
 
-  // Not on a cluster yet: each says so, with what works instead.
   listLoops(): Promise<LoopRecord[]> {
     return this.onCluster('list loops', () => this.loops.list());
   }
@@ -339,9 +356,17 @@ export class ClusterGoalHost implements GoalHost {
   runLoop(ref: string): Promise<{ loop: LoopRecord; outcome: 'started' | 'waiting' | 'skipped' }> {
     return this.onCluster('run the loop', () => this.loops.fire(ref));
   }
-  syncLoops(): Promise<LoopRecord[]> {
-    return notOnCluster('goald loop sync', 'declare the loop with goald loop <every> instead of in goal.config.json');
+  /** `goald loop sync`: the workspace's declared loops go on the cluster now, and its file is watched from now on. */
+  async syncLoops(dir: string): Promise<LoopRecord[]> {
+    const { resolveWorkspace } = await import('../workspace/find-workspace.js');
+    const { root } = await resolveWorkspace(dir);
+    // Read here, so an invalid file reaches the caller (nothing changes then).
+    await this.declaredLoops.sync(root);
+    void this.declaredLoops.watch(root);
+    return (await this.listLoops()).filter((loop) => loop.workspace === root && loop.source === 'config' && !loop.stopped);
   }
+
+  // Not on a cluster yet: says so, with what works instead.
   startRace(): Promise<RaceRecord> {
     return notOnCluster('goald race', 'run the race from a daemon without GOALD_REDIS_URL');
   }

@@ -11,6 +11,11 @@
 //
 // A loop's definition is written once; its counters are hash fields changed by HINCRBY/HSET, so a stop
 // from another daemon and a tick on the owner never overwrite each other.
+//
+// Loops declared in a workspace's goal.config.json (`loops`) become cluster loops when the daemon reads the
+// file (`goald loop sync`, a goal started there, the file edited while watched), with the ids, runs and
+// settings layer they have on one machine: each run reads the file as it is then. The daemon that read the
+// file owns them. Turns run on the goal's branch, never in the workspace, so no agent edits this file.
 
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -28,7 +33,9 @@ import { newLoopRecord } from '../daemon/loop-record.js';
 import { isLiveGoal, resolveLoopRef } from '../daemon/resolve-goal.js';
 import { SerialQueue } from '../daemon/serial-queue.js';
 import { parseSchedule } from '../daemon/schedule.js';
+import { declaredLoopRun, declaredLoopStopError, declaredLoopsOf, type LoopRunRequest } from '../daemon/loop-host.js';
 import type { CreateLoopRequest, StartGoalRequest } from '../daemon/types.js';
+import type { ConfigFile } from '../config/schema.js';
 import { GoaldError } from '../errors.js';
 import { CLUSTER_PREFIX } from './turn-commit.js';
 import { closeQueue } from './turn-queue.js';
@@ -66,14 +73,23 @@ const storedLoopSchema = z.object({
 });
 type StoredLoop = z.infer<typeof storedLoopSchema>;
 
-// The loop's record as created; its start request is the one its options hold (`{kind: 'cli', request}`).
-const definitionSchema = loopRecordSchema.extend({ options: z.object({ kind: z.literal('cli'), request: jsonSchema }) });
+// The loop's record as created: a CLI loop's start request is the one its options hold (`{kind: 'cli',
+// request}`); a declared loop's options name its place in the file (`{kind: 'config', index}`).
+const definitionSchema = loopRecordSchema.extend({
+  options: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('cli'), request: jsonSchema }),
+    z.object({ kind: z.literal('config'), index: z.number().int().nonnegative() }),
+  ]),
+});
 
-/** A loop as the cluster holds it: its record (counters filled in), who owns it, and its start request. */
+/** A loop as the cluster holds it: its record (counters filled in), who owns it, and a CLI loop's start request. */
 interface ClusterLoop {
   loop: LoopRecord;
   owner: string;
-  request: StartGoalRequest;
+  /** null for a declared loop: each run reads its workspace's file. */
+  request: StartGoalRequest | null;
+  /** A declared loop's place in its file's `loops`; null for a CLI loop. */
+  declaredIndex: number | null;
 }
 
 const tickSchema = z.object({ loopId: z.string().regex(/^[A-Za-z0-9_-]+$/) });
@@ -86,8 +102,8 @@ export interface ClusterLoopsOptions {
   owner: string;
   /** Validates a start request in its workspace (throws GoaldError). */
   validateStart(request: StartGoalRequest): Promise<{ workspace: string }>;
-  /** Starts one run of `loop` on the cluster. */
-  startRun(loop: LoopRecord, request: StartGoalRequest): Promise<GoalRecord>;
+  /** Starts one run of `loop` on the cluster (a declared loop's with its own settings layer). */
+  startRun(loop: LoopRecord, run: LoopRunRequest): Promise<GoalRecord>;
   /** The cluster's goals, to see whether one is live in a loop's workspace. */
   listGoals(): Promise<GoalRecord[]>;
   log(line: string): void;
@@ -153,7 +169,7 @@ export class ClusterLoops {
 
   /** `goald loop <every> [condition]`: validates everything, then stores the loop and its scheduler. */
   async create(request: CreateLoopRequest): Promise<LoopRecord> {
-    const schedule = parseSchedule(request.every);
+    parseSchedule(request.every); // a bad schedule is refused before anything is stored
     const { every, catchUp, ...start } = request;
     const { workspace } = await this.options.validateStart(start);
     const createdAt = Date.now();
@@ -168,25 +184,89 @@ export class ClusterLoops {
       catchUp: catchUp ?? 'once',
       name: null,
     });
+    const nextRunAt = await this.store(loop, createdAt);
+    this.options.log(`loop ${loop.id} every ${every} in ${workspace} (on the cluster)`);
+    return { ...loop, nextRunAt };
+  }
+
+  // Writes a loop's definition (a new one, or a declaration that changed) and arms its scheduler on this
+  // daemon; resolves with its next run. A loop another daemon owned moves here, and its scheduler with it.
+  private async store(loop: LoopRecord, createdAt: number, previousOwner?: string): Promise<string | null> {
+    const schedule = parseSchedule(loop.every);
     const { redis, owner } = this.options;
     await redis
       .multi()
-      .hset(loopKey(loop.id), { definition: JSON.stringify(loop), owner })
-      .zadd(LOOPS_KEY, createdAt, loop.id)
+      .hset(loopKey(loop.id), { definition: JSON.stringify(loop), owner, stopped: '0', waiting: '0', configError: '' })
+      .zadd(LOOPS_KEY, 'NX', createdAt, loop.id)
       .exec();
+    if (previousOwner !== undefined && previousOwner !== owner) await this.queueOf(previousOwner).removeJobScheduler(loop.id);
     // A duration's first run is one period after creation, as on one machine; cron runs at its next slot.
     const repeat = schedule.kind === 'interval' ? { every: schedule.everyMs, startDate: createdAt + schedule.everyMs } : { pattern: schedule.expression, tz: 'UTC' };
     // Ticks done leave Redis (BullMQ keeps finished jobs unless told): a loop never grows its memory.
     const tickOptions = { removeOnComplete: true, removeOnFail: 100 };
     const scheduled = await this.queueOf(owner).upsertJobScheduler(loop.id, repeat, { name: 'tick', data: { loopId: loop.id }, opts: tickOptions });
-    this.options.log(`loop ${loop.id} every ${every} in ${workspace} (on the cluster)`);
-    const next = scheduled === undefined ? null : new Date(scheduled.timestamp + (scheduled.opts.delay ?? 0)).toISOString();
-    return { ...loop, nextRunAt: next };
+    return scheduled === undefined ? null : new Date(scheduled.timestamp + (scheduled.opts.delay ?? 0)).toISOString();
+  }
+
+  /**
+   * Puts `workspace`'s declared loops (its goal.config.json as `config`) on the cluster: new declarations
+   * start, changed ones are stored again, and those the file no longer declares stop (kept for history).
+   */
+  async sync(workspace: string, config: ConfigFile | null): Promise<void> {
+    const declared = declaredLoopsOf(workspace, config, this.options.log);
+    const ids = new Set(declared.map(({ id }) => id));
+    const existing = new Map<string, ClusterLoop>();
+    for (const id of await this.options.redis.zrange(LOOPS_KEY, 0, -1)) {
+      const found = await this.read(id);
+      if (found !== null && found.loop.source === 'config' && found.loop.workspace === workspace) existing.set(id, found);
+    }
+    for (const [id, { loop, owner }] of existing) {
+      if (ids.has(id) || loop.stopped) continue;
+      await this.options.redis.hset(loopKey(id), { stopped: '1', waiting: '0' });
+      await this.queueOf(owner).removeJobScheduler(id);
+      this.options.log(`loop ${id}: no longer declared in ${workspace}; stopped`);
+    }
+    for (const { loop: declaration, index, id } of declared) {
+      const condition = declaration.goal ?? config?.goal ?? null;
+      const catchUp = declaration.catchUp ?? 'once';
+      const name = declaration.name ?? null;
+      const found = existing.get(id);
+      const same = found !== undefined && !found.loop.stopped && found.owner === this.options.owner &&
+        found.loop.condition === condition && found.loop.catchUp === catchUp && (found.loop.name ?? null) === name && found.declaredIndex === index;
+      if (same) continue;
+      const createdAt = found === undefined ? Date.now() : Date.parse(found.loop.createdAt);
+      const loop = newLoopRecord({
+        id,
+        workspace,
+        every: declaration.every,
+        condition,
+        options: { kind: 'config', index },
+        source: 'config',
+        createdAt: new Date(createdAt).toISOString(),
+        catchUp,
+        name,
+      });
+      // The counters are hash fields of their own: storing the definition again keeps the loop's history.
+      // Its period starts again from now (a past start would fire at once).
+      await this.store(loop, Date.now(), found?.owner);
+      this.options.log(`loop ${id} every ${loop.every} in ${workspace} (declared in its goal.config.json; on the cluster)`);
+    }
+  }
+
+  /** The workspaces whose declared loops this daemon runs (it watches their goal.config.json). */
+  async declaringWorkspaces(): Promise<string[]> {
+    const workspaces = new Set<string>();
+    for (const id of await this.options.redis.zrange(LOOPS_KEY, 0, -1)) {
+      const found = await this.read(id);
+      if (found !== null && found.owner === this.options.owner && found.loop.source === 'config' && !found.loop.stopped) workspaces.add(found.loop.workspace);
+    }
+    return [...workspaces];
   }
 
   /** `goald loop stop <loop>`: removes its scheduler and keeps it, stopped, for history. */
   async remove(ref: string): Promise<LoopRecord> {
     const { loop, owner } = await this.find(ref);
+    if (loop.source === 'config') throw declaredLoopStopError(loop);
     await this.options.redis.hset(loopKey(loop.id), { stopped: '1', waiting: '0' });
     await this.queueOf(owner).removeJobScheduler(loop.id);
     return { ...loop, stopped: true, waiting: false, nextRunAt: null };
@@ -277,7 +357,8 @@ export class ClusterLoops {
       return 'waiting';
     }
     try {
-      const goal = await this.options.startRun(loop, request);
+      const run = request === null ? await declaredLoopRun(loop) : { request };
+      const goal = await this.options.startRun(loop, run);
       await redis
         .multi()
         .hincrby(loopKey(loopId), 'runs', 1)
@@ -302,15 +383,18 @@ function fromStored(stored: StoredLoop): ClusterLoop | null {
   const definition = definitionSchema.safeParse(raw);
   if (!definition.success) return null;
   const loop = definition.data;
-  let request: StartGoalRequest;
-  try {
-    request = parseStartGoalRequest(loop.options.request);
-  } catch {
-    return null;
+  let request: StartGoalRequest | null = null;
+  if (loop.options.kind === 'cli') {
+    try {
+      request = parseStartGoalRequest(loop.options.request);
+    } catch {
+      return null;
+    }
   }
   return {
     owner: stored.owner,
     request,
+    declaredIndex: loop.options.kind === 'config' ? loop.options.index : null,
     loop: {
       ...loop,
       runs: stored.runs,

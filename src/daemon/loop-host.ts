@@ -52,7 +52,7 @@ function loopOptionsOf(loop: LoopRecord): CliLoopOptions | ConfigLoopOptions | n
 }
 
 // Config loops get a stable id from what declares them, so re-reading the file keeps their history.
-function configLoopId(workspace: string, loop: ConfigLoop, index: number): string {
+export function configLoopId(workspace: string, loop: ConfigLoop, index: number): string {
   const digest = createHash('sha256').update(`${workspace}\0${index}\0${loop.every}\0${loop.goal ?? ''}`).digest('hex');
   return `c${digest.slice(0, 11)}`;
 }
@@ -66,6 +66,36 @@ export function declaredLoopLayer(loop: LoopRecord, config: ConfigFile | null): 
   const declared = options?.kind === 'config' ? config?.loops?.[options.index] : undefined;
   if (options?.kind !== 'config' || !declared) return undefined;
   return { config: loopLayer(declared), source: `${path.join(loop.workspace, CONFIG_FILE_NAME)} (loops[${options.index}])` };
+}
+
+/** The loops `config` declares in `workspace` whose schedule parses, each with its stable id; the others are logged. */
+export function declaredLoopsOf(workspace: string, config: ConfigFile | null, log: (line: string) => void): Array<{ loop: ConfigLoop; index: number; id: string }> {
+  const declared = (config?.loops ?? []).map((loop, index) => ({ loop, index, id: configLoopId(workspace, loop, index) }));
+  return declared.filter(({ loop }) => {
+    try {
+      parseSchedule(loop.every);
+      return true;
+    } catch (error) {
+      log(`${path.join(workspace, CONFIG_FILE_NAME)}: loops: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  });
+}
+
+/** A config-declared loop's next run, as its workspace's file declares it now (throws when it no longer does). */
+export async function declaredLoopRun(loop: LoopRecord): Promise<LoopRunRequest & { loopConfig: NonNullable<LoopRunRequest['loopConfig']> }> {
+  const configPath = path.join(loop.workspace, CONFIG_FILE_NAME);
+  const { config } = await loadConfigFile(configPath);
+  const loopConfig = declaredLoopLayer(loop, config);
+  if (!loopConfig) throw new GoaldError('config', `${configPath} no longer declares loop ${loop.id}`);
+  const request: StartGoalRequest = { dir: loop.workspace, flags: {}, env: {}, queue: false };
+  if (loop.condition !== null) request.condition = loop.condition;
+  return { request, loopConfig };
+}
+
+/** `goald loop stop` of a loop the workspace's file declares: it ends when the file no longer declares it. */
+export function declaredLoopStopError(loop: LoopRecord): GoaldError {
+  return new GoaldError('conflict', `loop ${loop.id} is declared in ${path.join(loop.workspace, CONFIG_FILE_NAME)}`, 'remove it from that file; the daemon picks the change up');
 }
 
 function loopLayer(loop: ConfigLoop): ConfigFile {
@@ -151,13 +181,7 @@ export class LoopHost {
   /** `goald loop stop <loop>`: disarms it and keeps it (stopped) for history. */
   async remove(ref: string): Promise<LoopRecord> {
     const loop = await this.find(ref);
-    if (loop.source === 'config') {
-      throw new GoaldError(
-        'conflict',
-        `loop ${loop.id} is declared in ${path.join(loop.workspace, CONFIG_FILE_NAME)}`,
-        'remove it from that file; the daemon picks the change up',
-      );
-    }
+    if (loop.source === 'config') throw declaredLoopStopError(loop);
     // A run being started as the user stops the loop finishes starting first: nothing starts after this returns.
     await this.scheduler.disarm(loop.id);
     return this.markStopped(loop.id);
@@ -190,16 +214,7 @@ export class LoopHost {
 
   /** Re-reads a workspace's config-declared loops: adds new ones, stops removed ones, re-arms changed ones. */
   async syncConfigLoops(workspace: string, config: ConfigFile | null): Promise<void> {
-    const declared = (config?.loops ?? []).map((loop, index) => ({ loop, index, id: configLoopId(workspace, loop, index) }));
-    const valid = declared.filter(({ loop }) => {
-      try {
-        parseSchedule(loop.every);
-        return true;
-      } catch (error) {
-        this.log(`${path.join(workspace, CONFIG_FILE_NAME)}: loops: ${error instanceof Error ? error.message : String(error)}`);
-        return false;
-      }
-    });
+    const valid = declaredLoopsOf(workspace, config, this.log);
     const ids = new Set(valid.map(({ id }) => id));
     const now = new Date().toISOString();
     const changed = await this.store.update((state) => {
@@ -308,13 +323,7 @@ export class LoopHost {
       if (loop.condition !== null) request.condition = loop.condition;
       return { request };
     }
-    const configPath = path.join(loop.workspace, CONFIG_FILE_NAME);
-    const { config } = await loadConfigFile(configPath);
-    const loopConfig = declaredLoopLayer(loop, config);
-    if (!loopConfig) throw new GoaldError('config', `${configPath} no longer declares loop ${loop.id}`);
-    const request: StartGoalRequest = { dir: loop.workspace, flags: {}, env: {}, queue: false };
-    if (loop.condition !== null) request.condition = loop.condition;
-    return { request, loopConfig };
+    return declaredLoopRun(loop);
   }
 
   private async runOnce(loop: LoopRecord): Promise<DueOutcome> {

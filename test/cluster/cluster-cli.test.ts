@@ -16,6 +16,7 @@ import { submitGoal } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
 import { startGoaldWorker, stopGoaldWorkers, type GoaldWorker } from '../helpers/goald-workers.js';
 import { waitForProcessGone } from '../helpers/processes.js';
+import { expectOneLineError } from '../helpers/loops.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { goaldSandbox, writeUserConfig, type GoaldSandbox } from '../helpers/run-goald.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -302,6 +303,59 @@ describe('the CLI against a cluster', () => {
     expect(ownerDown.stderr).toContain('did not take the run within 15 s');
     expect((await other.run(['loop', 'stop', loop.id])).code).toBe(0);
     expect((await other.run(['daemon', 'stop'])).code).toBe(0);
+  });
+
+  it('loops declared in goal.config.json run on the cluster with their own settings; an edit syncs them again; removing one stops it', { timeout: 120_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    const config = path.join(repo, 'goal.config.json');
+    // The workspace's settings allow 5 turns; the loop's own layer allows `maxTurns`; two notes meet the goal.
+    const declaring = (every: string, maxTurns: number): string =>
+      JSON.stringify({
+        agent: { command: 'echo x >> notes.txt' },
+        checks: [{ name: 'two notes', run: 'test "$(wc -l < notes.txt)" -ge 2' }],
+        evaluator: { provider: 'none' },
+        limits: { cooldown: '0', maxTurns: 5 },
+        loops: [{ name: 'notes', every, goal: 'two notes exist', limits: { maxTurns } }],
+      });
+    await writeFile(config, declaring('1h', 1));
+    const synced = await sandbox.run(['loop', 'sync', '-C', repo, '--json']);
+    expect(synced.code, synced.stderr).toBe(0);
+    const [loop] = (JSON.parse(synced.stdout) as { loops: LoopRecord[] }).loops;
+    expect(loop).toMatchObject({ source: 'config', every: '1h', name: 'notes', condition: 'two notes exist', workspace: repo, runs: 0 });
+    expect(loop?.nextRunAt).not.toBeNull();
+    expectOneLineError(await sandbox.run(['loop', 'stop', loop?.id ?? '']), /declared in .*goal\.config\.json.*remove it from that file/);
+
+    const runOnce = async (): Promise<GoalRecord> => {
+      const fired = await sandbox.run(['loop', 'run', loop?.id ?? '']);
+      expect(fired.code, fired.stderr).toBe(0);
+      const id = /goal (g[a-z0-9]+) started/.exec(fired.stdout)?.[1] ?? '';
+      await waitUntil(`run ${id} ended`, async () => !['active', 'paused'].includes((await statusOf(sandbox, id)).status), 40_000);
+      return statusOf(sandbox, id);
+    };
+    // The run has the loop's own layer: one turn, one note, and the goal fails on its turn limit.
+    expect(await runOnce()).toMatchObject({ status: 'failed', reason: 'max-turns', loopId: loop?.id, condition: 'two notes exist' });
+    // Each run reads the file as it is then: three turns allowed, the second note meets the goal.
+    await writeFile(config, declaring('1h', 3));
+    const second = await runOnce();
+    expect(second).toMatchObject({ status: 'achieved', loopId: loop?.id });
+    expect(second.summary.turns).toBe(2);
+
+    // The file is watched: a new period is a new declaration, and the old one stops (its history stays).
+    await writeFile(config, declaring('2h', 3));
+    const replaced = await waitUntil('the edited declaration', async () => {
+      const run = await sandbox.run(['loop', 'list', '--json']);
+      const loops = (JSON.parse(run.stdout) as { loops: LoopRecord[] }).loops;
+      return loops.length === 1 && loops[0]?.every === '2h' ? loops[0] : undefined;
+    }, 20_000);
+    expect(replaced.id).not.toBe(loop?.id);
+    const all = JSON.parse((await sandbox.run(['loop', 'list', '--json', '--all'])).stdout) as { loops: LoopRecord[] };
+    expect(all.loops.find((other) => other.id === loop?.id)).toMatchObject({ stopped: true, runs: 2 });
+
+    // An invalid file is refused by loop sync and changes nothing; a file without loops stops them.
+    await writeFile(config, JSON.stringify({ limits: { maxTurns: 'x' } }));
+    expectOneLineError(await sandbox.run(['loop', 'sync', '-C', repo]), /goal\.config\.json.*limits\.maxTurns/);
+    await writeFile(config, JSON.stringify({ limits: { maxTurns: 2 } }));
+    await waitUntil('no declared loop left', async () => (JSON.parse((await sandbox.run(['loop', 'list', '--json'])).stdout) as { loops: LoopRecord[] }).loops.length === 0, 20_000);
   });
 
   it("the user config's cluster section: the daemon finds Redis there, and its maxConcurrentTurns caps turns across the fleet", { timeout: 90_000 }, async () => {
