@@ -4,7 +4,8 @@
 // keys) and put on the cluster (submit-goal.ts); `goald worker` processes on any machine run the turns;
 // control goes through Redis (goal-control.ts), so it reaches a turn on whichever worker holds it. A
 // reconciler pass at start and every half minute re-adds the job of any active goal that lost it. Loops
-// are BullMQ job schedulers (cluster-loops.ts) whose ticks this daemon turns into goal starts.
+// are BullMQ job schedulers (cluster-loops.ts) whose ticks this daemon turns into goal starts. Over 400
+// lines because, like goal-host.ts, it is the one place each socket route's goal action is written.
 
 import path from 'node:path';
 
@@ -58,6 +59,8 @@ import { editClusterGoal, readClusterGoal, reopenClusterGoal } from './turn-comm
 import { closeQueue } from './turn-queue.js';
 
 const RECONCILE_EVERY_MS = 30_000;
+// Attempt refs of ended goals left on the remotes are swept at start, then every tenth reconcile (5 min).
+const SWEEP_EVERY_RECONCILES = 10;
 
 export interface ClusterGoalHostOptions {
   redis: Redis;
@@ -108,8 +111,28 @@ export class ClusterGoalHost implements GoalHost {
     // The files declaring this daemon's loops are read again (edited while it was down) and watched.
     for (const workspace of await this.loops.declaringWorkspaces().catch(() => [])) void this.declaredLoops.watch(workspace);
     await this.reconcile();
-    this.reconciling = setInterval(() => void this.reconcile(), RECONCILE_EVERY_MS);
+    let reconciles = 0;
+    void this.sweepAttemptRefs();
+    this.reconciling = setInterval(() => {
+      void this.reconcile();
+      if ((reconciles += 1) % SWEEP_EVERY_RECONCILES === 0) void this.sweepAttemptRefs();
+    }, RECONCILE_EVERY_MS);
     this.reconciling.unref();
+  }
+
+  private async sweepAttemptRefs(): Promise<void> {
+    try {
+      const { sweepAttemptRefs } = await import('./attempt-ref-sweep.js');
+      const deleted = await sweepAttemptRefs({ redis: this.options.redis, mirrorsDir: this.mirrorsDir(), log: this.options.log });
+      if (deleted > 0) this.options.log(`deleted ${deleted} attempt refs of ended goals from the cluster's remotes`);
+    } catch (error) {
+      this.options.log(`the attempt-ref sweep could not read the cluster: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  // The control plane's own bare mirrors of the cluster's remotes (rollback, the attempt-ref sweep).
+  private mirrorsDir(): string {
+    return path.join(this.options.home, 'cluster-mirrors');
   }
 
   /** Lets go of the cluster (the goals go on on the workers). */
@@ -275,7 +298,7 @@ export class ClusterGoalHost implements GoalHost {
     }
     if (this.degraded) throw this.unreachable(`roll back goal ${goal.id}`);
     const { rollbackClusterGoal } = await import('./rollback-cluster-goal.js');
-    const rollback = await rollbackClusterGoal({ redis: this.options.redis, queue: this.options.queue, goal, toTurn, mirrorsDir: path.join(this.options.home, 'cluster-mirrors'), now: new Date() });
+    const rollback = await rollbackClusterGoal({ redis: this.options.redis, queue: this.options.queue, goal, toTurn, mirrorsDir: this.mirrorsDir(), now: new Date() });
     this.options.log(`goal ${goal.id}: goald/${goal.id} rolled back to turn ${toTurn} (${rollback.commit ?? '?'})`);
     return { goal: await this.getGoal(goal.id), rollback };
   }

@@ -16,6 +16,8 @@
 // file (`goald loop sync`, a goal started there, the file edited while watched), with the ids, runs and
 // settings layer they have on one machine: each run reads the file as it is then. The daemon that read the
 // file owns them. Turns run on the goal's branch, never in the workspace, so no agent edits this file.
+// Over 400 lines because each loop command (create, sync, list, stop, run) and the tick are written once
+// here, beside the schedulers they drive.
 
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';

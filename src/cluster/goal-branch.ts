@@ -6,6 +6,7 @@
 // never move the branch. Redis, not the branch, says which commit a goal is at: a promotion lost to a
 // crash is redone by the next turn's worker, which starts from the committed commit anyway.
 
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -47,6 +48,16 @@ export async function fetchTurnBase(remote: string, mirror: string, goalId: stri
     if ((await runGit(['cat-file', '-e', `${commit}^{commit}`], { cwd: mirror, allowFailure: true })).exitCode === 0) return;
   }
   throw new GoaldError('internal', `commit ${commit} of goal ${goalId} is not on ${hideUrlCredentials(remote)}`, 'check that the workers reach the cluster remote, and that nothing deleted goald/ refs there');
+}
+
+/** The control plane's own bare mirror of `remote` under `mirrorsDir` (made when missing): for git work on the remote with no workspace at hand. */
+export async function controlPlaneMirror(mirrorsDir: string, remote: string): Promise<string> {
+  const mirror = path.join(mirrorsDir, `${createHash('sha256').update(remote).digest('hex').slice(0, 16)}.git`);
+  if (!existsSync(path.join(mirror, 'HEAD'))) {
+    await mkdir(mirrorsDir, { recursive: true });
+    await git(['init', '--quiet', '--bare', mirror], mirrorsDir);
+  }
+  return mirror;
 }
 
 /**

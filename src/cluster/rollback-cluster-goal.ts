@@ -7,10 +7,6 @@
 //   checks it out, and the restored supervisor sees the rollback: the next prompt says so.
 // The rollback is recorded on the goal in Redis (`rollbacks`).
 
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -23,7 +19,7 @@ import { runGit } from '../workspace/git.js';
 import { changedPaths, resolveCommit } from '../worktree/goal-worktree.js';
 import { clusterGoalStateOf, type ClusterGoalState } from './cluster-goal-state.js';
 import { hideUrlCredentials } from './cluster-goals.js';
-import { goalBranchRef, promoteTurn } from './goal-branch.js';
+import { controlPlaneMirror, goalBranchRef, promoteTurn } from './goal-branch.js';
 import { readClusterGoal, readCommittedTurns, rollBackPausedClusterGoal, setClusterGoalRollbacks } from './turn-commit.js';
 import { turnJobId, type TurnJob } from './turn-queue.js';
 
@@ -46,11 +42,7 @@ export async function rollbackClusterGoal(options: { redis: Redis; queue: Queue;
     return parsed.success ? [parsed.data] : [];
   });
   const tree = treeOfTurn(goal.id, records, toTurn);
-  const mirror = path.join(options.mirrorsDir, `${createHash('sha256').update(remote).digest('hex').slice(0, 16)}.git`);
-  if (!existsSync(path.join(mirror, 'HEAD'))) {
-    await mkdir(options.mirrorsDir, { recursive: true });
-    await runGit(['init', '--quiet', '--bare', mirror], { cwd: options.mirrorsDir });
-  }
+  const mirror = await controlPlaneMirror(options.mirrorsDir, remote);
   const branch = goalBranchRef(goal.id);
   const fetched = await runGit(['fetch', '--quiet', '--no-tags', remote, `+${branch}:${branch}`], { cwd: mirror, allowFailure: true });
   const from = fetched.exitCode === 0 ? await resolveCommit(mirror, branch) : null;

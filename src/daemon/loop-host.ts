@@ -52,7 +52,7 @@ function loopOptionsOf(loop: LoopRecord): CliLoopOptions | ConfigLoopOptions | n
 }
 
 // Config loops get a stable id from what declares them, so re-reading the file keeps their history.
-export function configLoopId(workspace: string, loop: ConfigLoop, index: number): string {
+function configLoopId(workspace: string, loop: ConfigLoop, index: number): string {
   const digest = createHash('sha256').update(`${workspace}\0${index}\0${loop.every}\0${loop.goal ?? ''}`).digest('hex');
   return `c${digest.slice(0, 11)}`;
 }
