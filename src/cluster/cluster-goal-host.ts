@@ -28,6 +28,7 @@ import type {
   EditGoalRequest,
   EditGoalResponse,
   EventSubscription,
+  GoalBranch,
   GoalHost,
   PruneRequest,
   StartGoalRequest,
@@ -213,6 +214,13 @@ export class ClusterGoalHost implements GoalHost {
     await submitClusterGoal({ redis: this.options.redis, queue: this.options.queue, goal, remote });
     this.options.log(`goal ${goal.id}: on the cluster (${prepared.workspace.root}, remote ${hideUrlCredentials(remote)})`);
     return goal;
+  }
+
+  /** `goald diff` / `goald apply`: the goal's branch, fetched from the cluster's remote into the repository at `dir`. */
+  async goalBranch(ref: string, dir: string): Promise<{ goal: GoalRecord; branch: GoalBranch }> {
+    const goal = await this.getGoal(ref);
+    const { fetchGoalBranch } = await import('./fetch-goal-branch.js');
+    return { goal, branch: await this.onCluster('read the goal', () => fetchGoalBranch(this.options.redis, goal, dir)) };
   }
 
   async pauseGoal(ref: string, now: boolean): Promise<GoalRecord> {

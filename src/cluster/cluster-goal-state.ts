@@ -23,6 +23,8 @@ const clusterGoalStateSchema = z.object({
   remote: z.string().min(1),
   /** The commit the next turn starts at: the goal's base, then the last committed turn's commit. */
   base: commitSchema,
+  /** The commit the goal started from (the workspace's HEAD at start); absent in states from before it was kept. */
+  startCommit: commitSchema.optional(),
   /** Set by `goald edit --resume` on a goal that failed on a budget: the turns it had run (a fresh machine goes on after them). */
   reopenedAfterTurn: z.number().int().nonnegative().optional(),
 });
@@ -34,6 +36,7 @@ export interface ClusterGoalState {
   initialTree: string | null;
   remote: string;
   base: string;
+  startCommit?: string;
   reopenedAfterTurn?: number;
 }
 

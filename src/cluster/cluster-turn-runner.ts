@@ -30,6 +30,7 @@ import type { ProgressEvent } from '../supervisor/types.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
 import type { ClusterGoalState } from './cluster-goal-state.js';
 import { clusterGoalStateOf } from './cluster-goal-state.js';
+import { turnCommitSubject, turnReason } from '../worktree/goal-worktree.js';
 import { attemptRef, checkoutTurn, commitTurnTree, deleteAttemptRefs, fetchTurnBase, promoteTurn, pushAttempt, removeTurnCheckout } from './goal-branch.js';
 import { hideUrlCredentials } from './cluster-goals.js';
 import { guidanceKey, readClusterGoal } from './turn-commit.js';
@@ -160,7 +161,7 @@ async function concludeStep(
   // A goal ended or paused before its turn ran (a budget the next turn would exceed) has no record of it: its state is committed alone.
   if (record === null && goal.status === 'active') throw new Error(`goal ${job.goalId}: turn ${job.turn} ended without its record`);
   // The turn's new files are in the goal's snapshot objects.
-  const base = record === null ? state.base : await commitTurnTree(mirror, state.base, record.tree, `goald ${job.goalId} turn ${job.turn}`, path.join(goalDir, 'objects'));
+  const base = record === null ? state.base : await commitTurnTree(mirror, state.base, record.tree, turnCommitSubject(job.turn, turnReason(record)), path.join(goalDir, 'objects'));
   let promote: (() => Promise<void>) | undefined;
   const ended = goal.status === 'achieved' || goal.status === 'failed';
   if (base !== state.base) {
@@ -195,6 +196,7 @@ async function concludeStep(
     initialTree: state.initialTree ?? (job.turn === 0 ? (record?.tree ?? null) : null),
     remote: state.remote,
     base,
+    ...(state.startCommit === undefined ? {} : { startCommit: state.startCommit }),
   };
   // A usage limit's pause resumes by itself at its reset: the next turn waits in the queue until then.
   const resumeAt = goal.status === 'paused' ? resumeAtOfSnapshot(goal.machine) : null;

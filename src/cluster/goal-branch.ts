@@ -16,7 +16,8 @@ import { runGit } from '../workspace/git.js';
 import { hideUrlCredentials } from './cluster-goals.js';
 
 // Who the turns' commits are by.
-const COMMITTER = { GIT_AUTHOR_NAME: 'goald', GIT_AUTHOR_EMAIL: 'goald@localhost', GIT_COMMITTER_NAME: 'goald', GIT_COMMITTER_EMAIL: 'goald@localhost' };
+export const WORKER_EMAIL = 'goald@localhost';
+const COMMITTER = { GIT_AUTHOR_NAME: 'goald', GIT_AUTHOR_EMAIL: WORKER_EMAIL, GIT_COMMITTER_NAME: 'goald', GIT_COMMITTER_EMAIL: WORKER_EMAIL };
 
 /** The goal's branch on the shared remote. */
 export function goalBranchRef(goalId: string): string {

@@ -24,7 +24,7 @@ export async function submitClusterGoal(options: { redis: Redis; queue: Queue; g
   if (pushed.exitCode !== 0) {
     throw new GoaldError('config', `cannot push goal ${goal.id}'s base to ${hideUrlCredentials(remote)}: ${hideUrlCredentials(pushed.stderr.trim().split('\n').at(-1) ?? 'git push failed')}`, 'check that this machine and every worker may push to the cluster remote');
   }
-  const state: ClusterGoalState = { goal, lastTurn: null, initialTree: null, remote, base };
+  const state: ClusterGoalState = { goal, lastTurn: null, initialTree: null, remote, base, startCommit: base };
   await createClusterGoal(options.redis, goal.id, JSON.stringify(state));
   await enqueueTurn(options.queue, { goalId: goal.id, epoch: 1, turn: 0 });
   return base;

@@ -17,7 +17,7 @@ import { MAX_BODY_BYTES } from './request-body.js';
 import { exchangeOverSocket } from './socket-exchange.js';
 import { checkSocketPath } from './socket-path.js';
 import type { RaceRecord } from '../race/race-record.js';
-import type { ClusterHealth, CreateLoopRequest, EditGoalRequest, EditGoalResponse, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse, StartRaceRequest } from './types.js';
+import type { ClusterHealth, CreateLoopRequest, EditGoalRequest, EditGoalResponse, GoalBranch, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse, StartRaceRequest } from './types.js';
 
 // Generous for any control call (stopping a goal waits for its agent's SIGTERM→SIGKILL grace of 5 s),
 // short enough that a hung daemon does not hang the CLI.
@@ -73,6 +73,8 @@ export interface DaemonClient {
   pauseGoal(id: string, now?: boolean): Promise<GoalRecord>;
   resumeGoal(id: string): Promise<GoalRecord>;
   rollbackGoal(id: string, toTurn: number): Promise<{ goal: GoalRecord; rollback: GoalRollback }>;
+  /** Where the goal's branch is in the repository at `dir` (a cluster goal's fetched there first). */
+  goalBranch(id: string, dir: string): Promise<{ goal: GoalRecord; branch: GoalBranch }>;
   stopGoal(id: string): Promise<GoalRecord>;
   /** `goald say`: queues guidance for the goal's next turn. */
   guideGoal(id: string, text: string): Promise<{ goal: GoalRecord; pending: number }>;
@@ -127,6 +129,7 @@ const isGoalsReply = objectOf({ goals: arrayOf(isGoal), cluster: (value: unknown
 const isClusterHealth = objectOf({ redis: isString, degraded: isBoolean, lastReadAt: (value: unknown): value is string | null => value === null || typeof value === 'string' });
 const isRollbackReply = objectOf({ goal: isGoal, rollback: withStringFields<GoalRollback>('at', 'by', 'tree') });
 const isLoopReply = objectOf({ loop: isLoop });
+const isBranchReply = objectOf({ goal: isGoal, branch: withStringFields<GoalBranch>('repo', 'branch', 'base') });
 const isLoopsReply = objectOf({ loops: arrayOf(isLoop) });
 const isStartReply = objectOf({ goal: isGoal, queued: isBoolean, warnings: arrayOf(isString) });
 const isRunLoopReply = objectOf({ loop: isLoop, outcome: isOneOf('started', 'waiting', 'skipped') });
@@ -170,6 +173,7 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     pauseGoal: async (id, now = false) => (await call('POST', goalPath(id, '/pause'), isGoalReply, { now })).goal,
     resumeGoal: async (id) => (await call('POST', goalPath(id, '/resume'), isGoalReply)).goal,
     rollbackGoal: async (id, toTurn) => work('POST', goalPath(id, '/rollback'), isRollbackReply, { toTurn }),
+    goalBranch: (id, dir) => work('POST', goalPath(id, '/branch'), isBranchReply, { dir }),
     stopGoal: async (id) => (await call('POST', goalPath(id, '/stop'), isGoalReply)).goal,
     guideGoal: (id, text) => call('POST', goalPath(id, '/say'), isGuideReply, { text }),
     editGoal: (id, editRequest) => work('POST', goalPath(id, '/edit'), isEditReply, editRequest),

@@ -26,7 +26,7 @@ import { describeStorageFailure } from '../supervisor/storage-failure.js';
 import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
 import type { RaceHost } from '../race/race-host.js';
 import type { RaceRecord } from '../race/race-record.js';
-import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, EventSubscription, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse, StartRaceRequest } from './types.js';
+import type { CreateLoopRequest, EditGoalRequest, EditGoalResponse, EventSubscription, GoalBranch, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse, StartRaceRequest } from './types.js';
 import { QUEUED_PHASE, WorkspaceQueue } from './workspace-queue.js';
 
 type Listener = (event: ProgressEvent) => void;
@@ -251,6 +251,16 @@ export class DaemonGoalHost implements GoalHost {
     }
     await running.supervisor.resume();
     return this.getGoal(goal.id);
+  }
+
+  /** A worktree goal's branch is in its repository already; an in-place goal has none. */
+  async goalBranch(ref: string): Promise<{ goal: GoalRecord; branch: GoalBranch }> {
+    const goal = await this.getGoal(ref);
+    if (goal.worktree === undefined) {
+      throw new GoaldError('usage', `goal ${goal.id} worked in place in ${goal.workspace}, not in a worktree: its changes are already there`, `use git diff in ${goal.workspace}`);
+    }
+    const { repo, branch, base } = goal.worktree;
+    return { goal, branch: { repo, branch, base } };
   }
 
   async rollbackGoal(ref: string, toTurn: number): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {

@@ -83,6 +83,7 @@ const createLoopSchema = z.strictObject({
 });
 
 const syncLoopsSchema = z.strictObject({ dir: startGoalShape.dir });
+const goalBranchSchema = z.strictObject({ dir: startGoalShape.dir });
 
 // `goald edit`: only the edit options' keys (a start-only option such as --agent is an unknown key).
 const editFlagsSchema = z
@@ -206,6 +207,11 @@ export function parseSayRequest(body: unknown): { text: string } {
 }
 
 /** Validates a POST /v1/goals/:id/rollback body: `{ toTurn }`, a whole number of 0 or more. */
+/** Validates a POST /v1/goals/:id/branch body: `{ dir }`, the repository to read the branch in. */
+export function parseGoalBranchRequest(body: unknown): { dir: string } {
+  return parseWith(goalBranchSchema, body, 'branch request');
+}
+
 export function parseRollbackRequest(body: unknown): { toTurn: number } {
   return parseWith(rollbackSchema, body, 'rollback request');
 }

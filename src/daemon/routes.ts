@@ -11,6 +11,7 @@ import {
   parsePauseRequest,
   parsePruneRequest,
   parseSayRequest,
+  parseGoalBranchRequest,
   parseRollbackRequest,
   parseStartGoalRequest,
   parseStartRaceRequest,
@@ -107,6 +108,15 @@ export const ROUTES: readonly Route[] = [
       const id = idParam(context, 'goal');
       parseEmptyRequest(context.body, 'resume request');
       return replyJson({ goal: await context.host.resumeGoal(id) });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/goals/:id/branch',
+    handler: async (context) => {
+      const id = idParam(context, 'goal');
+      const { dir } = parseGoalBranchRequest(context.body);
+      return replyJson(await context.host.goalBranch(id, dir));
     },
   },
   {

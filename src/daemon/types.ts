@@ -85,6 +85,17 @@ export interface ClusterHealth {
  * What the daemon's goal host offers the server. Every method throws GoaldError for bad input
  * (`not-found`, `ambiguous`, `conflict`, `bad-request`), which the server maps to 4xx.
  */
+
+/** A goal's branch as a repository on this machine holds it: `goald diff` and `goald apply` read it there. */
+export interface GoalBranch {
+  /** The repository's top level. */
+  repo: string;
+  /** `goald/<id>` (refs/heads/). */
+  branch: string;
+  /** The commit the goal started from. */
+  base: string;
+}
+
 export interface GoalHost {
   listGoals(filter?: { workspace?: string; status?: string[] }): Promise<GoalRecord[]>;
   /** A cluster daemon's Redis, as of the last listGoals (absent for the embedded daemon). */
@@ -94,6 +105,11 @@ export interface GoalHost {
   startGoal(request: StartGoalRequest): Promise<StartGoalResponse>;
   pauseGoal(idOrPrefix: string, now: boolean): Promise<GoalRecord>;
   resumeGoal(idOrPrefix: string): Promise<GoalRecord>;
+  /**
+   * Where a goal's branch is in the repository at `dir` (`goald diff`, `goald apply`): a cluster goal's
+   * `goald/<id>` is fetched there from its remote first (POST /v1/goals/:id/branch).
+   */
+  goalBranch(idOrPrefix: string, dir: string): Promise<{ goal: GoalRecord; branch: GoalBranch }>;
   /** Rolls a paused or finished goal's files back to a turn's snapshot (`goald rollback`). */
   rollbackGoal(idOrPrefix: string, toTurn: number): Promise<{ goal: GoalRecord; rollback: GoalRollback }>;
   stopGoal(idOrPrefix: string): Promise<GoalRecord>;

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { GoalWorktree } from '../../state/types.js';
+import type { TurnRecord } from '../supervisor/types.js';
 import { KeyedSerialQueue } from '../daemon/serial-queue.js';
 import { GoaldError } from '../errors.js';
 import { runGit, type GitResult } from '../workspace/git.js';
@@ -128,8 +129,17 @@ function authorEnv(author: string): Record<string, string> {
   return { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
 }
 
-/** The subject of a turn's commit: `goald: turn N · <short reason>`. */
-function turnCommitSubject(turn: number, reason: string): string {
+/** What a turn's commit subject says of it: the verdict's reason, else the checks. */
+export function turnReason(record: TurnRecord): string {
+  if (record.evaluation.kind === 'verdict') return record.evaluation.verdict.reason;
+  const failing = record.checks.filter((check) => !check.passed).map((check) => check.name);
+  if (failing.length > 0) return `failing: ${failing.join(', ')}`;
+  if (record.checks.length > 0) return 'checks pass';
+  return record.evaluation.kind === 'skipped' ? record.evaluation.reason : 'changes';
+}
+
+/** The subject of a turn's commit: `goald: turn N · <short reason>` (a worktree goal's, a cluster goal's). */
+export function turnCommitSubject(turn: number, reason: string): string {
   const short = reason.replace(/\s+/g, ' ').trim().slice(0, 72);
   return `goald: turn ${turn} · ${short === '' ? 'changes' : short}`;
 }

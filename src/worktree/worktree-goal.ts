@@ -6,11 +6,10 @@
 import { newGoalId } from '../../state/index.js';
 import type { GoalRecord, Store } from '../../state/types.js';
 import type { SupervisorDeps } from '../supervisor/supervisor.js';
-import type { TurnRecord } from '../supervisor/types.js';
 import type { Snapshotter } from '../workspace/types.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
-import { closeGoalWorktree, commitTurn, createGoalWorktree, removeGoalWorktree } from './goal-worktree.js';
+import { closeGoalWorktree, commitTurn, createGoalWorktree, removeGoalWorktree, turnReason } from './goal-worktree.js';
 
 
 /** Creates the goal's worktree and points the prepared goal at it; an in-place goal is returned as is. */
@@ -40,14 +39,6 @@ export async function abandonWorktree(prepared: PreparedGoal, home: string): Pro
 }
 
 /** The short reason of a turn's commit: the verdict's reason, else what the checks or the skip said. */
-function turnReason(record: TurnRecord): string {
-  if (record.evaluation.kind === 'verdict') return record.evaluation.verdict.reason;
-  const failing = record.checks.filter((check) => !check.passed).map((check) => check.name);
-  if (failing.length > 0) return `failing: ${failing.join(', ')}`;
-  if (record.checks.length > 0) return 'checks pass';
-  return record.evaluation.kind === 'skipped' ? record.evaluation.reason : 'changes';
-}
-
 type WorktreeHooks = Pick<SupervisorDeps, 'onTurnRecorded' | 'onEnding' | 'rollbackWorktree'>;
 
 /** The supervisor hooks of a worktree goal (none for an in-place goal). */

@@ -106,6 +106,24 @@ describe('the CLI against a cluster', () => {
     }
     // The user's own checkout is untouched: the turns ran on the workers' worktrees.
     expect((await runGit(['status', '--porcelain'], { cwd: repo })).stdout).toBe('');
+
+    // diff and apply fetch the branch from the remote into the workspace, then show it, whole or one turn,
+    // and merge it, as for a worktree goal.
+    const diff = await sandbox.run(['diff', id]);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain('+turn 3');
+    const second = await sandbox.run(['diff', id, '--turn', '2']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/^commit [0-9a-f]{40}\ngoald: turn 2 · /);
+    expect(second.stdout).toContain('+turn 2');
+    expect(second.stdout).not.toContain('+turn 3');
+    const applied = await sandbox.run(['apply', id, '-C', repo, '--json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({ type: 'goal.applied', id, branch: `goald/${id}`, how: 'fast-forward' });
+    expect(await readFile(path.join(repo, 'progress.txt'), 'utf8')).toBe('turn 1\nturn 2\nturn 3\n');
+    const again = await sandbox.run(['apply', id, '-C', repo]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('nothing to apply');
   });
 
   it('pause lets the turn end and starts no more; a paused goal rolls back; resume goes on from there; stop kills the agent on its worker', { timeout: 90_000 }, async () => {

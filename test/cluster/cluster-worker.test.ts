@@ -84,6 +84,12 @@ async function submitGoal(name: string, flags: StartFlags, condition = 'progress
 const statusOf = async (goalId: string): Promise<string | undefined> => (await readClusterGoal(redis, goalId))?.status;
 const turnsOf = async (goalId: string): Promise<number[]> => ((await readCommittedTurns(redis, goalId)) as Array<{ turn: number }>).map((record) => record.turn);
 
+// A turn commit's subject names its turn (`goald: turn N · <reason>`, as a worktree goal's): `turn N`.
+function turnOfSubject(subject: string): string {
+  const turn = /^goald: turn (\d+) · ./.exec(subject)?.[1];
+  return turn === undefined ? subject : `turn ${turn}`;
+}
+
 describe('goald worker', () => {
   it('runs 10 goals to their end across three workers, each turn starting from the tree the last one left', { timeout: 120_000 }, async () => {
     const started = [await startWorker('w1'), await startWorker('w2'), await startWorker('w3')];
@@ -96,9 +102,9 @@ describe('goald worker', () => {
       await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved' || ((await statusOf(goalId)) === 'failed' && Promise.reject(new Error(`goal ${goalId} failed`))), 60_000);
       expect(await turnsOf(goalId)).toEqual([0, 1, 2, 3]);
       // One commit per changed turn on the goal's branch (moved just after the fence), the last with all three lines.
-      const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n');
-      await waitUntil(`goald/${goalId} moved to turn 3`, async () => (await subjects())[0] === `goald ${goalId} turn 3`);
-      expect(await subjects()).toEqual([`goald ${goalId} turn 3`, `goald ${goalId} turn 2`, `goald ${goalId} turn 1`, 'start']);
+      const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n').map(turnOfSubject);
+      await waitUntil(`goald/${goalId} moved to turn 3`, async () => (await subjects())[0] === 'turn 3');
+      expect(await subjects()).toEqual(['turn 3', 'turn 2', 'turn 1', 'start']);
       expect(await git(['show', `goald/${goalId}:progress.txt`], remote)).toBe('turn 1\nturn 2\nturn 3');
     }
     // Every worker took turns (ten goals' pre-checks were waiting when all three were ready), 40 in all.
@@ -152,9 +158,9 @@ describe('goald worker', () => {
     await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved', 60_000);
     expect(await turnsOf(goalId)).toEqual([0, 1]);
     await waitUntil('the other worker committed turn 1', () => other?.log().includes(`goal ${goalId}: turn 1 committed`));
-    const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n');
-    await waitUntil('the branch at turn 1', async () => (await subjects())[0] === `goald ${goalId} turn 1`);
-    expect(await subjects()).toEqual([`goald ${goalId} turn 1`, 'start']);
+    const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n').map(turnOfSubject);
+    await waitUntil('the branch at turn 1', async () => (await subjects())[0] === 'turn 1');
+    expect(await subjects()).toEqual(['turn 1', 'start']);
   });
 
   it('a worker frozen past its lock commits nothing when it wakes: the turn ran on the other worker, one record and one commit', { timeout: 90_000 }, async () => {
@@ -175,9 +181,9 @@ describe('goald worker', () => {
     await waitUntil('the other worker committed turn 1', () => other.log().includes(`goal ${goalId}: turn 1 committed`));
     expect(frozen.log()).not.toContain(`goal ${goalId}: turn 1 committed`);
     expect(await turnsOf(goalId)).toEqual([0, 1]);
-    const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n');
-    await waitUntil('the branch at turn 1', async () => (await subjects())[0] === `goald ${goalId} turn 1`);
-    expect(await subjects()).toEqual([`goald ${goalId} turn 1`, 'start']);
+    const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n').map(turnOfSubject);
+    await waitUntil('the branch at turn 1', async () => (await subjects())[0] === 'turn 1');
+    expect(await subjects()).toEqual(['turn 1', 'start']);
   });
 
   it('Redis restarted mid-goal (append-only file on): the workers wait it out, and the goal completes with every turn applied once', { timeout: 90_000 }, async () => {
@@ -189,9 +195,9 @@ describe('goald worker', () => {
     server = await server.restart();
     await waitUntil(`goal ${goalId} achieved`, async () => (await statusOf(goalId)) === 'achieved', 60_000);
     expect(await turnsOf(goalId)).toEqual([0, 1, 2, 3, 4]);
-    const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n');
-    await waitUntil('the branch at turn 4', async () => (await subjects())[0] === `goald ${goalId} turn 4`);
-    expect(await subjects()).toEqual([4, 3, 2, 1].map((turn) => `goald ${goalId} turn ${turn}`).concat('start'));
+    const subjects = async (): Promise<string[]> => (await git(['log', '--format=%s', `goald/${goalId}`], remote)).split('\n').map(turnOfSubject);
+    await waitUntil('the branch at turn 4', async () => (await subjects())[0] === 'turn 4');
+    expect(await subjects()).toEqual([4, 3, 2, 1].map((turn) => `turn ${turn}`).concat('start'));
     expect(pair.every((worker) => worker.child.exitCode === null)).toBe(true);
   });
 

@@ -339,6 +339,18 @@ describe('request validation', () => {
     expect((await rawRequest(socketPath, 'POST', '/v1/goals/g1/resume', '{}')).status).toBe(200);
   });
 
+  test('branch takes {dir} and no other field; the client round-trips where the branch is', async () => {
+    const { socketPath, host, client } = await startTestDaemon();
+    host.addGoal({ id: 'g1' });
+    for (const body of ['{}', '{"dir":""}', '{"dir":"/tmp/ws","turn":2}', '{"dir":7}']) {
+      const reply = await rawRequest(socketPath, 'POST', '/v1/goals/g1/branch', body);
+      expect(reply.status, body).toBe(400);
+      expect(errorOf(reply.json).code).toBe('bad-request');
+    }
+    expect(await client.goalBranch('g1', '/tmp/ws')).toEqual({ goal: expect.objectContaining({ id: 'g1' }), branch: { repo: '/tmp/ws', branch: 'goald/g1', base: 'base' } });
+    expect((await rawRequest(socketPath, 'POST', '/v1/goals/nope/branch', '{"dir":"/tmp/ws"}')).status).toBe(404);
+  });
+
   test('say takes {text} of 1 to 2 000 characters; anything else is a 400 and reaches no goal', async () => {
     const { socketPath, host, client } = await startTestDaemon();
     host.addGoal({ id: 'g1' });

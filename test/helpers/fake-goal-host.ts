@@ -11,6 +11,7 @@ import type {
   EditGoalRequest,
   EditGoalResponse,
   EventSubscription,
+  GoalBranch,
   GoalHost,
   PruneRequest,
   StartGoalRequest,
@@ -164,6 +165,13 @@ export class FakeGoalHost implements GoalHost {
     this.goals.set(goal.id, resumed);
     this.emit({ type: 'goal.resumed', id: goal.id });
     return resumed;
+  }
+
+  /** A goal's branch, as a worktree goal's would be: `goald/<id>` from the `base` commit, in `dir`. */
+  async goalBranch(idOrPrefix: string, dir: string): Promise<{ goal: GoalRecord; branch: GoalBranch }> {
+    await this.enter('goalBranch');
+    const goal = this.mustGet(this.resolve(idOrPrefix, this.goals, 'goal'));
+    return { goal, branch: { repo: dir, branch: `goald/${goal.id}`, base: 'base' } };
   }
 
   async rollbackGoal(idOrPrefix: string): Promise<{ goal: GoalRecord; rollback: GoalRollback }> {

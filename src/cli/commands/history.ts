@@ -2,11 +2,12 @@
 
 import { openStore, readTurnRecords, resolveGoaldHome } from '../../../state/index.js';
 import type { GoalRecord, Store } from '../../../state/types.js';
-import { connectIfRunning, ensureDaemon } from '../../daemon/auto-start.js';
+import { connectIfRunning } from '../../daemon/auto-start.js';
 import { isLiveGoal } from '../../daemon/resolve-goal.js';
 import { finishedEventOf } from '../../daemon/unstored-endings.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { readEventLog } from '../../supervisor/event-log.js';
+import { clusterDaemon } from '../cluster-daemon.js';
 import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
 import { renderEditHistory } from '../render-edits.js';
@@ -18,22 +19,9 @@ async function openReadOnly(env: NodeJS.ProcessEnv): Promise<Store> {
   return openStore(resolveGoaldHome(env));
 }
 
-// A cluster's goals live in its Redis, not in this home: read through a daemon that is its control plane
-// (started when none runs and this machine is set up for a cluster, as `status` would).
-async function clusterGoals(env: NodeJS.ProcessEnv): Promise<GoalRecord[] | null> {
-  let client = await connectIfRunning(env);
-  if (client === null) {
-    const { resolveClusterSettings } = await import('../../cluster/cluster-settings.js');
-    if ((await resolveClusterSettings(env)).settings === null) return null;
-    client = await ensureDaemon(env);
-  }
-  const { goals, cluster } = await client.listGoalsWithHealth();
-  return cluster === undefined ? null : goals;
-}
-
 /** `goald history [--json] [--loop <id>]`. */
 export async function runHistory(options: { json?: boolean; loop?: string }, io: CliIO): Promise<number> {
-  let goals: GoalRecord[] = (await clusterGoals(io.env)) ?? (await (await openReadOnly(io.env)).read()).goals;
+  let goals: GoalRecord[] = (await clusterDaemon(io.env))?.goals ?? (await (await openReadOnly(io.env)).read()).goals;
   if (options.loop !== undefined) {
     const loop = options.loop;
     goals = goals.filter((goal) => goal.loopId !== null && goal.loopId.startsWith(loop));

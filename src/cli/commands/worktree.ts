@@ -12,10 +12,26 @@ import { parsePositiveInt } from '../../config/duration.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { findRace, readRaces } from '../../race/race-record.js';
 import { applyGoal, goalDiff, pullRequestArgs } from '../../worktree/apply-goal.js';
+import { WORKER_EMAIL } from '../../cluster/goal-branch.js';
+import { clusterDaemon } from '../cluster-daemon.js';
 import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
 
-async function findGoal(ref: string, io: CliIO): Promise<GoalRecord> {
+// Who a cluster goal's turn commits are by (the workers commit as goald).
+const CLUSTER_AUTHOR = `goald <${WORKER_EMAIL}>`;
+
+/**
+ * The goal `ref` names, with its branch: a worktree goal's from this home; a cluster goal's through the
+ * control plane, which fetches `goald/<id>` from the cluster's remote into the repository at `dir` (default:
+ * the workspace the goal was started from) first.
+ */
+async function findGoal(ref: string, io: CliIO, dir?: string): Promise<GoalRecord> {
+  const cluster = await clusterDaemon(io.env);
+  if (cluster !== null) {
+    const found = await lookupGoal(cluster.goals, ref, io.cwd);
+    const { goal, branch } = await cluster.client.goalBranch(found.id, dir ?? found.workspace);
+    return { ...goal, worktree: { ...branch, dir: branch.repo, author: CLUSTER_AUTHOR, discardOnFail: false } };
+  }
   const home = resolveGoaldHome(io.env);
   const goals = (await (await openStore(home)).read()).goals;
   // A race (`goald race`) stands for its winner.
@@ -47,7 +63,7 @@ const applyOptionsSchema = z.object({ dir: z.string().optional(), pr: z.boolean(
 export async function runApply(ref: string, rawOptions: Record<string, unknown>, io: CliIO): Promise<number> {
   const options = applyOptionsSchema.parse(rawOptions);
   const dir = path.resolve(io.cwd, options.dir ?? '.');
-  const goal = await findGoal(ref, io);
+  const goal = await findGoal(ref, io, dir);
   if (options.pr) return openPullRequest(goal, dir, options.json, io);
   const outcome = await applyGoal(goal, dir);
   if (options.json) io.out(JSON.stringify({ type: 'goal.applied', id: goal.id, ...outcome }));
