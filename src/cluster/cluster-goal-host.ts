@@ -36,6 +36,7 @@ import type {
 } from '../daemon/types.js';
 import { finishedEventOf } from '../daemon/unstored-endings.js';
 import { GoaldError, isGoaldError } from '../errors.js';
+import type { RaceHost, StartRaceRequest } from '../race/race-host.js';
 import type { RaceRecord } from '../race/race-record.js';
 import { BUDGET_BREAKERS, diffSettings, isBudgetBreaker, raisesLimit } from '../supervisor/contract.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
@@ -91,6 +92,7 @@ export class ClusterGoalHost implements GoalHost {
 
   private readonly loops: ClusterLoops;
   private readonly declaredLoops: DeclaredLoopWatch;
+  private raceHost: Promise<RaceHost> | null = null;
 
   constructor(private readonly options: ClusterGoalHostOptions) {
     this.loops = new ClusterLoops({
@@ -111,6 +113,7 @@ export class ClusterGoalHost implements GoalHost {
     this.loops.start();
     // The files declaring this daemon's loops are read again (edited while it was down) and watched.
     for (const workspace of await this.loops.declaringWorkspaces().catch(() => [])) void this.declaredLoops.watch(workspace);
+    void this.resumeRaces().catch((error: unknown) => this.options.log(`races not resumed: ${error instanceof Error ? error.message : String(error)}`));
     await this.reconcile();
     let reconciles = 0;
     void this.sweepAttemptRefs();
@@ -139,6 +142,7 @@ export class ClusterGoalHost implements GoalHost {
   /** Lets go of the cluster (the goals go on on the workers). */
   async detachAll(): Promise<void> {
     if (this.reconciling !== null) clearInterval(this.reconciling);
+    if (this.raceHost !== null) (await this.raceHost).close();
     await this.declaredLoops.close();
     await this.loops.close();
     await closeQueue(this.options.queue);
@@ -397,12 +401,38 @@ export class ClusterGoalHost implements GoalHost {
     return (await this.listLoops()).filter((loop) => loop.workspace === root && loop.source === 'config' && !loop.stopped);
   }
 
-  // Not on a cluster yet: says so, with what works instead.
-  startRace(): Promise<RaceRecord> {
-    return notOnCluster('goald race', 'run the race from a daemon without GOALD_REDIS_URL');
+  /**
+   * `goald race` on the cluster: the same race host as on one machine, its members cluster goals (each on
+   * its own branch, so no worktree), run and decided by this daemon, whose home keeps the race's record.
+   */
+  async startRace(request: StartRaceRequest): Promise<RaceRecord> {
+    return (await this.races()).start(request);
   }
-  getRace(): Promise<RaceRecord> {
-    return notOnCluster('goald race', 'run the race from a daemon without GOALD_REDIS_URL');
+
+  async getRace(ref: string): Promise<RaceRecord> {
+    const { storedRace } = await import('../race/race-record.js');
+    return storedRace(this.options.home, ref);
+  }
+
+  private races(): Promise<RaceHost> {
+    this.raceHost ??= import('../race/race-host.js').then(
+      ({ RaceHost }) =>
+        new RaceHost({
+          home: this.options.home,
+          goals: this,
+          env: this.options.env,
+          log: this.options.log,
+          worktrees: false,
+          patchOf: async (goal) => (await import('./fetch-goal-branch.js')).goalBranchPatch(this.options.redis, goal),
+        }),
+    );
+    return this.raceHost;
+  }
+
+  // Races this daemon was running when it stopped go on (their members went on on the workers meanwhile).
+  private async resumeRaces(): Promise<void> {
+    const { readRaces } = await import('../race/race-record.js');
+    if ((await readRaces(this.options.home)).some((race) => race.status === 'running')) await (await this.races()).resume();
   }
 
   // Acting on the cluster as it is, never on goals as last read: while Redis is away, control exits 3.
@@ -458,8 +488,4 @@ export class ClusterGoalHost implements GoalHost {
       this.options.log(`the reconciler could not read the cluster: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-}
-
-function notOnCluster<T>(command: string, instead: string): Promise<T> {
-  return Promise.reject(new GoaldError('usage', `${command} does not work on a cluster yet (this daemon runs with GOALD_REDIS_URL)`, instead));
 }

@@ -30,6 +30,12 @@ export async function fetchGoalBranch(redis: Redis, goal: GoalRecord, dir: strin
   return { repo: root, branch: `goald/${goal.id}`, base: startCommit ?? (await commitBeforeTurns(root, ref)) };
 }
 
+/** A cluster goal's changes since its start (`goald race --pick best` compares its members' by them). */
+export async function goalBranchPatch(redis: Redis, goal: GoalRecord): Promise<string> {
+  const { repo, branch, base } = await fetchGoalBranch(redis, goal, goal.workspace);
+  return (await runGit(['diff', '--no-color', '--no-ext-diff', base, `refs/heads/${branch}`], { cwd: repo, allowFailure: true })).stdout;
+}
+
 // A goal registered before its start commit was kept: the branch's first commit back that no worker made.
 async function commitBeforeTurns(root: string, ref: string): Promise<string> {
   const log = await runGit(['log', '--first-parent', '--format=%H %ae', ref], { cwd: root });

@@ -139,10 +139,8 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async getRace(ref: string): Promise<RaceRecord> {
-    const { readRaces, findRace } = await import('../race/race-record.js');
-    const race = findRace(await readRaces(this.store.home), ref);
-    if (race === null) throw new GoaldError('not-found', `no race ${ref}`, 'list races with `goald status`');
-    return race;
+    const { storedRace } = await import('../race/race-record.js');
+    return storedRace(this.store.home, ref);
   }
 
   info(): ReturnType<GoalHost['info']> {

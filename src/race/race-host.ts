@@ -54,11 +54,14 @@ export function raceMembers(agents: readonly string[], n: number | undefined): s
   return Array.from({ length: count }, (_, i) => agents[i % agents.length] as string);
 }
 
-/** The start flags of a member that runs `agent` (an adapter name or a command), always in a worktree. */
-export function memberFlags(flags: StartFlags, agent: string): StartFlags {
+/**
+ * The start flags of a member that runs `agent` (an adapter name or a command), in a worktree of its own;
+ * `worktree: false` on a cluster, where every goal already runs on its own branch.
+ */
+export function memberFlags(flags: StartFlags, agent: string, worktree = true): StartFlags {
   const { agent: _agent, adapter: _adapter, ...rest } = flags;
   const isAdapter = (ADAPTER_NAMES as readonly string[]).includes(agent) && agent !== 'command';
-  return { ...rest, worktree: true, ...(isAdapter ? { adapter: agent } : { agent }) };
+  return { ...rest, ...(worktree ? { worktree: true } : {}), ...(isAdapter ? { adapter: agent } : { agent }) };
 }
 
 export class RaceHost {
@@ -67,16 +70,30 @@ export class RaceHost {
   private readonly env: NodeJS.ProcessEnv;
   private readonly log: (line: string) => void;
   private readonly owner: RaceRecord['owner'];
+  /** Members in worktrees of their own (false on a cluster: each goal has its branch there). */
+  private readonly worktrees: boolean;
+  /** An achieved member's changes since its start, for `best`. */
+  private readonly patchOf: (goal: GoalRecord) => Promise<string>;
   /** Each race this host runs, until it is decided. */
   private readonly runs = new Map<string, Promise<RaceRecord>>();
   private closing = false;
 
-  constructor(options: { home: string; goals: RaceGoals; env: NodeJS.ProcessEnv; log: (line: string) => void; owner?: RaceRecord['owner'] }) {
+  constructor(options: {
+    home: string;
+    goals: RaceGoals;
+    env: NodeJS.ProcessEnv;
+    log: (line: string) => void;
+    owner?: RaceRecord['owner'];
+    worktrees?: boolean;
+    patchOf?: (goal: GoalRecord) => Promise<string>;
+  }) {
     this.home = options.home;
     this.goals = options.goals;
     this.env = options.env;
     this.log = options.log;
     this.owner = options.owner ?? null;
+    this.worktrees = options.worktrees ?? true;
+    this.patchOf = options.patchOf ?? branchPatch;
   }
 
   /** The race's record once this host has decided it (`goald race --foreground` waits on it). */
@@ -177,7 +194,7 @@ export class RaceHost {
   private async startMember(race: RaceRecord, index: number, base: Omit<StartGoalRequest, 'flags'>, flags: StartFlags): Promise<void> {
     const member = race.members[index];
     if (member === undefined) return;
-    const { goal } = await this.goals.startGoal({ ...base, flags: memberFlags(flags, member.agent) });
+    const { goal } = await this.goals.startGoal({ ...base, flags: memberFlags(flags, member.agent, this.worktrees) });
     member.goalId = goal.id;
     member.status = 'running';
     if (race.condition === '') race.condition = goal.condition;
@@ -231,7 +248,7 @@ export class RaceHost {
       if (member.status !== 'achieved' || member.goalId === null) continue;
       const goal = await this.goals.getGoal(member.goalId);
       evaluatorOf ??= goal;
-      const patch = await branchPatch(goal);
+      const patch = await this.patchOf(goal);
       member.diffLines = countChangedLines(patch);
       candidates.push({ goalId: goal.id, patch, diffLines: member.diffLines });
     }

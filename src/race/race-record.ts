@@ -75,6 +75,13 @@ function byCreation(races: RaceRecord[]): RaceRecord[] {
   return races.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/** The race `ref` names (an id or unique prefix) among those stored in `home`; `not-found` when none. */
+export async function storedRace(home: string, ref: string): Promise<RaceRecord> {
+  const race = findRace(await readRaces(home), ref);
+  if (race === null) throw new GoaldError('not-found', `no race ${ref}`, 'list races with `goald status`');
+  return race;
+}
+
 /** The race whose id is `ref` or starts with it; null when none does; `ambiguous` for several. */
 export function findRace(races: readonly RaceRecord[], ref: string): RaceRecord | null {
   const matches = races.filter((race) => race.id === ref || race.id.startsWith(ref));

@@ -376,6 +376,39 @@ describe('the CLI against a cluster', () => {
     await waitUntil('no declared loop left', async () => (JSON.parse((await sandbox.run(['loop', 'list', '--json'])).stdout) as { loops: LoopRecord[] }).loops.length === 0, 20_000);
   });
 
+  it('a race on the cluster: its members are cluster goals; the first to achieve wins and the other is stopped; apply <race> merges the winner; --pick best compares their branches', { timeout: 90_000 }, async () => {
+    const { sandbox, repo } = await cluster();
+    const raced = await sandbox.run([
+      'race', 'done.txt exists', '-C', repo, '--agent', 'echo fast > done.txt', '--agent', 'sleep 30; echo slow > done.txt',
+      '--check', 'test -f done.txt', '--evaluator', 'none', '--cooldown', '0', '--wait', '--json',
+    ]);
+    expect(raced.code, raced.stderr).toBe(0);
+    const [submitted, finished] = raced.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; id: string; status?: string; winner?: string; members: { agent: string; goalId: string; status: string }[] });
+    expect(submitted).toMatchObject({ type: 'race.submitted', repo });
+    expect(finished).toMatchObject({ type: 'race.finished', id: submitted?.id, status: 'picked' });
+    const [fast, slow] = finished?.members ?? [];
+    expect(fast).toMatchObject({ agent: 'echo fast > done.txt', status: 'achieved', goalId: finished?.winner });
+    // The members ran as cluster goals, on their own branches; the slower one was stopped on its worker.
+    expect(await statusOf(sandbox, fast?.goalId ?? '')).toMatchObject({ status: 'achieved', workspace: repo });
+    await waitUntil('the other member stopped', async () => (await statusOf(sandbox, slow?.goalId ?? '')).reason === 'stopped', 20_000);
+    expect((await statusOf(sandbox, fast?.goalId ?? '')).worktree).toBeUndefined();
+
+    const applied = await sandbox.run(['apply', submitted?.id ?? '', '-C', repo, '--json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({ type: 'goal.applied', id: fast?.goalId, how: 'fast-forward' });
+    expect(await readFile(path.join(repo, 'done.txt'), 'utf8')).toBe('fast\n');
+
+    // --pick best: both achieve; their branches' diffs are compared (no evaluator: the smaller one wins).
+    const best = await sandbox.run([
+      'race', 'notes.txt exists', '-C', repo, '--agent', 'printf "a\\nb\\nc\\n" > notes.txt', '--agent', 'echo a > notes.txt',
+      '--check', 'test -f notes.txt', '--evaluator', 'none', '--cooldown', '0', '--pick', 'best', '--wait', '--json',
+    ]);
+    expect(best.code, best.stderr).toBe(0);
+    const decided = JSON.parse(best.stdout.trim().split('\n').at(-1) ?? '{}') as { status: string; winner: string; reason: string; members: { goalId: string; status: string; diffLines?: number }[] };
+    expect(decided.members.map((member) => [member.status, member.diffLines])).toEqual([['achieved', 3], ['achieved', 1]]);
+    expect(decided).toMatchObject({ status: 'picked', winner: decided.members[1]?.goalId });
+  });
+
   it("the user config's cluster section: the daemon finds Redis there, and its maxConcurrentTurns caps turns across the fleet", { timeout: 90_000 }, async () => {
     const { sandbox, repo } = await cluster();
     delete sandbox.env.GOALD_REDIS_URL;

@@ -26,23 +26,20 @@ const CLUSTER_AUTHOR = `goald <${WORKER_EMAIL}>`;
  * the workspace the goal was started from) first.
  */
 async function findGoal(ref: string, io: CliIO, dir?: string): Promise<GoalRecord> {
+  const home = resolveGoaldHome(io.env);
+  // A race (`goald race`) stands for its winner.
+  const race = ref.startsWith('r') ? findRace(await readRaces(home), ref) : null;
+  if (race !== null && (race.status !== 'picked' || race.winner === null)) {
+    throw new GoaldError('usage', `race ${race.id} ${race.status === 'running' ? 'is still running' : 'has no winner: no member achieved the goal'}`, `see goald show ${race.id}`);
+  }
+  const goalRef = race?.winner ?? ref;
   const cluster = await clusterDaemon(io.env);
   if (cluster !== null) {
-    const found = await lookupGoal(cluster.goals, ref, io.cwd);
+    const found = await lookupGoal(cluster.goals, goalRef, io.cwd);
     const { goal, branch } = await cluster.client.goalBranch(found.id, dir ?? found.workspace);
     return { ...goal, worktree: { ...branch, dir: branch.repo, author: CLUSTER_AUTHOR, discardOnFail: false } };
   }
-  const home = resolveGoaldHome(io.env);
-  const goals = (await (await openStore(home)).read()).goals;
-  // A race (`goald race`) stands for its winner.
-  const race = ref.startsWith('r') ? findRace(await readRaces(home), ref) : null;
-  if (race !== null) {
-    if (race.status !== 'picked' || race.winner === null) {
-      throw new GoaldError('usage', `race ${race.id} ${race.status === 'running' ? 'is still running' : 'has no winner: no member achieved the goal'}`, `see goald show ${race.id}`);
-    }
-    return lookupGoal(goals, race.winner, io.cwd);
-  }
-  return lookupGoal(goals, ref, io.cwd);
+  return lookupGoal((await (await openStore(home)).read()).goals, goalRef, io.cwd);
 }
 
 const diffOptionsSchema = z.object({ turn: z.string().optional() });
