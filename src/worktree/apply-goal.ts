@@ -7,6 +7,7 @@ import type { GoalRecord, GoalWorktree } from '../../state/types.js';
 import { GoaldError } from '../errors.js';
 import { resolveWorkspace } from '../workspace/find-workspace.js';
 import { runGit, type GitResult } from '../workspace/git.js';
+import { CONFIG_FILE_NAME } from '../config/load-config.js';
 import { branchExists, DEFAULT_WORKTREE_AUTHOR, parseAuthor, turnCommits, turnCommitsUpTo } from './goal-worktree.js';
 
 /** The worktree of a goal that has one; exit 2 (with what to do instead) for an in-place goal. */
@@ -74,6 +75,8 @@ export interface ApplyOutcome {
   into: string | null;
   how: 'fast-forward' | 'merge' | 'up-to-date';
   commit: string;
+  /** The merge changed the workspace's goal.config.json: the goal's agent wrote the next goals' contract. */
+  configChanged: boolean;
 }
 
 /** Merges an achieved goal's branch into the current branch of the checkout at `dir` (the goal's repository). */
@@ -90,7 +93,7 @@ export async function applyGoal(goal: GoalRecord, dir: string): Promise<ApplyOut
   const head = (await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], target.root)).stdout.trim();
   const tip = (await git(['rev-parse', ref], target.root)).stdout.trim();
   if ((await git(['merge-base', '--is-ancestor', tip, head], target.root)).exitCode === 0) {
-    return { branch: worktree.branch, into, how: 'up-to-date', commit: head };
+    return { branch: worktree.branch, into, how: 'up-to-date', commit: head, configChanged: false };
   }
   await refuseTouchingUncommitted(goal, target.root, head, ref);
   await refuseConflicts(goal, target.root, head, ref, into);
@@ -102,7 +105,8 @@ export async function applyGoal(goal: GoalRecord, dir: string): Promise<ApplyOut
     throw new GoaldError('conflict', `git merge of ${worktree.branch} failed: ${firstLine(merged.stderr) || firstLine(merged.stdout)}`, `merge it yourself: git merge ${worktree.branch}`);
   }
   const commit = (await git(['rev-parse', 'HEAD'], target.root)).stdout.trim();
-  return { branch: worktree.branch, into, how: fastForward ? 'fast-forward' : 'merge', commit };
+  const configChanged = (await git(['diff', '--quiet', head, commit, '--', CONFIG_FILE_NAME], target.root)).exitCode === 1;
+  return { branch: worktree.branch, into, how: fastForward ? 'fast-forward' : 'merge', commit, configChanged };
 }
 
 // The paths the merge changes (the branch's side since the merge base) against every uncommitted change

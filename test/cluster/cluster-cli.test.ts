@@ -119,7 +119,7 @@ describe('the CLI against a cluster', () => {
     expect(second.stdout).not.toContain('+turn 3');
     const applied = await sandbox.run(['apply', id, '-C', repo, '--json']);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(JSON.parse(applied.stdout)).toMatchObject({ type: 'goal.applied', id, branch: `goald/${id}`, how: 'fast-forward' });
+    expect(JSON.parse(applied.stdout)).toMatchObject({ type: 'goal.applied', id, branch: `goald/${id}`, how: 'fast-forward', configChanged: false });
     expect(await readFile(path.join(repo, 'progress.txt'), 'utf8')).toBe('turn 1\nturn 2\nturn 3\n');
     const again = await sandbox.run(['apply', id, '-C', repo]);
     expect(again.code, again.stderr).toBe(0);
@@ -379,7 +379,7 @@ describe('the CLI against a cluster', () => {
   it('a race on the cluster: its members are cluster goals; the first to achieve wins and the other is stopped; apply <race> merges the winner; --pick best compares their branches', { timeout: 90_000 }, async () => {
     const { sandbox, repo } = await cluster();
     const raced = await sandbox.run([
-      'race', 'done.txt exists', '-C', repo, '--agent', 'echo fast > done.txt', '--agent', 'sleep 30; echo slow > done.txt',
+      'race', 'done.txt exists', '-C', repo, '--agent', 'echo fast > done.txt; echo {} > goal.config.json', '--agent', 'sleep 30; echo slow > done.txt',
       '--check', 'test -f done.txt', '--evaluator', 'none', '--cooldown', '0', '--wait', '--json',
     ]);
     expect(raced.code, raced.stderr).toBe(0);
@@ -387,7 +387,7 @@ describe('the CLI against a cluster', () => {
     expect(submitted).toMatchObject({ type: 'race.submitted', repo });
     expect(finished).toMatchObject({ type: 'race.finished', id: submitted?.id, status: 'picked' });
     const [fast, slow] = finished?.members ?? [];
-    expect(fast).toMatchObject({ agent: 'echo fast > done.txt', status: 'achieved', goalId: finished?.winner });
+    expect(fast).toMatchObject({ agent: 'echo fast > done.txt; echo {} > goal.config.json', status: 'achieved', goalId: finished?.winner });
     // The members ran as cluster goals, on their own branches; the slower one was stopped on its worker.
     expect(await statusOf(sandbox, fast?.goalId ?? '')).toMatchObject({ status: 'achieved', workspace: repo });
     await waitUntil('the other member stopped', async () => (await statusOf(sandbox, slow?.goalId ?? '')).reason === 'stopped', 20_000);
@@ -395,8 +395,10 @@ describe('the CLI against a cluster', () => {
 
     const applied = await sandbox.run(['apply', submitted?.id ?? '', '-C', repo, '--json']);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(JSON.parse(applied.stdout)).toMatchObject({ type: 'goal.applied', id: fast?.goalId, how: 'fast-forward' });
+    expect(JSON.parse(applied.stdout)).toMatchObject({ type: 'goal.applied', id: fast?.goalId, how: 'fast-forward', configChanged: true });
     expect(await readFile(path.join(repo, 'done.txt'), 'utf8')).toBe('fast\n');
+    // The winner's agent wrote goal.config.json: applying it says so, since the next goals here read it.
+    expect(applied.stderr).toContain(`goald: warning: this merge changed goal.config.json, which goal ${fast?.goalId}'s agent wrote`);
 
     // --pick best: both achieve; their branches' diffs are compared (no evaluator: the smaller one wins).
     const best = await sandbox.run([

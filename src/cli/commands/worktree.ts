@@ -13,6 +13,7 @@ import { EXIT, GoaldError } from '../../errors.js';
 import { findRace, readRaces } from '../../race/race-record.js';
 import { applyGoal, goalDiff, pullRequestArgs } from '../../worktree/apply-goal.js';
 import { WORKER_EMAIL } from '../../cluster/goal-branch.js';
+import { CONFIG_FILE_NAME } from '../../config/load-config.js';
 import { clusterDaemon } from '../cluster-daemon.js';
 import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
@@ -66,6 +67,8 @@ export async function runApply(ref: string, rawOptions: Record<string, unknown>,
   if (options.json) io.out(JSON.stringify({ type: 'goal.applied', id: goal.id, ...outcome }));
   else if (outcome.how === 'up-to-date') io.out(`${outcome.into ?? 'HEAD'} already has ${outcome.branch}: nothing to apply`);
   else io.out(`applied goal ${goal.id}: ${outcome.branch} → ${outcome.into ?? 'HEAD'} (${outcome.how}, ${outcome.commit.slice(0, 12)})`);
+  // The agent's branch carried a new contract (checks, evaluator, limits, loops) for whatever runs here next.
+  if (outcome.configChanged) io.err(`goald: warning: this merge changed ${CONFIG_FILE_NAME}, which goal ${goal.id}'s agent wrote: review it (git log -p -- ${CONFIG_FILE_NAME}); new goals and loops here use it`);
   return EXIT.ok;
 }
 
