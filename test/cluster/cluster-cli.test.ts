@@ -124,6 +124,19 @@ describe('the CLI against a cluster', () => {
     const again = await sandbox.run(['apply', id, '-C', repo]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('nothing to apply');
+    // A goal registered before its start commit was kept: the branch's first commit no worker made is its start.
+    const redis = new Redis(server.url);
+    try {
+      const state = JSON.parse((await redis.hget(`{goald}:goal:${id}`, 'state')) ?? '{}') as Record<string, unknown>;
+      expect(state.startCommit).toMatch(/^[0-9a-f]{40}$/);
+      delete state.startCommit;
+      await redis.hset(`{goald}:goal:${id}`, 'state', JSON.stringify(state));
+    } finally {
+      redis.disconnect();
+    }
+    const legacy = await sandbox.run(['diff', id]);
+    expect(legacy.code, legacy.stderr).toBe(0);
+    expect(legacy.stdout).toBe(diff.stdout);
   });
 
   it('pause lets the turn end and starts no more; a paused goal rolls back; resume goes on from there; stop kills the agent on its worker', { timeout: 90_000 }, async () => {

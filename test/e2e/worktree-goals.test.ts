@@ -9,7 +9,7 @@ import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GoalRecord } from '../../state/types.js';
-import { gatedAgent, readGoal, submitGoal, waitForGoal, waitForPidFile } from '../helpers/daemon.js';
+import { gatedAgent, rawRequest, readGoal, submitGoal, waitForGoal, waitForPidFile } from '../helpers/daemon.js';
 import { gitdir, type Gitdir } from '../helpers/gitdir.js';
 import { waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -188,6 +188,19 @@ describe('worktree goals', () => {
     // Applying again: nothing to do.
     const again = await sandbox.run(['apply', third.id, '-C', git.dir]);
     expect(again.stdout).toContain('nothing to apply');
+
+    // The daemon's route says where a worktree goal's branch is (a cluster's fetches it there first); an
+    // in-place goal has none.
+    expect((await sandbox.run(['daemon'])).code).toBe(0);
+    const branch = await rawRequest(sandbox.socket, 'POST', `/v1/goals/${third.id}/branch`, JSON.stringify({ dir: git.dir }), { 'content-type': 'application/json' });
+    expect(branch.status).toBe(200);
+    expect(JSON.parse(branch.body)).toMatchObject({ goal: { id: third.id }, branch: { repo: git.dir, branch: `goald/${third.id}`, base: expect.stringMatching(/^[0-9a-f]{40}$/) } });
+    const inPlace = await sandbox.run(['start', 'scripted', '-C', git.dir, '--foreground', '--json', ...FAST, '--agent', 'true', '--check', 'true']);
+    const inPlaceId = String(parseJsonLines(inPlace.stdout).find((event) => event.type === 'goal.finished')?.id);
+    const noBranch = await rawRequest(sandbox.socket, 'POST', `/v1/goals/${inPlaceId}/branch`, JSON.stringify({ dir: git.dir }), { 'content-type': 'application/json' });
+    expect(noBranch.status).toBe(400);
+    expect(noBranch.body).toContain('worked in place');
+    expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
   });
 
   it('apply of a failed, unknown or in-place goal exits 2; a failed goal keeps its branch unless --discard-on-fail', async () => {
