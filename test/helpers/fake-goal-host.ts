@@ -336,7 +336,8 @@ export class FakeGoalHost implements GoalHost {
   }
 }
 
-function makeGoal(overrides: Partial<GoalRecord> & { id: string }): GoalRecord {
+/** A goal record with test defaults (an active goal in /tmp/ws), `overrides` over them. */
+export function makeGoal(overrides: Partial<GoalRecord> & { id: string }): GoalRecord {
   return {
     condition: 'all tests pass',
     workspace: '/tmp/ws',
