@@ -136,11 +136,9 @@ export class ClusterLoops {
 
   // A run that waits for a live goal in its workspace starts once that goal has ended (as on one machine).
   private async releaseWaiting(): Promise<void> {
-    const ids = await this.options.redis.zrange(LOOPS_KEY, 0, -1);
-    for (const id of ids) {
-      const found = await this.read(id);
-      if (found === null || found.owner !== this.options.owner || !found.loop.waiting || found.loop.stopped) continue;
-      await this.runs.run(() => this.runOnce(id, { late: false, release: true }));
+    for (const { loop, owner } of await this.readAll()) {
+      if (owner !== this.options.owner || !loop.waiting || loop.stopped) continue;
+      await this.runs.run(() => this.runOnce(loop.id, { late: false, release: true }));
     }
   }
 
@@ -151,21 +149,18 @@ export class ClusterLoops {
   }
 
   async list(): Promise<LoopRecord[]> {
-    const ids = await this.options.redis.zrange(LOOPS_KEY, 0, -1);
-    const loops = await Promise.all(ids.map((id) => this.read(id)));
+    const loops = await this.readAll();
     const goals = await this.options.listGoals();
     return Promise.all(
-      loops
-        .filter((found): found is ClusterLoop => found !== null)
-        .map(async ({ loop, owner }) => {
-          const last = goals.find((goal) => goal.id === loop.lastGoalId);
-          const scheduler = loop.stopped ? undefined : await this.queueOf(owner).getJobScheduler(loop.id);
-          return {
-            ...loop,
-            lastOutcome: last !== undefined && !isLiveGoal(last) ? last.status : null,
-            nextRunAt: scheduler?.next === undefined ? null : new Date(scheduler.next).toISOString(),
-          };
-        }),
+      loops.map(async ({ loop, owner }) => {
+        const last = goals.find((goal) => goal.id === loop.lastGoalId);
+        const scheduler = loop.stopped ? undefined : await this.queueOf(owner).getJobScheduler(loop.id);
+        return {
+          ...loop,
+          lastOutcome: last !== undefined && !isLiveGoal(last) ? last.status : null,
+          nextRunAt: scheduler?.next === undefined ? null : new Date(scheduler.next).toISOString(),
+        };
+      }),
     );
   }
 
@@ -217,11 +212,7 @@ export class ClusterLoops {
   async sync(workspace: string, config: ConfigFile | null): Promise<void> {
     const declared = declaredLoopsOf(workspace, config, this.options.log);
     const ids = new Set(declared.map(({ id }) => id));
-    const existing = new Map<string, ClusterLoop>();
-    for (const id of await this.options.redis.zrange(LOOPS_KEY, 0, -1)) {
-      const found = await this.read(id);
-      if (found !== null && found.loop.source === 'config' && found.loop.workspace === workspace) existing.set(id, found);
-    }
+    const existing = new Map((await this.readAll()).filter(({ loop }) => loop.source === 'config' && loop.workspace === workspace).map((found) => [found.loop.id, found]));
     for (const [id, { loop, owner }] of existing) {
       if (ids.has(id) || loop.stopped) continue;
       await this.options.redis.hset(loopKey(id), { stopped: '1', waiting: '0' });
@@ -257,12 +248,8 @@ export class ClusterLoops {
 
   /** The workspaces whose declared loops this daemon runs (it watches their goal.config.json). */
   async declaringWorkspaces(): Promise<string[]> {
-    const workspaces = new Set<string>();
-    for (const id of await this.options.redis.zrange(LOOPS_KEY, 0, -1)) {
-      const found = await this.read(id);
-      if (found !== null && found.owner === this.options.owner && found.loop.source === 'config' && !found.loop.stopped) workspaces.add(found.loop.workspace);
-    }
-    return [...workspaces];
+    const owned = (await this.readAll()).filter(({ loop, owner }) => owner === this.options.owner && loop.source === 'config' && !loop.stopped);
+    return [...new Set(owned.map(({ loop }) => loop.workspace))];
   }
 
   /** `goald loop stop <loop>`: removes its scheduler and keeps it, stopped, for history. */
@@ -307,6 +294,12 @@ export class ClusterLoops {
     const found = await this.read(loop.id);
     if (found === null) throw new GoaldError('not-found', `no loop ${ref}`, 'list loops with: goald loop list');
     return { ...found, loop: { ...found.loop, nextRunAt: loop.nextRunAt, lastOutcome: loop.lastOutcome } };
+  }
+
+  // Every loop the cluster holds, in the order they were made.
+  private async readAll(): Promise<ClusterLoop[]> {
+    const loops = await Promise.all((await this.options.redis.zrange(LOOPS_KEY, 0, -1)).map((id) => this.read(id)));
+    return loops.filter((found): found is ClusterLoop => found !== null);
   }
 
   private async read(loopId: string): Promise<ClusterLoop | null> {

@@ -32,7 +32,10 @@ export class DeclaredLoopWatch {
     });
   }
 
-  /** From now on, each edit of the workspace's file syncs its loops again; the first read happens now. */
+  /**
+   * From now on, each edit of the workspace's file syncs its loops again; the first read happens now. Never
+   * rejects (callers do not wait for it): what goes wrong is logged.
+   */
   async watch(workspace: string): Promise<void> {
     if (this.closed || this.watchers.has(workspace)) return;
     const file = path.join(workspace, CONFIG_FILE_NAME);
@@ -44,9 +47,13 @@ export class DeclaredLoopWatch {
       }),
     );
     this.watchers.set(workspace, watcher);
-    // Read once the watcher is ready, so an edit made meanwhile is seen after this read, not lost.
-    await (await watcher).ready;
-    await this.sync(workspace).catch(report);
+    try {
+      // Read once the watcher is ready, so an edit made meanwhile is seen after this read, not lost.
+      await (await watcher).ready;
+      await this.sync(workspace);
+    } catch (error) {
+      report(error);
+    }
   }
 
   async close(): Promise<void> {

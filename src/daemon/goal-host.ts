@@ -254,10 +254,8 @@ export class DaemonGoalHost implements GoalHost {
   /** A worktree goal's branch is in its repository already; an in-place goal has none. */
   async goalBranch(ref: string): Promise<{ goal: GoalRecord; branch: GoalBranch }> {
     const goal = await this.getGoal(ref);
-    if (goal.worktree === undefined) {
-      throw new GoaldError('usage', `goal ${goal.id} worked in place in ${goal.workspace}, not in a worktree: its changes are already there`, `use git diff in ${goal.workspace}`);
-    }
-    const { repo, branch, base } = goal.worktree;
+    const { worktreeOf } = await import('../worktree/apply-goal.js');
+    const { repo, branch, base } = worktreeOf(goal, 'goald diff');
     return { goal, branch: { repo, branch, base } };
   }
 

@@ -11,7 +11,7 @@ import { CONFIG_FILE_NAME } from '../config/load-config.js';
 import { branchExists, DEFAULT_WORKTREE_AUTHOR, parseAuthor, turnCommits, turnCommitsUpTo } from './goal-worktree.js';
 
 /** The worktree of a goal that has one; exit 2 (with what to do instead) for an in-place goal. */
-function worktreeOf(goal: GoalRecord, command: string): GoalWorktree {
+export function worktreeOf(goal: GoalRecord, command: string): GoalWorktree {
   if (goal.worktree === undefined) {
     throw new GoaldError(
       'usage',

@@ -1,41 +1,25 @@
 // The sweep for attempt refs left on a remote after their goal ended (a turn cancelled while it pushed),
 // against a real redis-server and a real bare remote: only ended goals lose theirs.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { sweepAttemptRefs } from '../../src/cluster/attempt-ref-sweep.js';
 import { attemptRef } from '../../src/cluster/goal-branch.js';
 import { createClusterGoal, setClusterGoalStatus } from '../../src/cluster/turn-commit.js';
 import { runGit } from '../../src/workspace/git.js';
-import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { useRedisFixture } from '../helpers/redis-server.js';
 
-let server: RedisServer;
-let redis: Redis;
-let root: string;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = new Redis(server.url);
-  root = await mkdtemp(path.join(tmpdir(), 'goald-sweep-'));
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-  await rm(root, { recursive: true, force: true });
-});
+const fixture = useRedisFixture('goald-sweep-');
 
 async function refsOn(remote: string): Promise<string[]> {
-  const listed = (await runGit(['ls-remote', remote, 'refs/goald/*'], { cwd: root })).stdout.trim();
+  const listed = (await runGit(['ls-remote', remote, 'refs/goald/*'], { cwd: fixture.root })).stdout.trim();
   return listed === '' ? [] : listed.split('\n').map((line) => line.split('\t')[1] ?? '').sort();
 }
 
 describe('the attempt-ref sweep', () => {
   it("deletes the attempt refs of ended goals only, on each goal's remote, and leaves live and unknown goals' alone", async () => {
+    const { redis, root } = fixture;
     const seed = path.join(root, 'seed');
     await runGit(['init', '--quiet', '--initial-branch=main', seed], { cwd: root });
     await runGit(['-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '--quiet', '--allow-empty', '-m', 'start'], { cwd: seed });
@@ -69,6 +53,7 @@ describe('the attempt-ref sweep', () => {
   });
 
   it('a remote that cannot be reached is logged, with its credentials hidden, and the others are still swept', async () => {
+    const { redis, root } = fixture;
     await createClusterGoal(redis, 'gaway', JSON.stringify({ remote: 'https://user:s3cret-token@127.0.0.1:9/none.git' }));
     await setClusterGoalStatus(redis, 'gaway', 'failed');
     const lines: string[] = [];

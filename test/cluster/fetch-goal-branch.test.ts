@@ -2,34 +2,17 @@
 // the branch only after it has committed the turn, so an ended goal's branch may still be on its way: the
 // fetch waits for it (real redis-server, real bare remote).
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { fetchGoalBranch } from '../../src/cluster/fetch-goal-branch.js';
 import { goalBranchRef } from '../../src/cluster/goal-branch.js';
 import { createClusterGoal, setClusterGoalStatus } from '../../src/cluster/turn-commit.js';
 import { runGit } from '../../src/workspace/git.js';
 import { makeGoal } from '../helpers/fake-goal-host.js';
-import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { useRedisFixture } from '../helpers/redis-server.js';
 
-let server: RedisServer;
-let redis: Redis;
-let root: string;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = new Redis(server.url);
-  root = await mkdtemp(path.join(tmpdir(), 'goald-fetch-branch-'));
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-  await rm(root, { recursive: true, force: true });
-});
+const fixture = useRedisFixture('goald-fetch-branch-');
 
 async function git(args: string[], cwd: string): Promise<string> {
   return (await runGit(args, { cwd })).stdout.trim();
@@ -37,6 +20,7 @@ async function git(args: string[], cwd: string): Promise<string> {
 
 describe('fetching a cluster goal branch', () => {
   it("waits for an ended goal's branch to reach its last commit, then names the goal's start commit", async () => {
+    const { redis, root } = fixture;
     const workspace = path.join(root, 'workspace');
     const remote = path.join(root, 'remote.git');
     await git(['init', '--quiet', '--bare', remote], root);

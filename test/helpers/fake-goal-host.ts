@@ -4,6 +4,7 @@
 
 import { isAbsolute } from 'node:path';
 
+import { newLoopRecord } from '../../src/daemon/loop-record.js';
 import { GoaldError } from '../../src/errors.js';
 import { createEmptySummary } from '../../state/state-schema.js';
 import type {
@@ -234,7 +235,7 @@ export class FakeGoalHost implements GoalHost {
   async createLoop(request: CreateLoopRequest): Promise<LoopRecord> {
     await this.enter('createLoop');
     this.loopRequests.push(request);
-    const loop: LoopRecord = {
+    const loop = newLoopRecord({
       id: this.newId('l'),
       workspace: request.dir,
       every: request.every,
@@ -242,16 +243,9 @@ export class FakeGoalHost implements GoalHost {
       options: { ...request.flags },
       source: 'cli',
       createdAt: CREATED_AT,
-      nextRunAt: null,
-      lastRunAt: null,
-      lastGoalId: null,
-      lastOutcome: null,
-      runs: 0,
-      skipped: 0,
-      waiting: false,
       catchUp: request.catchUp ?? 'once',
-      stopped: false,
-    };
+      name: null,
+    });
     this.loops.set(loop.id, loop);
     return loop;
   }
