@@ -26,6 +26,17 @@ export default tseslint.config(
     },
   },
   {
+    // zod comes configured from src/zod.ts (no generated parsers); importing it directly would skip that.
+    files: ['src/**/*.ts', 'state/**/*.ts'],
+    ignores: ['src/zod.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'zod', message: "import { z } from src/zod.ts, which configures zod first", allowTypeImports: true }] },
+      ],
+    },
+  },
+  {
     // These strip terminal escapes and control characters from agent output on purpose.
     files: ['src/agents/aider-output.ts', 'src/evaluator/evidence.ts'],
     rules: { 'no-control-regex': 'off' },

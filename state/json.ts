@@ -1,7 +1,7 @@
 // Plain JSON values as goald persists them (settings, requests, machine snapshots): the schema that checks
 // one read back, and the conversion that makes one from a live value.
 
-import { z } from 'zod';
+import { z } from '../src/zod.js';
 import type { Json } from './types.js';
 
 // Deeper than any value goald stores; a cycle (only a live value can have one) ends here instead of in a

@@ -8,7 +8,7 @@
 import { unlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { z } from '../src/zod.js';
 import { isErrnoCode } from '../src/errno.js';
 import { replaceFileSync } from './durable-file.js';
 import type { RunningCheck } from './types.js';

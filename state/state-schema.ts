@@ -2,7 +2,7 @@
 // disk always has the shape of StateFile. Objects are loose (unknown keys kept) so a newer goald's extra
 // fields survive a write by an older one.
 
-import { z } from 'zod';
+import { z } from '../src/zod.js';
 import { FAILURE_REASONS } from '../machines/goal.machine.js';
 import { TAMPER_KINDS } from '../src/guard/types.js';
 import { jsonSchema } from './json.js';

@@ -4,7 +4,7 @@
 // proves at compile time that each is exactly the same type, so the two cannot drift apart. Unknown keys
 // (a newer goald's) are dropped on read; the log is append-only, so nothing is lost on disk.
 
-import { z } from 'zod';
+import { z } from '../src/zod.js';
 import { BREAKER_NAMES } from '../machines/goal.machine.js';
 import { GUARD_NOTE_KINDS } from '../src/guard/types.js';
 import { goalStatusSchema, tamperFindingSchema } from './state-schema.js';

@@ -11,7 +11,7 @@
 // It only grows, stays near what the final `result.usage` will say, and the result replaces it.
 // Over 400 lines because the zod schemas of the stream's event shapes live here beside their readers.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { readClaudeToolCall } from '../hook/claude-tool-call.js';
 import { clip } from '../cut-text.js';
 import type { ToolCall } from './types.js';

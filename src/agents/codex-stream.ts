@@ -7,7 +7,7 @@
 // is the text of the items so far (characters / 4): commands, their output, messages, reasoning.
 
 import { isAbsolute, relative } from 'node:path';
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { clip } from '../cut-text.js';
 import type { ToolCall } from './types.js';
 import { readUsageLimitMessage, resetAtFromEpoch, type UsageLimitInfo } from './usage-limit.js';

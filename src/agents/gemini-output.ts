@@ -2,7 +2,7 @@
 // `session_id`, `response`, `stats` (per model: `tokens` {prompt, candidates, total, cached, thoughts, tool};
 // per tool name: call counts) and, on failure, `error` {type, message, code}.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 import type { ToolCall } from './types.js';
 
 export interface GeminiTokens {

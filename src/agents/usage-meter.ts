@@ -1,7 +1,7 @@
 // Token usage of a command agent's turn: estimated from characters (chars / 4) unless the agent reports
 // its own with `GOALD_USAGE {"input_tokens":…,"output_tokens":…,"cost_usd":…}` lines.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 import type { Usage } from './types.js';
 
 // The usual rule of thumb for English text and code with BPE tokenizers (OpenAI's "~4 chars per token").

@@ -5,7 +5,7 @@
 // its refs (a turn's attempt is the copy a lost promotion is redone from).
 
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 import { runGit } from '../workspace/git.js';
 import { hideUrlCredentials } from './cluster-goals.js';

@@ -4,7 +4,7 @@
 // remote and the commit the next turn starts at. Whatever reads it parses it here first; a worker never
 // takes settings from anywhere else (not from the turn's worktree, which the agent writes).
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 import { jsonSchema } from '../../state/json.js';
 import { goalEditSchema, goalRecordSchema, goalRollbackSchema } from '../../state/state-schema.js';

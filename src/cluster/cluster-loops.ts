@@ -24,7 +24,7 @@ import { hostname } from 'node:os';
 
 import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 import { newLoopId, toJson } from '../../state/index.js';
 import { jsonSchema } from '../../state/json.js';

@@ -8,7 +8,7 @@
 // slot and one script may touch them all.
 
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 /** The prefix of every cluster key (BullMQ's queue prefix too). */
 export const CLUSTER_PREFIX = '{goald}';

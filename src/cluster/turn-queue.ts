@@ -11,7 +11,7 @@
 import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 import { CANCEL_CHANNEL, CLUSTER_PREFIX, commitTurn, readClusterGoal, type ClusterGoalStatus, type CommitOutcome } from './turn-commit.js';
 

@@ -3,7 +3,7 @@
 // the user's own file only: a workspace's goal.config.json is written by the agent as easily as by the
 // user, and a Redis or remote from there would send the goal, and the daemon's keys, elsewhere.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 /** `cluster` in the user's config.json. */
 export const clusterSchema = z

@@ -1,7 +1,7 @@
 // Turns a zod issue of a config file into one line: `limits.maxTurn: unknown key (did you mean
 // maxTurns?)`, `checks.0.run: is required`. The path is the dot path a user would look for in the file.
 
-import type { z } from 'zod';
+import type { z } from '../zod.js';
 
 /** The dot path of an issue (`limits.repeatedDiff.count`, `checks.0.run`), or `(root)`. */
 function dotPath(path: readonly PropertyKey[]): string {

@@ -1,6 +1,6 @@
 // The `guard` section of a config file: the tamper guard's switches and globs (src/guard/).
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { DEFAULT_TEST_FILES } from './defaults.js';
 
 const globs = (description: string) => z.array(z.string().min(1)).meta({ description });

@@ -1,6 +1,6 @@
 // `isolation` and `worktree` in a config file (issue 12): where a goal works, and its worktree's settings.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 /** `isolation` in goal.config.json / the user's config.json. */
 export const isolationSchema = z.enum(['in-place', 'worktree']).meta({

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { configFileSchema } from './schema.js';
 
 export const JSON_SCHEMA_RELATIVE_PATH = join('schema', 'goal.config.schema.json');

@@ -3,7 +3,7 @@
 // the agent as easily as by the user, and a command or an address from there would run or post outside
 // the sandbox.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 /** What a notification can be about. */
 export const NOTIFY_KINDS = ['achieved', 'failed', 'paused', 'held'] as const;

@@ -1,6 +1,6 @@
 // `race` in a config file (issue 12, `goald race`): how many of a race's members run at once.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 /** `race` in goal.config.json / the user's config.json. */
 export const raceSchema = z

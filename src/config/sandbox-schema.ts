@@ -1,7 +1,7 @@
 // The `sandbox` section of a config file: `"auto" | "required" | "off"`, or an object with the mode, the
 // network switch and the paths a turn may write, read or not see (src/sandbox/).
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 const MODES = ['auto', 'required', 'off'] as const;
 

@@ -3,7 +3,7 @@
 // and every object is strict, so a misspelt key is an error with its path instead of a silent no-op.
 // The JSON Schema in schema/goal.config.schema.json is generated from this (json-schema.ts).
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 import {
   DEFAULT_BUILTIN_AGENT,
   DEFAULT_CHECK_TIMEOUT_MS,

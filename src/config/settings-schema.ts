@@ -1,7 +1,7 @@
 // The zod schema of resolved GoalSettings, for settings read back from state.json (daemon recovery): the
 // store is a file on disk, so what comes back is validated like any other untrusted input.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { DEFAULT_GUARD, DEFAULT_LIMITS } from './defaults.js';
 import type { GoalSettings } from './types.js';
 

@@ -15,7 +15,7 @@
 // in force.
 
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { toJson } from '../../state/index.js';
 import type { GoalEdit, GoalRecord, HeldConfig, Store } from '../../state/types.js';
 import type { ConfigWatcher } from '../config/config-watcher.js';

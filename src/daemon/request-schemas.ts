@@ -5,7 +5,7 @@
 
 import { isAbsolute } from 'node:path';
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 import type { GoalStatus } from '../../machines/goal.machine.js';
 import { EDIT_OPTIONS, type EditFlags } from '../config/edit-options.js';

@@ -1,7 +1,7 @@
 // The verdict as the model writes it (snake_case JSON) and as goald uses it (Verdict). One zod schema
 // describes the wire shape for the providers' strict modes; a more forgiving one parses what comes back.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 import type { Verdict } from './types.js';
 
 /** The name of the Anthropic tool the model is forced to call, and of the OpenAI json_schema. */

@@ -2,7 +2,7 @@
 // `bun run x`, and the scripts those run in turn, with their pre/post hooks), and which of them a turn
 // changed. A check whose script became `exit 0` passes without testing anything.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { clip } from '../cut-text.js';
 
 const manifestSchema = z.looseObject({ scripts: z.record(z.string(), z.unknown()).optional() });

@@ -4,7 +4,7 @@
 
 import { appendFileSync, closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { isErrnoCode } from '../errno.js';
 import type { ChannelResult } from './channels.js';
 

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { writeFileDurable } from '../../state/durable-file.js';
 import { GoaldError } from '../errors.js';
 import { raceTexts, racesDir } from './race-files.js';

@@ -6,7 +6,7 @@
 
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { readProcessState } from '../process/process-group.js';
 
 /** The child's file descriptor bwrap writes its info JSON to (the fourth stdio entry of the spawn). */

@@ -1,7 +1,7 @@
 // The zod schema of a progress event (types.ts ProgressEvent), for events read back from a goal's
 // events.jsonl. test/supervisor/event-log.test.ts proves at compile time that it is exactly ProgressEvent.
 
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { BREAKER_NAMES, FAILURE_REASONS } from '../../machines/goal.machine.js';
 import { pauseReasonSchema, turnOutcomeSchema } from '../../state/index.js';
 import { tamperFindingSchema } from '../../state/state-schema.js';

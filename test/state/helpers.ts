@@ -18,7 +18,7 @@ export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promi
 }
 
 /**
- * Transpiles state/, machines/ and the src/ modules state imports (errors, errno, serial queue, process identity) to JS
+ * Transpiles state/, machines/ and the src/ modules state imports (errors, errno, serial queue, process identity, zod) to JS
  * in a temp dir inside the repo (so bare imports such as `lowdb` resolve from node_modules, and
  * `"type": "module"` applies). Types are not checked.
  */
@@ -33,6 +33,7 @@ export async function buildStateForChildren(): Promise<{ dir: string; cleanup: (
     join(REPO_ROOT, 'src', 'process', 'process-identity.ts'),
     join(REPO_ROOT, 'src', 'secrets', 'redact.ts'),
     join(REPO_ROOT, 'src', 'guard', 'types.ts'),
+    join(REPO_ROOT, 'src', 'zod.ts'),
   ];
   for (const source of sources) {
     const output = ts.transpileModule(await readFile(source, 'utf8'), {

@@ -3,7 +3,7 @@
 // on disk is validated like any other input).
 
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import { z } from '../../zod.js';
 
 const agentOptionsSchema = z.object({
   /** `openai:<model>` or `anthropic:<model>`. */

@@ -2,7 +2,7 @@
 // `GOALD_AGENT {json}`; everything else the agent prints is transcript for humans. The adapter parses the
 // lines live (usage for the per-turn token limit, tool calls for drift) like Claude Code's stream-json.
 
-import { z } from 'zod';
+import { z } from '../../zod.js';
 
 const PREFIX = 'GOALD_AGENT ';
 

@@ -2,7 +2,7 @@
 // directories beyond the limits; through the daemon when it runs (so it never deletes a goal it is still
 // closing), directly on the store (under its lock) when it does not.
 
-import { z } from 'zod';
+import { z } from '../../zod.js';
 import { openStore, resolveGoaldHome } from '../../../state/index.js';
 import type { PruneResult } from '../../../state/prune-goals.js';
 import { pruneGoalsAndWorktrees } from '../../worktree/prune-worktrees.js';

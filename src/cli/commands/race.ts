@@ -3,7 +3,7 @@
 // Validated here first, each distinct member as a start of its own, so bad input exits 2 before anything runs.
 
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../../zod.js';
 import { readStartFlags } from '../../config/start-options.js';
 import { ensureDaemon } from '../../daemon/auto-start.js';
 import type { DaemonClient } from '../../daemon/client.js';

@@ -4,7 +4,7 @@
 
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../../zod.js';
 import { resolveGoaldHome } from '../../../state/index.js';
 import { resolveSandboxSettings } from '../../config/resolve-settings.js';
 import { readStartFlags } from '../../config/start-options.js';

@@ -1,7 +1,7 @@
 // What `goald start` (and `goald loop`) were asked: commander's raw options validated into the options
 // that are not settings and the start flags (read through the start options' table).
 
-import { z } from 'zod';
+import { z } from '../../zod.js';
 import { readStartFlags, type StartFlags } from '../../config/start-options.js';
 
 // The options that are not settings (those are read by readStartFlags from the start options' table).

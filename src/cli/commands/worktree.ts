@@ -3,7 +3,7 @@
 
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../../zod.js';
 import { openStore, resolveGoaldHome } from '../../../state/index.js';
 import type { GoalRecord } from '../../../state/types.js';
 import { findExecutable } from '../../agents/which.js';

@@ -1,7 +1,7 @@
 // edit_file: replaces one occurrence of a text in a file (exact, else whitespace-tolerant; see find-edit.ts).
 
 import { readFile, writeFile } from 'node:fs/promises';
-import { z } from 'zod';
+import { z } from '../../../zod.js';
 import { locateEdit } from './find-edit.js';
 import { writeRefusal } from './protected-paths.js';
 import { defineTool, toolError } from './tool.js';

@@ -1,6 +1,6 @@
 // list_files: the workspace's files matching a glob, .gitignore honoured, bounded.
 
-import { z } from 'zod';
+import { z } from '../../../zod.js';
 import { defineTool } from './tool.js';
 import { listWorkspaceFiles } from './workspace-files.js';
 

@@ -1,7 +1,7 @@
 // read_file: a text file of the workspace, whole or a range of lines, bounded.
 
 import { readFile, stat } from 'node:fs/promises';
-import { z } from 'zod';
+import { z } from '../../../zod.js';
 import { defineTool, toolError } from './tool.js';
 import { confinePath } from './workspace-path.js';
 

@@ -1,6 +1,6 @@
 // run_checks: the goal's own checks, as the supervisor will run them after the turn.
 
-import { z } from 'zod';
+import { z } from '../../../zod.js';
 import type { CheckGroup, CheckResult } from '../../../workspace/types.js';
 import { createCheckRunner } from '../../../workspace/checks.js';
 import type { ToolContext } from './tool.js';

@@ -2,7 +2,7 @@
 // output's end kept, and no model vendor's credentials in its environment. It runs through the goal's check
 // runner (src/workspace/checks.ts), which already does all of that for the checks.
 
-import { z } from 'zod';
+import { z } from '../../../zod.js';
 import { createCheckRunner } from '../../../workspace/checks.js';
 import type { CheckGroup } from '../../../workspace/types.js';
 import { commandRefusal } from './command-policy.js';

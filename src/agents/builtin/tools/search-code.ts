@@ -2,7 +2,7 @@
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../../../zod.js';
 import { clip } from '../../../cut-text.js';
 import { defineTool, toolError } from './tool.js';
 import { listWorkspaceFiles } from './workspace-files.js';

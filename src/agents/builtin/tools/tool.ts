@@ -3,7 +3,7 @@
 // result for the model. A tool never throws for anything the model did: bad arguments, a path outside the
 // workspace or a failing command are results the model reads and acts on.
 
-import { z } from 'zod';
+import { z } from '../../../zod.js';
 import { cutMiddle } from '../../../cut-text.js';
 import type { CheckSpec } from '../../../config/types.js';
 import type { ToolCall } from '../../types.js';

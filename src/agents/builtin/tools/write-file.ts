@@ -2,7 +2,7 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../../../zod.js';
 import { writeRefusal } from './protected-paths.js';
 import { defineTool, toolError } from './tool.js';
 import { confinePath } from './workspace-path.js';
