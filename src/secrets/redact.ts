@@ -140,9 +140,21 @@ export function redactJson<T>(value: T, env: NodeJS.ProcessEnv = process.env): T
 // JSON escapes it). False positives only cost the walk.
 function mayHoldSecret(value: unknown, values: readonly SecretValue[]): boolean {
   const text = JSON.stringify(value);
-  if (text === undefined) return false;
+  return text !== undefined && jsonTextMayHoldSecret(text, values);
+}
+
+function jsonTextMayHoldSecret(text: string, values: readonly SecretValue[]): boolean {
   if (SHAPE_PREFIX.test(text)) return true;
   return values.some(({ value: secret }) => text.includes(secret) || text.includes(JSON.stringify(secret).slice(1, -1)));
+}
+
+/**
+ * A test for many JSON texts against `env`'s secrets (looked up once): false proves that `redactJson` leaves
+ * the value whose `JSON.stringify` is the text as it is.
+ */
+export function jsonSecretTest(env: NodeJS.ProcessEnv = process.env): (jsonText: string) => boolean {
+  const values = secretValues(env);
+  return (jsonText) => jsonTextMayHoldSecret(jsonText, values);
 }
 
 export interface StreamRedactor {

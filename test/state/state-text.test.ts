@@ -15,9 +15,9 @@ function wholeText(state: unknown, env: NodeJS.ProcessEnv): string {
   return `${JSON.stringify(redactJson(state, env), null, 2)}\n`;
 }
 
-function buildError(builder: StateTextBuilder, state: StateFile): GoaldError {
+function buildError(builder: StateTextBuilder, state: StateFile, validated?: StateFile): GoaldError {
   try {
-    builder.build(state);
+    builder.build(state, validated);
   } catch (error) {
     if (error instanceof GoaldError) return error;
     throw error;
@@ -66,6 +66,47 @@ describe('StateTextBuilder', () => {
     expect(builder.lastChecked).toBe(51);
     expect(again.text).not.toContain(SECOND);
     expect(again.text).toBe(wholeText(state, environment));
+  });
+
+  it("takes the records of the state it replaces, as read and validated, as checked: only changed ones are checked", () => {
+    const goals = Array.from({ length: 20 }, (_, index) => makeGoal(`g${index}`, { status: 'achieved' }));
+    const onDisk = parseStateText(new StateTextBuilder(PATH, env).build({ version: 1, goals, loops: [makeLoop('l1')] }).text);
+    if (!onDisk.ok) throw new Error(onDisk.problem);
+    // A fresh process's first write: the state as read, one goal changed and one added.
+    const builder = new StateTextBuilder(PATH, env);
+    const state = structuredClone(onDisk.state);
+    state.goals[2] = { ...state.goals[2]!, reasonMessage: `done with ${KEY}` };
+    state.goals.push(makeGoal('g20'));
+    const built = builder.build(state, onDisk.state);
+    expect(builder.lastChecked).toBe(2);
+    expect(built.text).toBe(wholeText(state, env));
+    expect(built.text).not.toContain(KEY);
+    const reread = parseStateText(built.text);
+    expect(reread.ok && reread.state).toEqual(built.state);
+  });
+
+  it('checks a record read from the file in full when it holds what this environment redacts or refuses', () => {
+    // Written by a process that did not have this key (so it was not redacted then), or by hand.
+    const stranger = 'sk-other-0123456789abcdefXYZ';
+    const read: StateFile = {
+      version: 1,
+      goals: [makeGoal('g1'), makeGoal('g2', { reasonMessage: `used ${stranger}` })],
+      loops: [makeLoop('l1', { condition: 'uses ./plainvalue-plainvalue' })],
+    };
+    const environment = { OTHER_API_KEY: stranger, PLAIN_API_KEY: './plainvalue-plainvalue' };
+    const builder = new StateTextBuilder(PATH, environment);
+    // The loop holds a value only the guard refuses (redaction leaves path-like values alone).
+    expect(buildError(builder, structuredClone(read), read).message).toBe(`refusing to write ${PATH}: it contains the value of PLAIN_API_KEY`);
+    const withoutLoop: StateFile = { ...read, loops: [] };
+    const built = builder.build(structuredClone(withoutLoop), withoutLoop);
+    expect(builder.lastChecked).toBe(1);
+    expect(built.text).not.toContain(stranger);
+    expect(built.text).toContain('[redacted:OTHER_API_KEY]');
+
+    const named: StateFile = { version: 1, goals: [makeGoal('g1', { settings: { evaluator: { apiKey: 'whatever-it-is' } } })], loops: [] };
+    expect(buildError(new StateTextBuilder(PATH, {}), structuredClone(named), named).message).toBe(
+      `refusing to write ${PATH}: the field goals.0.settings.evaluator.apiKey looks like a credential`,
+    );
   });
 
   it('refuses a record that would not read back, naming where it is, and remembers nothing of that build', () => {
