@@ -8,5 +8,5 @@ export { turnOfSnapshot } from './machine-snapshot.js';
 export { newGoalId, newLoopId, resolveGoaldHome, resolveSocketPath } from './paths.js';
 export { createEmptySummary, pauseReasonSchema } from './state-schema.js';
 export { openStore } from './store.js';
-export { turnOutcomeSchema, type TurnRecord } from './turn-record.js';
+export type { TurnRecord } from './turn-record.js';
 export { appendTurnRecord, readTurnRecords } from './turn-log.js';

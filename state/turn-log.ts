@@ -11,7 +11,7 @@ import { isErrnoCode } from '../src/errno.js';
 import { redactJson } from '../src/secrets/redact.js';
 import { fsyncFd } from './durable-file.js';
 import { describeSchemaProblem } from './state-schema.js';
-import { turnRecordSchema, type TurnRecord } from './turn-record.js';
+import type { TurnRecord } from './turn-record.js';
 
 const TURN_LOG_FILE_NAME = 'turns.jsonl';
 
@@ -72,6 +72,8 @@ export async function readTurnLog(goalDir: string): Promise<TurnLog> {
     if (isErrnoCode(error, 'ENOENT')) return { records: [], skipped: [] };
     throw error;
   }
+  // The record's schema loads with the first read: a goal that only appends never builds it.
+  const { turnRecordSchema } = await import('./turn-record.js');
   const lines = text.split('\n');
   const records: TurnRecord[] = [];
   const skipped: SkippedLine[] = [];

@@ -124,7 +124,7 @@ async function runOneStep(
   const supervisor = await buildSupervisor({
     store,
     goal,
-    prepared: { settings, workspace, agent: createAgent(settings.agent, options.env), evaluator: await createGoalEvaluator(settings.evaluator, options.env) },
+    prepared: { settings, workspace, agent: await createAgent(settings.agent, options.env), evaluator: await createGoalEvaluator(settings.evaluator, options.env) },
     // Kept for the fence: a turn's events reach `logs -f` only if the turn is committed.
     observers: [{ onEvent: (event) => events.push(event) }],
     owner: 'daemon',

@@ -10,7 +10,8 @@ import type { GoalRecord, GoalRollback, LoopRecord, Store } from '../../state/ty
 import { systemClock, type Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import { GoaldError } from '../errors.js';
-import { createEventLogObserver, createEventLogReader } from '../supervisor/event-log.js';
+import { createEventLogReader } from '../supervisor/event-log.js';
+import { createEventLogObserver } from '../supervisor/event-log-writer.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import type { GoalSupervisor, RestoredGoal } from '../supervisor/supervisor.js';
 import type { ProgressEvent } from '../supervisor/types.js';
@@ -536,7 +537,7 @@ export class DaemonGoalHost implements GoalHost {
     return {
       settings,
       workspace,
-      agent: createAgent(settings.agent, this.env),
+      agent: await createAgent(settings.agent, this.env),
       evaluator: await createGoalEvaluator(settings.evaluator, this.env),
       warnings: [],
     };

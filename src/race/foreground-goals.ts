@@ -7,7 +7,7 @@ import { toJson } from '../../state/index.js';
 import type { GoalRecord, Store } from '../../state/types.js';
 import type { EventSubscription, StartGoalRequest, StartGoalResponse } from '../daemon/types.js';
 import { GoaldError } from '../errors.js';
-import { createEventLogObserver } from '../supervisor/event-log.js';
+import { createEventLogObserver } from '../supervisor/event-log-writer.js';
 import { buildSupervisor, newGoalRecord, prepareGoal } from '../supervisor/launch.js';
 import type { GoalOutcome, GoalSupervisor } from '../supervisor/supervisor.js';
 import type { ProgressEvent } from '../supervisor/types.js';

@@ -78,7 +78,7 @@ export async function prepareGoal(request: {
     env: request.trustedEnv ?? request.env,
   });
   if (sandbox.warning !== null) warnings.push(sandbox.warning);
-  const agent = createAgent(settings.agent, request.env, request.trustedEnv);
+  const agent = await createAgent(settings.agent, request.env, request.trustedEnv);
   let evaluator: Evaluator;
   if (settings.evaluator.provider === 'none') evaluator = createNoneEvaluator();
   else {

@@ -3,7 +3,8 @@
 
 import { z } from '../zod.js';
 import { BREAKER_NAMES, FAILURE_REASONS } from '../../machines/goal.machine.js';
-import { pauseReasonSchema, turnOutcomeSchema } from '../../state/index.js';
+import { pauseReasonSchema } from '../../state/index.js';
+import { turnOutcomeSchema } from '../../state/turn-record.js';
 import { tamperFindingSchema } from '../../state/state-schema.js';
 
 const checkBriefSchema = z.object({ name: z.string(), passed: z.boolean() });

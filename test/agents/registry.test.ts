@@ -8,8 +8,8 @@ function spec(adapter: AdapterName, command = 'my-agent {prompt}'): AgentSpec {
 }
 
 describe('createAgent', () => {
-  test('creates the command adapter', () => {
-    const agent = createAgent(spec('command'), {});
+  test('creates the command adapter', async () => {
+    const agent = await createAgent(spec('command'), {});
     expect(agent.name).toBe('command');
     expect(agent.model).toBeNull();
     expect(typeof agent.suspend).toBe('function');
@@ -18,23 +18,23 @@ describe('createAgent', () => {
   test.each([
     ['gemini', 'gemini'],
     ['aider', 'aider'],
-  ] as const)('creates the %s adapter with its executable, args and model', (adapter, executable) => {
-    const agent = createAgent({ ...spec(adapter, executable), args: ['--verbose'], model: 'some-model' }, {});
+  ] as const)('creates the %s adapter with its executable, args and model', async (adapter, executable) => {
+    const agent = await createAgent({ ...spec(adapter, executable), args: ['--verbose'], model: 'some-model' }, {});
     expect(agent.name).toBe(adapter);
     expect(agent.model).toBe('some-model');
     expect(typeof agent.suspend).toBe('function');
   });
 
-  test.each(['gemini', 'aider'] as const)('%s refuses session resume', (adapter) => {
-    expect(() => createAgent({ ...spec(adapter, adapter), session: 'resume' }, {})).toThrow(GoaldError);
+  test.each(['gemini', 'aider'] as const)('%s refuses session resume', async (adapter) => {
+    await expect(createAgent({ ...spec(adapter, adapter), session: 'resume' }, {})).rejects.toThrow(GoaldError);
   });
 
   test.each([
     ['claude-code', 'claude'],
     ['codex', 'codex'],
-  ] as const)('creates the %s adapter with its model, for fresh and resumed sessions', (adapter, executable) => {
+  ] as const)('creates the %s adapter with its model, for fresh and resumed sessions', async (adapter, executable) => {
     for (const session of ['fresh', 'resume'] as const) {
-      const agent = createAgent({ ...spec(adapter, executable), session, model: 'some-model' }, {});
+      const agent = await createAgent({ ...spec(adapter, executable), session, model: 'some-model' }, {});
       expect(agent.name).toBe(adapter);
       expect(agent.model).toBe('some-model');
       expect(typeof agent.suspend).toBe('function');
@@ -44,12 +44,12 @@ describe('createAgent', () => {
   test.each([
     ['claude-code', '--continue'],
     ['codex', '--last'],
-  ] as const)('%s refuses %s in agent.args (sessions are resumed by id only)', (adapter, flag) => {
-    expect(() => createAgent({ ...spec(adapter, ''), args: [flag] }, {})).toThrow(GoaldError);
+  ] as const)('%s refuses %s in agent.args (sessions are resumed by id only)', async (adapter, flag) => {
+    await expect(createAgent({ ...spec(adapter, ''), args: [flag] }, {})).rejects.toThrow(GoaldError);
   });
 
-  test('an empty command is a config error', () => {
-    expect(() => createAgent(spec('command', ''), {})).toThrow(GoaldError);
+  test('an empty command is a config error', async () => {
+    await expect(createAgent(spec('command', ''), {})).rejects.toThrow(GoaldError);
   });
 
   test('adapter names come from the registry', () => {

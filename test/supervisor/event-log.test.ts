@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { createEventLogObserver, createEventLogReader, readEventLog } from '../../src/supervisor/event-log.js';
+import { createEventLogReader, readEventLog } from '../../src/supervisor/event-log.js';
+import { createEventLogObserver } from '../../src/supervisor/event-log-writer.js';
 import { progressEventSchema } from '../../src/supervisor/progress-event-schema.js';
 import type { ProgressEvent } from '../../src/supervisor/types.js';
 

@@ -8,7 +8,7 @@ import type { ConfigFile } from '../../config/schema.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { configHash, heldEditError, heldEditOf } from '../../supervisor/contract.js';
 import { buildSupervisor, createGoalSnapshotter, newGoalRecord, openHomeStore, prepareGoal } from '../../supervisor/launch.js';
-import { createEventLogObserver } from '../../supervisor/event-log.js';
+import { createEventLogObserver } from '../../supervisor/event-log-writer.js';
 import type { GoalOutcome } from '../../supervisor/supervisor.js';
 import type { ProgressEvent } from '../../supervisor/types.js';
 import type { ResolvedWorkspace } from '../../workspace/find-workspace.js';
