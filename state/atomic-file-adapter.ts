@@ -114,8 +114,8 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
    */
   async replace(state: StateFile, previous: string | null, options: { syncDirectory?: boolean } = {}): Promise<void> {
     // Redacted, validated as it will read back, and scanned by the secret guard (state-text.ts).
-    // The state last read, when `previous` is its text: its records are adopted as checked (state-text.ts).
-    const validated = previous !== null && previous === this.#known?.text ? this.#known.state : undefined;
+    // The file last read, when `previous` is its text: its records are adopted as checked (state-text.ts).
+    const validated = previous !== null && previous === this.#known?.text ? this.#known : undefined;
     await this.#put(this.#text.build(state, validated), previous, options);
   }
 

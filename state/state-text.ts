@@ -6,7 +6,9 @@
 // before redaction) while the secrets in force stay the same, and reused by the next write. A process's
 // first write starts from the state it has just read, which the schema passed as it was read: such a
 // record, unchanged, is only scanned as text (no secret of this process's environment in it, no key the
-// guard refuses), not validated and walked again (17 ms of a CLI's start with 32 goals in the home).
+// guard refuses), not validated and walked again, and its text is the file's own rather than pretty-printed
+// anew (JSON.stringify with indentation is its slow path). Together: 17 ms of a CLI's start with 32 goals
+// in the home, and growing with the home's history.
 //
 // The text is byte for byte `JSON.stringify(redacted, null, 2)` plus a newline (diffable, greppable): the
 // records' pretty forms are made one by one and joined as JSON.stringify would indent them.
@@ -64,10 +66,10 @@ export class StateTextBuilder {
 
   /**
    * The text and its parsed state; throws GoaldError('internal') for a state that must not be written.
-   * `validated`: the state as parseStateText returned it from the file this write replaces (never mutated);
-   * its records that `state` holds unchanged need no schema pass (see the top of this file).
+   * `validated`: the file this write replaces, its text and the state parseStateText returned for it (never
+   * mutated); its records that `state` holds unchanged need no schema pass (see the top of this file).
    */
-  build(state: StateFile, validated?: StateFile): StateText {
+  build(state: StateFile, validated?: StateText): StateText {
     this.#noteSecrets();
     const previous = this.#checked;
     const next = new Map<string, CheckedRecord>();
@@ -146,20 +148,26 @@ export class StateTextBuilder {
   }
 
   // Finds a record of `validated` by its key and takes it as checked when its text holds nothing redaction
-  // or the guard would act on (redaction then leaves it as it is, and the schema passed it as it is).
-  #adopter(validated: StateFile): (key: string) => CheckedRecord | undefined {
-    let byKey: Map<string, unknown> | null = null;
+  // or the guard would act on (redaction then leaves it as it is, and the schema passed it as it is). Its
+  // text is the file's own when that reads back as exactly this record, else it is pretty-printed.
+  #adopter(validated: StateText): (key: string) => CheckedRecord | undefined {
+    type Known = { record: unknown; text: string | undefined };
+    let byKey: Map<string, Known> | null = null;
     const mayHoldSecret = jsonSecretTest(this.#env);
     const guardMayRefuse = stateSecretTest(this.#env);
+    const index = (): Map<string, Known> => {
+      const texts = recordTextsOf(validated.text);
+      const entries = (field: 'goals' | 'loops', records: readonly unknown[]): Array<[string, Known]> =>
+        records.map((record, at) => [`${field}:${JSON.stringify(record)}`, { record, text: texts?.[field].length === records.length ? texts[field][at] : undefined }]);
+      return new Map([...entries('goals', validated.state.goals), ...entries('loops', validated.state.loops)]);
+    };
     return (key) => {
-      byKey ??= new Map([
-        ...validated.goals.map((goal): [string, unknown] => [`goals:${JSON.stringify(goal)}`, goal]),
-        ...validated.loops.map((loop): [string, unknown] => [`loops:${JSON.stringify(loop)}`, loop]),
-      ]);
-      const record = byKey.get(key);
+      byKey ??= index();
+      const found = byKey.get(key);
       const compact = key.slice(key.indexOf(':') + 1);
-      if (record === undefined || mayHoldSecret(compact) || guardMayRefuse(compact)) return undefined;
-      return { text: JSON.stringify(record, null, 2).replaceAll('\n', RECORD_INDENT), parsed: record };
+      if (found === undefined || mayHoldSecret(compact) || guardMayRefuse(compact)) return undefined;
+      const text = found.text !== undefined && sameJson(found.text, compact) ? found.text : JSON.stringify(found.record, null, 2).replaceAll('\n', RECORD_INDENT);
+      return { text, parsed: found.record };
     };
   }
 
@@ -197,4 +205,56 @@ function secretsInForce(env: NodeJS.ProcessEnv): string {
     if (value !== undefined && (isSecretName(name) || name.endsWith('_API_KEY'))) found += `${name}=${value}\0`;
   }
   return found;
+}
+
+// Whether a JSON text reads back as the value whose compact JSON is `compact` (same keys, order and values).
+function sameJson(text: string, compact: string): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === compact;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The text of each element of the `goals` and `loops` arrays at the top of a state file's JSON text, found
+ * by scanning its tokens (strings skipped whole); null when the text does not scan as one JSON value.
+ * Only a source of text to reuse: whoever takes an element checks that it reads back as the record.
+ */
+export function recordTextsOf(text: string): { goals: string[]; loops: string[] } | null {
+  const found = { goals: [] as string[], loops: [] as string[] };
+  const structural = /["{}[\]]/g;
+  let depth = 0;
+  let lastString = ''; // at depth 1: the key of the value that follows
+  let array: 'goals' | 'loops' | null = null;
+  let start = -1;
+  for (let match = structural.exec(text); match !== null; match = structural.exec(text)) {
+    const at = match.index;
+    const char = text[at];
+    if (char === '"') {
+      const end = endOfString(text, at);
+      if (end === -1) return null;
+      if (depth === 1) lastString = text.slice(at + 1, end);
+      structural.lastIndex = end + 1;
+    } else if (char === '{' || char === '[') {
+      if (depth === 1) array = char === '[' && (lastString === 'goals' || lastString === 'loops') ? lastString : null;
+      if (depth === 2 && array !== null && char === '{') start = at;
+      depth += 1;
+    } else {
+      depth -= 1;
+      if (depth < 0) return null;
+      if (depth === 2 && array !== null && char === '}') found[array].push(text.slice(start, at + 1));
+    }
+  }
+  return depth === 0 ? found : null;
+}
+
+// The index of the quote that ends the string opening at `at`, or -1 when it never ends.
+function endOfString(text: string, at: number): number {
+  for (let end = text.indexOf('"', at + 1); end !== -1; end = text.indexOf('"', end + 1)) {
+    let backslashes = 0;
+    while (text[end - 1 - backslashes] === '\\') backslashes += 1;
+    if (backslashes % 2 === 0) return end;
+  }
+  return -1;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { parseStateText } from '../../state/state-schema.js';
-import { StateTextBuilder } from '../../state/state-text.js';
+import { recordTextsOf, StateTextBuilder } from '../../state/state-text.js';
 import type { StateFile } from '../../state/types.js';
 import { redactJson } from '../../src/secrets/redact.js';
 import { GoaldError } from '../../src/errors.js';
@@ -15,7 +15,15 @@ function wholeText(state: unknown, env: NodeJS.ProcessEnv): string {
   return `${JSON.stringify(redactJson(state, env), null, 2)}\n`;
 }
 
-function buildError(builder: StateTextBuilder, state: StateFile, validated?: StateFile): GoaldError {
+// A state file as written without any secret in force (so nothing is redacted or refused), and as read back.
+function fileOf(state: StateFile): { text: string; state: StateFile } {
+  const text = `${JSON.stringify(state, null, 2)}\n`;
+  const read = parseStateText(text);
+  if (!read.ok) throw new Error(read.problem);
+  return { text, state: read.state };
+}
+
+function buildError(builder: StateTextBuilder, state: StateFile, validated?: { text: string; state: StateFile }): GoaldError {
   try {
     builder.build(state, validated);
   } catch (error) {
@@ -68,16 +76,15 @@ describe('StateTextBuilder', () => {
     expect(again.text).toBe(wholeText(state, environment));
   });
 
-  it("takes the records of the state it replaces, as read and validated, as checked: only changed ones are checked", () => {
+  it("takes the records of the file it replaces, as read and validated, as checked: only changed ones are checked", () => {
     const goals = Array.from({ length: 20 }, (_, index) => makeGoal(`g${index}`, { status: 'achieved' }));
-    const onDisk = parseStateText(new StateTextBuilder(PATH, env).build({ version: 1, goals, loops: [makeLoop('l1')] }).text);
-    if (!onDisk.ok) throw new Error(onDisk.problem);
+    const onDisk = fileOf({ version: 1, goals, loops: [makeLoop('l1')] });
     // A fresh process's first write: the state as read, one goal changed and one added.
     const builder = new StateTextBuilder(PATH, env);
     const state = structuredClone(onDisk.state);
     state.goals[2] = { ...state.goals[2]!, reasonMessage: `done with ${KEY}` };
     state.goals.push(makeGoal('g20'));
-    const built = builder.build(state, onDisk.state);
+    const built = builder.build(state, onDisk);
     expect(builder.lastChecked).toBe(2);
     expect(built.text).toBe(wholeText(state, env));
     expect(built.text).not.toContain(KEY);
@@ -85,26 +92,44 @@ describe('StateTextBuilder', () => {
     expect(reread.ok && reread.state).toEqual(built.state);
   });
 
+  it("reuses a record's text from the file only when it reads back as exactly that record", () => {
+    const goals = [makeGoal('g1'), makeGoal('g2', { condition: 'braces } and "quotes" [ in a string \\' })];
+    const state: StateFile = { version: 1, goals, loops: [makeLoop('l1')] };
+    // Written by hand, on one line; the second goal's fields in another order than the schema reads them back.
+    const reversed = Object.fromEntries(Object.entries(goals[1]!).reverse());
+    const handWritten = JSON.stringify({ ...state, goals: [goals[0], reversed] });
+    const read = parseStateText(handWritten);
+    if (!read.ok) throw new Error(read.problem);
+    const builder = new StateTextBuilder(PATH, env);
+    const built = builder.build(structuredClone(read.state), { text: handWritten, state: read.state });
+    expect(builder.lastChecked).toBe(0);
+    expect(built.text).toContain(JSON.stringify(goals[0])); // the file's own text, as it was
+    expect(built.text).not.toContain(JSON.stringify(reversed)); // not what it reads back as: pretty-printed
+    expect(built.text).toContain(JSON.stringify(read.state.goals[1], null, 2).replaceAll('\n', '\n    '));
+    const reread = parseStateText(built.text);
+    expect(reread.ok && reread.state).toEqual(read.state);
+  });
+
   it('checks a record read from the file in full when it holds what this environment redacts or refuses', () => {
-    // Written by a process that did not have this key (so it was not redacted then), or by hand.
+    // Written by a process that did not have these keys (so nothing was redacted then), or by hand.
     const stranger = 'sk-other-0123456789abcdefXYZ';
-    const read: StateFile = {
+    const read = fileOf({
       version: 1,
       goals: [makeGoal('g1'), makeGoal('g2', { reasonMessage: `used ${stranger}` })],
       loops: [makeLoop('l1', { condition: 'uses ./plainvalue-plainvalue' })],
-    };
+    });
     const environment = { OTHER_API_KEY: stranger, PLAIN_API_KEY: './plainvalue-plainvalue' };
     const builder = new StateTextBuilder(PATH, environment);
     // The loop holds a value only the guard refuses (redaction leaves path-like values alone).
-    expect(buildError(builder, structuredClone(read), read).message).toBe(`refusing to write ${PATH}: it contains the value of PLAIN_API_KEY`);
-    const withoutLoop: StateFile = { ...read, loops: [] };
-    const built = builder.build(structuredClone(withoutLoop), withoutLoop);
+    expect(buildError(builder, structuredClone(read.state), read).message).toBe(`refusing to write ${PATH}: it contains the value of PLAIN_API_KEY`);
+    const withoutLoop = fileOf({ ...read.state, loops: [] });
+    const built = builder.build(structuredClone(withoutLoop.state), withoutLoop);
     expect(builder.lastChecked).toBe(1);
     expect(built.text).not.toContain(stranger);
     expect(built.text).toContain('[redacted:OTHER_API_KEY]');
 
-    const named: StateFile = { version: 1, goals: [makeGoal('g1', { settings: { evaluator: { apiKey: 'whatever-it-is' } } })], loops: [] };
-    expect(buildError(new StateTextBuilder(PATH, {}), structuredClone(named), named).message).toBe(
+    const named = fileOf({ version: 1, goals: [makeGoal('g1', { settings: { evaluator: { apiKey: 'whatever-it-is' } } })], loops: [] });
+    expect(buildError(new StateTextBuilder(PATH, {}), structuredClone(named.state), named).message).toBe(
       `refusing to write ${PATH}: the field goals.0.settings.evaluator.apiKey looks like a credential`,
     );
   });
@@ -159,5 +184,22 @@ describe('StateTextBuilder.buildWithGoal', () => {
     expect(builder.buildWithGoal(30, changed)).toBeNull();
     env.GITHUB_TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
     expect(builder.buildWithGoal(4, changed)).toBeNull();
+  });
+});
+
+describe('recordTextsOf', () => {
+  it("finds each element of the top's goals and loops arrays, whatever their strings hold", () => {
+    const goal = { id: 'g1', note: 'a } b ] c { "d" \\', goals: [{ nested: true }] };
+    const loop = { id: 'l1', list: [[1], { x: '}' }] };
+    const text = JSON.stringify({ version: 1, note: 'goals', goals: [goal, { id: 'g2' }], loops: [loop] }, null, 2);
+    const found = recordTextsOf(text);
+    expect(found?.goals.map((element) => JSON.parse(element) as unknown)).toEqual([goal, { id: 'g2' }]);
+    expect(found?.loops.map((element) => JSON.parse(element) as unknown)).toEqual([loop]);
+  });
+
+  it('finds nothing in text that does not scan as one JSON value', () => {
+    expect(recordTextsOf('{"goals": [{"id": "g1"}')).toBeNull();
+    expect(recordTextsOf('{"goals": [{"id": "g1}]}')).toBeNull();
+    expect(recordTextsOf('{"goals": []}}')).toBeNull();
   });
 });
