@@ -1,7 +1,8 @@
 // Whole-tree snapshots through a private index and a private object store, so the user's .git never
 // changes: git reads the user's objects as alternates and writes every new object next to the goal.
 
-import { chmod, copyFile, mkdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, type Stats } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
@@ -54,11 +55,13 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   const stateDir = path.resolve(options.stateDir);
   const privateIndex = path.join(stateDir, 'index');
   const privateObjects = path.join(stateDir, 'objects');
-  await mkdir(path.join(privateObjects, 'info'), { recursive: true, mode: 0o700 });
-  await mkdir(path.join(privateObjects, 'pack'), { recursive: true, mode: 0o700 });
+  // Synchronous calls for the small steps, as state/durable-file.ts does: each asynchronous one is a trip
+  // through libuv's thread pool, and this runs on the way to a goal's first snapshot.
+  mkdirSync(path.join(privateObjects, 'info'), { recursive: true, mode: 0o700 });
+  mkdirSync(path.join(privateObjects, 'pack'), { recursive: true, mode: 0o700 });
   // Only the process running a goal touches its state, and it has just started: a lock left here is from
   // a run that died mid-`git add` (SIGKILL, power loss), and would fail every snapshot from now on.
-  await rm(`${privateIndex}.lock`, { force: true });
+  rmSync(`${privateIndex}.lock`, { force: true });
   await seedIndex(options.indexFile ?? path.join(options.gitDir, 'index'), privateIndex);
 
   const cwd = options.workspace;
@@ -181,26 +184,28 @@ function toTurnDelta(fromTree: string, toTree: string, diff: PairDiff | undefine
 
 /** Copies the user's index once; later runs (a restarted daemon) keep the goal's own index. */
 async function seedIndex(userIndex: string, privateIndex: string): Promise<void> {
-  if (await exists(privateIndex)) return;
-  const source = await stat(userIndex).catch(() => null);
+  if (existsSync(privateIndex)) return;
+  const source = statIfExists(userIndex);
   // No user index (a fresh `git init`): git treats a missing index as empty, so there is nothing to copy.
   if (source === null) return;
   const temporary = `${privateIndex}.${process.pid}.seed`;
+  // The one step that may take long (a large repository's index): off the event loop.
   await copyFile(userIndex, temporary);
   // copyFile keeps the source's mode (often 0644); the goal's copy is goald's file: owner only.
-  await chmod(temporary, 0o600);
+  chmodSync(temporary, 0o600);
   // Keep the source's mtime: git compares file mtimes against the index's own to spot "racily clean"
   // entries, and a fresh mtime would make a file edited just before the copy look unchanged.
-  await utimes(temporary, source.atime, source.mtime);
+  utimesSync(temporary, source.atime, source.mtime);
   // Rename so a crash mid-copy never leaves a truncated index for the next start to trust.
-  await rename(temporary, privateIndex);
+  renameSync(temporary, privateIndex);
 }
 
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
+function statIfExists(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch {
+    return null;
+  }
 }
 
 /** Quotes a path for GIT_ALTERNATE_OBJECT_DIRECTORIES, whose entries are separated by ':'. */
