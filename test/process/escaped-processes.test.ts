@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killMarkedProcesses, markEnvironment, newProcessToken, pidsMayHaveWrapped, readForkCount } from '../../src/process/escaped-processes.js';
+import { killMarkedProcesses, markEnvironment, newProcessToken, onlyTheLeaderForked, pidsMayHaveWrapped, readForkCount } from '../../src/process/escaped-processes.js';
 
 const started: ChildProcess[] = [];
 
@@ -71,6 +71,20 @@ describe('killMarkedProcesses', () => {
     expect(await killMarkedProcesses(token)).toBe(starts.length);
     await Promise.all(sleepers.map(exited));
     expect(sleepers.map((child) => child.signalCode)).toEqual(starts.map(() => 'SIGKILL'));
+  });
+
+  it('skips the sweep only when the kernel forked nothing since the leader but the leader', async () => {
+    expect(onlyTheLeaderForked({ pid: 500, forksBefore: 1_000 }, 1_001)).toBe(true);
+    expect(onlyTheLeaderForked({ pid: 500, forksBefore: 1_000 }, 1_002)).toBe(false);
+    expect(onlyTheLeaderForked({ pid: 500, forksBefore: null }, 1_001)).toBe(false);
+    expect(onlyTheLeaderForked({ pid: 500, forksBefore: 1_000 }, null)).toBe(false);
+    // A real leader that forks a child: the count shows it, and the child it left is found and killed.
+    const token = newProcessToken();
+    const forksBefore = readForkCount();
+    const leader = spawn('sh', ['-c', 'sleep 60 & exit 0'], { env: markEnvironment(process.env, token), stdio: 'ignore' });
+    await exited(leader);
+    expect(onlyTheLeaderForked({ pid: leader.pid ?? 0, forksBefore }, readForkCount())).toBe(false);
+    expect(await killMarkedProcesses(token, { bornAfter: { pid: leader.pid ?? 0, forksBefore } })).toBe(1);
   });
 
   it('counts forks: the kernel counter rises with every process started', async () => {
