@@ -3,7 +3,7 @@
 // turn (for suspend/resume), and the mapping from how the process ended plus what its output said to a
 // TurnResult.
 
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { toDurationText } from '../config/duration.js';
 import { ellipsize } from '../cut-text.js';
@@ -156,15 +156,11 @@ export async function preparePromptFile(input: TurnInput, usage: Usage): Promise
 }
 
 async function ensurePromptFile(path: string, prompt: string): Promise<string | null> {
+  // Synchronous: one small local file, on the way to the agent's spawn.
+  if (existsSync(path)) return null;
   try {
-    await access(path);
-    return null;
-  } catch {
-    // Not there yet: write it below.
-  }
-  try {
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    await writeFile(path, prompt, { flag: 'wx', mode: 0o600 });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(path, prompt, { flag: 'wx', mode: 0o600 });
     return null;
   } catch (error) {
     if (isErrnoCode(error, 'EEXIST')) return null;

@@ -5,8 +5,7 @@
 // (workspace-trees.ts), the verdict (turn-judgement.ts), breaker facts and events (turn-report.ts), turn
 // records (turn-record.ts), drift (prompt/drift-tracker.ts) and the breakers' accounting (breakers/).
 
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GoalStatus } from '../../machines/goal.machine.js';
 import { recordRunningChecks } from '../../state/running-checks.js';
@@ -408,8 +407,9 @@ export class GoalSupervisor {
       rollback: this.rollbackNote,
     }));
     this.rollbackNote = null;
-    await writeFile(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
-    await mkdir(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
+    // Synchronous: a few KiB to a local file, where each asynchronous step is a trip through the thread pool.
+    writeFileSync(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
+    mkdirSync(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
     return { turn, startedAt: this.session.now(), prompt, goalDir, files };
   }
 
