@@ -54,10 +54,16 @@ export class WorkspaceTrees {
 
   /** After a turn: the new tree; its delta and the files changed since the start are computed meanwhile. */
   async snapshotTurn(): Promise<TreeStep> {
-    const tree = await this.snapshotter.snapshot();
-    const previousTree = this.lastTree ?? tree;
+    const { initialTree, snapshotter, lastTree } = this;
+    if (lastTree !== null && initialTree !== null && snapshotter.snapshotAndDiffSince) {
+      // The snapshot and both diffs from one process start (a spawn blocks Node 1.5–3.5 ms).
+      const { tree, diff } = await snapshotter.snapshotAndDiffSince(lastTree, initialTree);
+      this.lastTree = tree;
+      return this.step(lastTree, tree, diff.then((result) => result.delta), diff.then((result) => result.filesSinceBase));
+    }
+    const tree = await snapshotter.snapshot();
+    const previousTree = lastTree ?? tree;
     this.lastTree = tree;
-    const { initialTree, snapshotter } = this;
     const known = this.lastChangesSoFar;
     let delta: Promise<TurnDelta>;
     let changesSoFar: Promise<FileChange[]>;
@@ -73,6 +79,11 @@ export class WorkspaceTrees {
       delta = snapshotter.diff(previousTree, tree);
       changesSoFar = this.changesSinceStart(previousTree, tree, delta);
     }
+    return this.step(previousTree, tree, delta, changesSoFar);
+  }
+
+  // The step, with its changes since the start remembered for the next turn.
+  private step(previousTree: string, tree: string, delta: Promise<TurnDelta>, changesSoFar: Promise<FileChange[]>): TreeStep {
     const remembered = { tree, changes: changesSoFar };
     this.lastChangesSoFar = remembered;
     // A failed diff is reported by whoever awaits the step (filesSoFar carries the same failure); it is
@@ -81,7 +92,7 @@ export class WorkspaceTrees {
       if (this.lastChangesSoFar === remembered) this.lastChangesSoFar = null;
     });
     const filesSoFar = changesSoFar.then(toSummaryFiles);
-    return { previousTree, tree, delta, filesSoFar, initialTree, changesSoFar };
+    return { previousTree, tree, delta, filesSoFar, initialTree: this.initialTree, changesSoFar };
   }
 
   // The turn's own delta when it started from the initial tree; else a diff against the start.

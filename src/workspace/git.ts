@@ -131,12 +131,25 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
  * drivers, override them all (as hardenedEnv does), then `git <addArgs>` and `git <writeTreeArgs>`.
  * The listing runs after the turn that could have configured a driver has ended, and right before the
  * commands it protects. Resolves with write-tree's output; one deadline covers the three.
+ *
+ * `thenArgs`: a tree-only git command (diff-tree) the shell then becomes, printing after write-tree's line
+ * and reading the shell's stdin (`options.input`), which nothing before it reads: a turn's snapshot and
+ * its diff in one process start (WorkspaceTrees.snapshotTurn).
  */
-export async function addAndWriteTree(addArgs: readonly string[], writeTreeArgs: readonly string[], options: Omit<RunGitOptions, 'input'>): Promise<GitResult> {
+export async function addAndWriteTree(
+  addArgs: readonly string[],
+  writeTreeArgs: readonly string[],
+  options: RunGitOptions,
+  thenArgs?: readonly string[],
+): Promise<GitResult> {
+  if (thenArgs !== undefined && !TREE_ONLY_COMMANDS.has(subcommandOf(thenArgs) ?? '')) {
+    throw new GoaldError('internal', `git ${thenArgs.join(' ')} may read work-tree files: it cannot follow a snapshot in its shell`);
+  }
+  const git = (args: readonly string[]): string => `git ${[...HARDENING_CONFIG, ...args].map(quoteForShell).join(' ')}`;
   const script = [
     `g() { git ${HARDENING_CONFIG.map(quoteForShell).join(' ')} "$@"; }`,
     // Newline-separated: a subsection name cannot hold a newline (git's config parser refuses one).
-    `keys=$(g config --name-only --get-regexp '^filter\\.')`,
+    `keys=$(g config --name-only --get-regexp '^filter\\.' </dev/null)`,
     'status=$?',
     'if [ "$status" -gt 1 ]; then exit "$status"; fi', // 1: no driver configured
     'n=0',
@@ -156,10 +169,11 @@ export async function addAndWriteTree(addArgs: readonly string[], writeTreeArgs:
     '$keys',
     'GOALD_FILTER_KEYS',
     'if [ "$n" -gt 0 ]; then export GIT_CONFIG_COUNT="$n"; fi',
-    `g ${addArgs.map(quoteForShell).join(' ')} || exit`,
-    `exec git ${[...HARDENING_CONFIG, ...writeTreeArgs].map(quoteForShell).join(' ')}`,
+    `g ${addArgs.map(quoteForShell).join(' ')} </dev/null || exit`,
+    thenArgs === undefined ? `exec ${git(writeTreeArgs)} </dev/null` : `${git(writeTreeArgs)} </dev/null || exit\nexec ${git(thenArgs)}`,
   ].join('\n');
-  const label = `${subcommandOf(addArgs) ?? 'add'} + ${subcommandOf(writeTreeArgs) ?? 'write-tree'} (one shell)`;
+  const then = thenArgs === undefined ? '' : ` + ${subcommandOf(thenArgs) ?? 'diff-tree'}`;
+  const label = `${subcommandOf(addArgs) ?? 'add'} + ${subcommandOf(writeTreeArgs) ?? 'write-tree'}${then} (one shell)`;
   return runHardenedGit([label], options, ['/bin/sh', ['-c', script]]);
 }
 

@@ -3,6 +3,7 @@
 
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, type Stats } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
+import { PassThrough } from 'node:stream';
 import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
@@ -108,19 +109,55 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     },
 
     async diffSince(fromTree, toTree, baseTree, signal) {
-      const turnChanged = fromTree !== toTree;
-      // From the base to the new tree: the turn's own diff when the turn started at the base.
-      const baseChanged = baseTree !== toTree && baseTree !== fromTree;
-      const pairs: Array<[string, string]> = [];
-      if (turnChanged) pairs.push([fromTree, toTree]);
-      if (baseChanged) pairs.push([baseTree, toTree]);
-      const requests = pairs.map(([from, to], index): PairRequest => ({ from, to, withPatch: turnChanged && index === 0 }));
+      const requests = diffSincePairs(fromTree, toTree, baseTree);
       const diffs = requests.length === 0 ? [] : await diffPairs(requests, { cwd, env, signal });
-      const delta = turnChanged ? toTurnDelta(fromTree, toTree, diffs[0]) : emptyDelta(fromTree);
-      let filesSinceBase: FileChange[] = [];
-      if (baseChanged) filesSinceBase = diffs[turnChanged ? 1 : 0]?.files ?? [];
-      else if (baseTree === fromTree) filesSinceBase = delta.files;
-      return { delta, filesSinceBase };
+      return diffSinceResult(fromTree, toTree, baseTree, diffs);
+    },
+
+    snapshotAndDiffSince(fromTree, baseTree, signal) {
+      // The snapshot's shell becomes `diff-tree --stdin` once write-tree has printed the tree: the pairs
+      // are written to its stdin as soon as that line arrives, and the rest of its output is the diff.
+      const pairsIn = new PassThrough();
+      let head = Buffer.alloc(0);
+      let diff: { tree: string; requests: PairRequest[]; stream: DiffTreeStream } | null = null;
+      let treeLine: (tree: string) => void = () => undefined;
+      let noTree: (error: unknown) => void = () => undefined;
+      const tree = new Promise<string>((resolve, reject) => {
+        treeLine = resolve;
+        noTree = reject;
+      });
+      const onStdout = (chunk: Buffer): void => {
+        if (diff !== null) {
+          diff.stream.push(chunk);
+          return;
+        }
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf(0x0a);
+        if (end === -1) return;
+        const toTree = head.subarray(0, end).toString('utf8').trim();
+        const requests = diffSincePairs(fromTree, toTree, baseTree);
+        let input: string;
+        try {
+          input = stdinFor(requests);
+        } catch (error) {
+          pairsIn.end(); // diff-tree reads nothing and ends; the run reports this
+          noTree(error);
+          return;
+        }
+        diff = { tree: toTree, requests, stream: new DiffTreeStream(requests, { keepPatchBytes: DELTA_PATCH_KEEP_BYTES }) };
+        pairsIn.end(input);
+        treeLine(toTree);
+        const rest = head.subarray(end + 1);
+        if (rest.length > 0) diff.stream.push(rest);
+      };
+      const run = queue.then(() => addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal, input: pairsIn, onStdout }, DIFF_STDIN_ARGS));
+      queue = run.catch(() => undefined);
+      const done = run.then(() => {
+        if (diff === null) throw new GoaldError('internal', `git write-tree printed no tree in ${cwd}`);
+        return diffSinceResult(fromTree, diff.tree, baseTree, diff.stream.finish());
+      });
+      done.catch((error: unknown) => noTree(error)); // before the tree line: the snapshot failed (a no-op after it)
+      return tree.then((toTree) => ({ tree: toTree, diff: done }));
     },
 
     async patch(fromTree, toTree, maxChars, signal): Promise<string> {
@@ -154,14 +191,35 @@ export function withSnapshotUnderWay(snapshotter: Snapshotter, taken: Promise<st
   };
 }
 
+// --full-index: binary changes are identified by their full blob ids, whatever core.abbrev says.
+const DIFF_STDIN_ARGS = ['diff-tree', '--stdin', ...PLAIN_DIFF_FLAGS, '--raw', '--numstat', '-p', '--full-index', '-z'];
+
+// diffSince's pairs: the turn's own (with its patch) when the tree changed, and from the base when that is
+// another diff (the turn's own one when the turn started at the base).
+function diffSincePairs(fromTree: string, toTree: string, baseTree: string): PairRequest[] {
+  const turnChanged = fromTree !== toTree;
+  const pairs: Array<[string, string]> = [];
+  if (turnChanged) pairs.push([fromTree, toTree]);
+  if (baseTree !== toTree && baseTree !== fromTree) pairs.push([baseTree, toTree]);
+  return pairs.map(([from, to], index): PairRequest => ({ from, to, withPatch: turnChanged && index === 0 }));
+}
+
+function diffSinceResult(fromTree: string, toTree: string, baseTree: string, diffs: PairDiff[]): { delta: TurnDelta; filesSinceBase: FileChange[] } {
+  const turnChanged = fromTree !== toTree;
+  const delta = turnChanged ? toTurnDelta(fromTree, toTree, diffs[0]) : emptyDelta(fromTree);
+  let filesSinceBase: FileChange[] = [];
+  if (baseTree !== toTree && baseTree !== fromTree) filesSinceBase = diffs[turnChanged ? 1 : 0]?.files ?? [];
+  else if (baseTree === fromTree) filesSinceBase = delta.files;
+  return { delta, filesSinceBase };
+}
+
 /** One `git diff-tree --stdin` over the pairs: each pair's files, and its patch id and text where asked. */
 async function diffPairs(
   pairs: PairRequest[],
   options: { cwd: string; env: Record<string, string>; signal: AbortSignal | undefined },
 ): Promise<PairDiff[]> {
   const stream = new DiffTreeStream(pairs, { keepPatchBytes: DELTA_PATCH_KEEP_BYTES });
-  // --full-index: binary changes are identified by their full blob ids, whatever core.abbrev says.
-  await runGit(['diff-tree', '--stdin', ...PLAIN_DIFF_FLAGS, '--raw', '--numstat', '-p', '--full-index', '-z'], {
+  await runGit(DIFF_STDIN_ARGS, {
     cwd: options.cwd,
     env: options.env,
     signal: options.signal,

@@ -45,6 +45,15 @@ export interface Snapshotter {
     baseTree: string,
     signal?: AbortSignal,
   ): Promise<{ delta: TurnDelta; filesSinceBase: FileChange[] }>;
+  /**
+   * snapshot(), then diffSince(fromTree, <its tree>, baseTree), from one process start: resolves once the
+   * tree is known, with the diff still computing. snapshot() and diffSince() serve when absent.
+   */
+  snapshotAndDiffSince?(
+    fromTree: string,
+    baseTree: string,
+    signal?: AbortSignal,
+  ): Promise<{ tree: string; diff: Promise<{ delta: TurnDelta; filesSinceBase: FileChange[] }> }>;
   /** The unified patch between two trees, cut to at most maxChars. */
   patch(fromTree: string, toTree: string, maxChars: number, signal?: AbortSignal): Promise<string>;
   /**

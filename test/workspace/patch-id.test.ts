@@ -54,6 +54,20 @@ async function snapshotterFor(repo: Gitdir): Promise<Snapshotter> {
   return createSnapshotter({ workspace: ws.root, gitDir: ws.gitDir, objectsDir: ws.objectsDir, indexFile: ws.indexFile, stateDir });
 }
 
+/**
+ * The next tree as a turn takes it (snapshotAndDiffSince: the snapshot and both diffs from one shell), checked
+ * against snapshot() and diffSince(), which expectSameAsGit checks against the real git.
+ */
+async function turnSnapshot(snap: Snapshotter, trees: readonly string[]): Promise<string> {
+  const previous = trees.at(-1) ?? '';
+  const base = trees[0] ?? '';
+  const taken = await snap.snapshotAndDiffSince?.(previous, base);
+  if (taken === undefined) throw new Error('the snapshotter has no snapshotAndDiffSince');
+  expect(await snap.snapshot()).toBe(taken.tree);
+  expect(await taken.diff).toEqual(await snap.diffSince?.(previous, taken.tree, base));
+  return taken.tree;
+}
+
 /** Checks every consecutive pair of trees, and every tree against the first, against the real git. */
 async function expectSameAsGit(repo: Gitdir, snap: Snapshotter, trees: string[]): Promise<void> {
   const base = trees[0] ?? '';
@@ -98,7 +112,7 @@ describe('stable patch id and files since the start, against the real git', () =
     const trees = [await snap.snapshot()];
     const step = async (edit: () => Promise<void>): Promise<void> => {
       await edit();
-      trees.push(await snap.snapshot());
+      trees.push(await turnSnapshot(snap, trees));
     };
 
     await step(async () => {
@@ -211,7 +225,7 @@ describe('stable patch id and files since the start, against the real git', () =
           present.add(name);
         }
       }
-      trees.push(await snap.snapshot());
+      trees.push(await turnSnapshot(snap, trees));
     }
     await expectSameAsGit(repo, snap, trees);
   });

@@ -252,6 +252,42 @@ describe('snapshot', () => {
     expect(await snap.snapshot()).toMatch(/^[0-9a-f]{40}$/);
   });
 
+  test("a turn's snapshot and its diffs from one shell: the tree, the turn's delta and the files since the start", async () => {
+    const { repo, snap } = await setup();
+    const base = await snap.snapshot();
+    await repo.write('a.txt', 'one\n');
+    const first = await snap.snapshotAndDiffSince?.(base, base);
+    if (first === undefined) throw new Error('the snapshotter has no snapshotAndDiffSince');
+    expect(first.tree).toBe(await snap.snapshot());
+    const firstDiff = await first.diff;
+    expect(firstDiff.delta.files.map((file) => [file.path, file.status, file.added])).toEqual([['a.txt', 'A', 1]]);
+    expect(firstDiff).toEqual(await snap.diffSince?.(base, first.tree, base));
+
+    await repo.write('b.txt', 'two\nlines\n');
+    const second = await snap.snapshotAndDiffSince?.(first.tree, base);
+    const secondDiff = await second?.diff;
+    expect(secondDiff?.delta.files.map((file) => file.path)).toEqual(['b.txt']);
+    expect(secondDiff?.filesSinceBase.map((file) => file.path)).toEqual(['a.txt', 'b.txt']);
+    // Nothing changed since: an empty delta, the files since the start unchanged.
+    const third = await snap.snapshotAndDiffSince?.(second?.tree ?? '', base);
+    expect(third?.tree).toBe(second?.tree);
+    expect((await third?.diff)?.delta).toMatchObject({ empty: true, files: [] });
+    expect((await third?.diff)?.filesSinceBase.map((file) => file.path)).toEqual(['a.txt', 'b.txt']);
+  });
+
+  test("a failed snapshot of a turn rejects its tree, and the next one works", async () => {
+    const { repo, snap } = await setup();
+    const base = await snap.snapshot();
+    const stateDir = await tempStateDir();
+    const locked = await snapshotterFor(repo.dir, stateDir);
+    await writeFile(path.join(stateDir, 'index.lock'), ''); // `git add` cannot take the index
+    await repo.write('a.txt', 'one\n');
+    await expect(locked.snapshotAndDiffSince?.(base, base)).rejects.toThrow(/index\.lock/);
+    await rm(path.join(stateDir, 'index.lock'));
+    const next = await locked.snapshotAndDiffSince?.(base, base);
+    expect((await next?.diff)?.delta.files.map((file) => file.path)).toEqual(['a.txt']);
+  });
+
   test('a state directory inside the workspace stays out of the snapshot', async () => {
     const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
     const snap = await snapshotterFor(repo.dir, path.join(repo.dir, '.goald-state'));
