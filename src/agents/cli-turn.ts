@@ -151,11 +151,11 @@ export function createRunningProcess(): RunningProcess {
  */
 export async function preparePromptFile(input: TurnInput, usage: Usage): Promise<TurnResult | null> {
   const startedAt = Date.now();
-  const problem = await ensurePromptFile(input.promptPath, input.prompt);
+  const problem = ensurePromptFile(input.promptPath, input.prompt);
   return problem === null ? null : toNotStartedResult(usage, Date.now() - startedAt, problem);
 }
 
-async function ensurePromptFile(path: string, prompt: string): Promise<string | null> {
+function ensurePromptFile(path: string, prompt: string): string | null {
   // Synchronous: one small local file, on the way to the agent's spawn.
   if (existsSync(path)) return null;
   try {

@@ -119,7 +119,7 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
       // are written to its stdin as soon as that line arrives, and the rest of its output is the diff.
       const pairsIn = new PassThrough();
       let head = Buffer.alloc(0);
-      let diff: { tree: string; requests: PairRequest[]; stream: DiffTreeStream } | null = null;
+      let diff: { tree: string; stream: DiffTreeStream } | null = null;
       let treeLine: (tree: string) => void = () => undefined;
       let noTree: (error: unknown) => void = () => undefined;
       const tree = new Promise<string>((resolve, reject) => {
@@ -144,7 +144,7 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
           noTree(error);
           return;
         }
-        diff = { tree: toTree, requests, stream: new DiffTreeStream(requests, { keepPatchBytes: DELTA_PATCH_KEEP_BYTES }) };
+        diff = { tree: toTree, stream: new DiffTreeStream(requests, { keepPatchBytes: DELTA_PATCH_KEEP_BYTES }) };
         pairsIn.end(input);
         treeLine(toTree);
         const rest = head.subarray(end + 1);
