@@ -120,10 +120,11 @@ export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse
     }
   };
   const executable = probe.ok ? probe.executable : '';
-  const wrap = (view: SandboxView): SandboxWrap | null => {
+  // The view is built only for bwrap: an unsandboxed turn has no use for its few dozen path lookups.
+  const wrap = (view: () => SandboxView): SandboxWrap | null => {
     if (use !== 'bwrap') return null;
     prepare();
-    return { executable, args: toBwrapArgs(view, { cwd: input.workspace.root, emptyFile, isDirectory }) };
+    return { executable, args: toBwrapArgs(view(), { cwd: input.workspace.root, emptyFile, isDirectory }) };
   };
   const viewForTurn = (files?: TurnFiles): SandboxView =>
     buildView({ ...base, cli, ...(files === undefined ? {} : { turn: { readable: [files.promptPath], writable: [files.stateDir] } }) });
@@ -136,8 +137,8 @@ export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse
     warning,
     viewForTurn,
     viewForChecks,
-    forTurn: (files) => wrap(viewForTurn(files)),
-    forChecks: () => wrap(viewForChecks()),
+    forTurn: (files) => wrap(() => viewForTurn(files)),
+    forChecks: () => wrap(viewForChecks),
   };
 }
 

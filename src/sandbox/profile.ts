@@ -2,7 +2,7 @@
 // (per adapter), package caches, goald's files and the user's secret stores, and the user's additions.
 // Pure but for existence checks; every path comes out absolute and real (symlinks resolved).
 
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { AdapterName, SandboxSettings } from '../config/types.js';
 import type { SandboxView } from './types.js';
@@ -71,10 +71,12 @@ export function expandHome(file: string, home: string): string {
   return path.resolve(file);
 }
 
-/** The real path of an existing path; null when it does not exist. */
+/** The real path of an existing path; null when it does not exist (or cannot be resolved). */
 export function realPathOf(file: string): string | null {
   try {
-    return existsSync(file) ? realpathSync(file) : null;
+    // realpath(3): one system call, where the JavaScript realpathSync takes an lstat per path component,
+    // and a view resolves a few dozen paths per turn and per check.
+    return realpathSync.native(file);
   } catch {
     return null;
   }
