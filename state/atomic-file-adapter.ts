@@ -5,6 +5,7 @@
 
 import type { Adapter } from 'lowdb';
 import { linkSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { isErrnoCode } from '../src/errno.js';
 import { GoaldError } from '../src/errors.js';
 import { tempPathFor, writeFileDurable } from './durable-file.js';
@@ -43,6 +44,12 @@ export interface AtomicFileAdapterOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+// How old the .bak may grow while this adapter rewrites its own text: a goal whose turns take milliseconds
+// writes state.json several times a second, and each refresh is two more journaled directory changes on
+// the turn's path (a link and a rename, each waiting out the fsync before it). A .bak at most this much
+// older than its file is as good a way back from a corrupt file; over any other text it is taken at once.
+const BACKUP_REFRESH_MS = 1_000;
+
 // Keeps the file being replaced as `.bak` without copying it: a hard link to its inode, renamed into
 // place (the content was fsynced when it was written; the caller's directory fsync covers the rename).
 // Filesystems without hard links get a durable copy instead.
@@ -76,6 +83,9 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
    * get a copy, so this one is never mutated.
    */
   #known: { text: string; state: StateFile } | null = null;
+  /** The text this adapter last wrote, and when it last refreshed the .bak (performance.now()). */
+  #written: string | null = null;
+  #backedUpAt: number | null = null;
 
   constructor(path: string, options: AtomicFileAdapterOptions = {}) {
     this.path = path;
@@ -154,7 +164,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     return true;
   }
 
-  // Writes a built text over `previous` (see replace), keeping `previous` as the .bak.
+  // Writes a built text over `previous` (see replace), keeping `previous` as the .bak (BACKUP_REFRESH_MS).
   async #put(built: StateText, previous: string | null, options: { syncDirectory?: boolean }): Promise<void> {
     const { text } = built;
     if (previous !== null) {
@@ -164,10 +174,16 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
         const current = parseStateText(previous);
         if (!current.ok) throw stateCorruptError(this.path, current.problem);
       }
-      await keepAsBackup(this.path, previous);
+      const now = performance.now();
+      const recentlyBackedUp = previous === this.#written && this.#backedUpAt !== null && now - this.#backedUpAt < BACKUP_REFRESH_MS;
+      if (!recentlyBackedUp) {
+        await keepAsBackup(this.path, previous);
+        this.#backedUpAt = now;
+      }
     }
     await writeFileDurable(this.path, text, options);
     this.#known = built;
+    this.#written = text;
   }
 }
 

@@ -82,6 +82,36 @@ describe('Store.update', () => {
     expect((await store.read()).goals.map((goal) => goal.id)).toEqual(['g1', 'g2']);
   });
 
+  it('refreshes the .bak over its own writes at most once a second, and over any other text at once', async () => {
+    const ids = async (file: string): Promise<string[]> =>
+      (JSON.parse(await readFile(join(home, file), 'utf8')) as { goals: Array<{ id: string }> }).goals.map((goal) => goal.id);
+    const add = async (store: Awaited<ReturnType<typeof openStore>>, id: string): Promise<void> => {
+      await store.update((state) => {
+        state.goals.push(makeGoal(id));
+      });
+    };
+    const store = await openStore(home, { env: {} });
+    await add(store, 'g1');
+    await add(store, 'g2');
+    expect(await ids('state.json.bak')).toEqual(['g1']);
+    // A fast goal's next write, over this store's own text: the .bak stays (a second's history at most).
+    await add(store, 'g3');
+    expect(await ids('state.json.bak')).toEqual(['g1']);
+    expect(await ids('state.json')).toEqual(['g1', 'g2', 'g3']);
+    // Another writer (another process) replaces text it did not write: the .bak is that text, at once.
+    const other = await openStore(home, { env: {} });
+    await add(other, 'g4');
+    expect(await ids('state.json.bak')).toEqual(['g1', 'g2', 'g3']);
+    // And so does the first store over the other's text; then its own again waits out the second.
+    await add(store, 'g5');
+    expect(await ids('state.json.bak')).toEqual(['g1', 'g2', 'g3', 'g4']);
+    await add(store, 'g6');
+    expect(await ids('state.json.bak')).toEqual(['g1', 'g2', 'g3', 'g4']);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await add(store, 'g7');
+    expect(await ids('state.json.bak')).toEqual(['g1', 'g2', 'g3', 'g4', 'g5', 'g6']);
+  });
+
   it('keeps unknown fields written by a newer goald', async () => {
     await mkdir(home, { recursive: true });
     const newer = { version: 1, goals: [{ ...makeGoal('g1'), futureField: { x: 1 } }], loops: [], extra: true };
