@@ -193,7 +193,8 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
       transcriptError: null,
     };
     const footer = spawnError === null ? '# not started: aborted before spawn' : `# spawn failed: ${spawnError}`;
-    const done = transcript.close(footer).then(() => ({ ...result, transcriptError: transcript.error }));
+    transcript.close(footer);
+    const done = Promise.resolve({ ...result, transcriptError: transcript.error });
     return { pid: null, done, kill() {}, suspend() {}, resume() {} };
   };
 
@@ -307,12 +308,6 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
     { readable: child.stdout, stream: 'stdout' as const },
     { readable: child.stderr, stream: 'stderr' as const },
   ];
-  const pauseOutput = (): void => {
-    for (const { readable } of readables) readable?.pause();
-    transcript.onceDrained(() => {
-      for (const { readable } of readables) readable?.resume();
-    });
-  };
   for (const { readable, stream } of readables) {
     if (readable === null) continue;
     const onLine = options.onLine;
@@ -321,8 +316,8 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
     decoders.push({ decoder, stream, splitter });
     readable.on('data', (chunk: Buffer) => {
       tail.append(chunk);
-      // Backpressure: an agent printing faster than the disk writes waits, instead of filling memory.
-      if (!transcript.write(chunk)) pauseOutput();
+      // Written before the next chunk is read: an agent printing faster than the disk takes it waits.
+      transcript.write(chunk);
       if (options.onOutput === undefined && splitter === null) return;
       const text = decoder.write(chunk);
       options.onOutput?.(text, stream);
@@ -367,7 +362,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
     }
     options.signal?.removeEventListener('abort', onAbort);
     const durationMs = performance.now() - startedAt;
-    await transcript.close(
+    transcript.close(
       `# goald: ${describeEnd(exitCode, exitSignal, terminationReason)} after ${Math.round(durationMs)} ms` +
         (strayProcessesKilled ? ' (killed processes the agent left running)' : '') +
         (escapedProcessesKilled > 0 ? ` (killed ${escapedProcessesKilled} processes that had left the agent's process group)` : ''),
