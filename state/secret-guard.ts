@@ -3,6 +3,8 @@
 // value of any `*_API_KEY` environment variable. A hit refuses the write (a goald bug), naming the key
 // or variable, never the value.
 
+import { envEntriesNamed } from '../src/secrets/redact.js';
+
 // Key names that only ever hold credentials. Deliberately narrow: `tokens`, `tokenBudget` and
 // `turnTokenLimit` are counts, so a bare "token" is not on the list.
 const SECRET_KEY_PATTERN = /^(?:.*api[-_]?key|.*secret|password|passwd|authorization|bearer|access[-_]?token)$/i;
@@ -38,9 +40,7 @@ const SECRET_KEY_IN_JSON = /(?:api[-_]?key|secret|password|passwd|authorization|
 
 /** The `*_API_KEY` values of `env` long enough to be keys, with their names. */
 function apiKeyValues(env: NodeJS.ProcessEnv): Array<[name: string, value: string]> {
-  return Object.entries(env).flatMap(([name, value]): Array<[string, string]> =>
-    name.endsWith('_API_KEY') && value !== undefined && value.length >= MIN_SECRET_LENGTH ? [[name, value]] : [],
-  );
+  return envEntriesNamed(env, (name) => name.endsWith('_API_KEY')).filter(([, value]) => value.length >= MIN_SECRET_LENGTH);
 }
 
 // The first `*_API_KEY` variable whose value is in `serialized` (searched in its JSON-escaped form: that is

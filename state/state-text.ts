@@ -14,7 +14,7 @@
 // records' pretty forms are made one by one and joined as JSON.stringify would indent them.
 
 import { GoaldError } from '../src/errors.js';
-import { isSecretName, jsonSecretTest, redactJson } from '../src/secrets/redact.js';
+import { envEntriesNamed, isSecretName, jsonSecretTest, redactJson } from '../src/secrets/redact.js';
 import { findSecretInState, stateSecretTest } from './secret-guard.js';
 import { describeSchemaProblem, goalRecordSchema, loopRecordSchema, stateFileSchema } from './state-schema.js';
 import type { GoalRecord, LoopRecord, StateFile } from './types.js';
@@ -201,8 +201,8 @@ export class StateTextBuilder {
 // The names and values that redaction and the guard act on, as one string to compare (never written).
 function secretsInForce(env: NodeJS.ProcessEnv): string {
   let found = '';
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && (isSecretName(name) || name.endsWith('_API_KEY'))) found += `${name}=${value}\0`;
+  for (const [name, value] of envEntriesNamed(env, (candidate) => isSecretName(candidate) || candidate.endsWith('_API_KEY'))) {
+    found += `${name}=${value}\0`;
   }
   return found;
 }

@@ -47,17 +47,40 @@ interface Match {
   name: string;
 }
 
+// Names already tested: every write redacts, and a process sees the same few dozen names each time.
+const secretNames = new Map<string, boolean>();
+const MAX_REMEMBERED_NAMES = 10_000;
+
 /** Whether an environment variable's name says its value is a credential. */
 export function isSecretName(name: string): boolean {
-  return SECRET_NAME_PATTERN.test(name);
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    secret = SECRET_NAME_PATTERN.test(name);
+    if (secretNames.size >= MAX_REMEMBERED_NAMES) secretNames.clear();
+    secretNames.set(name, secret);
+  }
+  return secret;
+}
+
+/**
+ * The variables of `env` whose names pass `wanted`, with their values. Names first and values only for
+ * those: each value read from process.env is a getenv(3) call, and most variables hold no credential.
+ */
+export function envEntriesNamed(env: NodeJS.ProcessEnv, wanted: (name: string) => boolean): Array<[name: string, value: string]> {
+  const entries: Array<[string, string]> = [];
+  for (const name of Object.keys(env)) {
+    if (!wanted(name)) continue;
+    const value = env[name];
+    if (value !== undefined) entries.push([name, value]);
+  }
+  return entries;
 }
 
 /** The credential values of `env` worth redacting, longest first (a value may contain a shorter one). */
 function secretValues(env: NodeJS.ProcessEnv): SecretValue[] {
   const values: SecretValue[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || !isSecretName(name) || !looksLikeSecretValue(value)) continue;
-    values.push({ name, value });
+  for (const [name, value] of envEntriesNamed(env, isSecretName)) {
+    if (looksLikeSecretValue(value)) values.push({ name, value });
   }
   return values.sort((a, b) => b.value.length - a.value.length);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStreamRedactor, isSecretName, redactJson, redactSecrets } from '../../src/secrets/redact.js';
+import { createStreamRedactor, envEntriesNamed, isSecretName, redactJson, redactSecrets } from '../../src/secrets/redact.js';
 
 const OPENAI_KEY = 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z';
 const ENV: NodeJS.ProcessEnv = {
@@ -105,5 +105,27 @@ describe('createStreamRedactor', () => {
     expect(redactor.push('line one\nline two ')).toBe('line one\nline two ');
     expect(redactor.push('partial')).toBe('');
     expect(redactor.push(' word\n')).toBe('partial word\n');
+  });
+});
+
+describe('envEntriesNamed', () => {
+  it('reads the values of the wanted names only, and skips unset ones', () => {
+    const read: string[] = [];
+    const values: Record<string, string | undefined> = { PATH: '/usr/bin', HOME: '/home/u', OPENAI_API_KEY: 'sk-value', UNSET_TOKEN: undefined };
+    const env = new Proxy(values, {
+      get(target, name) {
+        if (typeof name === 'string') read.push(name);
+        return typeof name === 'string' ? target[name] : undefined;
+      },
+    });
+    expect(envEntriesNamed(env, isSecretName)).toEqual([['OPENAI_API_KEY', 'sk-value']]);
+    expect(read).toEqual(['OPENAI_API_KEY', 'UNSET_TOKEN']);
+  });
+
+  it('gives the same answer for a name however often it is asked', () => {
+    for (let round = 0; round < 3; round += 1) {
+      expect(isSecretName('GITHUB_TOKEN')).toBe(true);
+      expect(isSecretName('TOKENIZER_PATH')).toBe(false);
+    }
   });
 });
