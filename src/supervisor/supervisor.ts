@@ -144,6 +144,8 @@ function turnTimeoutMs(limits: GoalSettings['limits'], activeMs: number): number
 
 export class GoalSupervisor {
   readonly id: string;
+  /** The goal's directory in GOALD_HOME (turn log, prompts, transcripts). */
+  private readonly goalDir: string;
   private settings: GoalSettings;
   private readonly deps: SupervisorDeps;
   private readonly session: GoalSession;
@@ -177,6 +179,9 @@ export class GoalSupervisor {
     this.id = goal.id;
     this.settings = settings;
     this.deps = deps;
+    // Made (when missing) once here, not on each of a turn's writes: a recursive mkdir of a directory that
+    // exists is still a system call and a stat.
+    this.goalDir = deps.store.goalDir(goal.id);
     this.session = new GoalSession({
       goal,
       blockedLimit: settings.limits.blockedVerdicts,
@@ -387,7 +392,7 @@ export class GoalSupervisor {
   // Builds and saves the prompt and makes the turn's directory.
   private async startTurn(turn: number): Promise<TurnContext> {
     const { limits } = this.settings;
-    const goalDir = this.deps.store.goalDir(this.id);
+    const { goalDir } = this;
     const files = turnFiles(turn);
     // Check output and verdicts quoted in the prompt may hold a secret the agent printed: redacted here,
     // before the prompt is saved and before the agent reads it.
@@ -617,7 +622,7 @@ export class GoalSupervisor {
     if (this.session.status !== 'paused' || this.turnInFlight !== null) {
       throw new GoaldError('conflict', `goal ${this.id} is ${this.session.status === 'paused' ? 'paused mid-turn (--now)' : this.session.status}`, `pause it between turns first: goald pause ${this.id}, then goald rollback`);
     }
-    const records = await readTurnRecords(this.deps.store.goalDir(this.id));
+    const records = await readTurnRecords(this.goalDir);
     const target = treeOfTurn(this.id, records, turn);
     const afterTurn = records.at(-1)?.turn ?? 0;
     if (this.deps.rollbackWorktree !== undefined) {
@@ -677,7 +682,7 @@ export class GoalSupervisor {
       if (restore === null) return view(null, best);
       const reason = `${describeScore(score, checks.length)}, against ${describeScore(best.score, checks.length)} at turn ${best.turn}`;
       try {
-        const goalPaths = goalPathsOf(await readTurnRecords(this.deps.store.goalDir(this.id)), restore.turnFiles);
+        const goalPaths = goalPathsOf(await readTurnRecords(this.goalDir), restore.turnFiles);
         await this.restoreTurn({ by: 'keep-best', toTurn: best.turn, target: best.tree, afterTurn: turn, reason, goalPaths });
       } catch (error) {
         // The user edited one of the files meanwhile: theirs wins; the guard says so and goes on.
@@ -706,7 +711,7 @@ export class GoalSupervisor {
     try {
       // Each check's group is recorded as it starts, so a daemon that dies mid-check can kill what it left
       // (state/running-checks.ts: a small file of the goal's own, not a state.json write per check).
-      const goalDir = this.deps.store.goalDir(this.id);
+      const { goalDir } = this;
       const groups: RunningCheck[] = [];
       let unrecorded = null as Error | null; // (a cast: set in the callback, which narrowing cannot see)
       const checks = await this.deps.checks.run(this.session.abortSignal, (group) => {
@@ -749,7 +754,7 @@ export class GoalSupervisor {
 
   /** Appends the turn record (fsync), then stores the goal's progress: before anything else happens. */
   private async recordTurn(record: TurnRecord): Promise<void> {
-    await appendTurnRecord(this.deps.store.goalDir(this.id), record);
+    await appendTurnRecord(this.goalDir, record);
     await this.session.persist();
     this.recordedTurns += 1;
     await this.deps.onTurnRecorded?.(record);
