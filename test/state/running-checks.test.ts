@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,6 +26,29 @@ describe('running-checks', () => {
     clearRunningChecks(dir);
     clearRunningChecks(dir); // nothing left to clear is fine
     expect(await readRunningChecks(dir)).toEqual([]);
+  });
+
+  it('rewrites the file in place, a shorter list padded to the longer one, and replaces it beyond a page', async () => {
+    const file = path.join(dir, 'running-checks.json');
+    const group = (pid: number): { pid: number; startTime: string; token: string } => ({ pid, startTime: '123', token: `token-${pid}` });
+    const three = [group(41), group(42), group(43)];
+    recordRunningChecks(dir, three);
+    const { ino } = await stat(file);
+    recordRunningChecks(dir, [group(44)]);
+    expect(await readRunningChecks(dir)).toEqual([group(44)]);
+    // The same file, as long as the longer list was: one write at its start, no new file and no rename.
+    expect((await stat(file)).ino).toBe(ino);
+    expect((await readFile(file, 'utf8')).length).toBe(`${JSON.stringify(three)}\n`.length);
+    // More than a page (dozens of checks): a whole file renamed into place, so a crash cannot tear it.
+    const many = Array.from({ length: 120 }, (_, index) => group(100 + index));
+    expect(JSON.stringify(many).length).toBeGreaterThan(4_096);
+    recordRunningChecks(dir, many);
+    expect(await readRunningChecks(dir)).toEqual(many);
+    expect((await stat(file)).ino).not.toBe(ino);
+    // And back to one group: the file is longer than a page, so it is replaced again, not padded.
+    recordRunningChecks(dir, [group(45)]);
+    expect(await readFile(file, 'utf8')).toBe(`${JSON.stringify([group(45)])}\n`);
+    expect(await readdir(dir)).toEqual(['running-checks.json']);
   });
 
   it.each([
