@@ -6,7 +6,7 @@ import { errnoCodeOf } from '../errno.js';
 import { GoaldError } from '../errors.js';
 import { describeConfigIssue } from './describe-config-issue.js';
 import { findJsonError, lineAndColumn } from './json-error-position.js';
-import { configFileSchema, type ConfigFile } from './schema.js';
+import type { ConfigFile } from './schema.js';
 
 export const CONFIG_FILE_NAME = 'goal.config.json';
 const JSON_SCHEMA_HINT = 'see schema/goal.config.schema.json';
@@ -26,11 +26,11 @@ export async function loadConfigFile(path: string): Promise<{ config: ConfigFile
       { cause: error },
     );
   }
-  return { config: parseConfigText(text, path), path };
+  return { config: await parseConfigText(text, path), path };
 }
 
 /** Parses and validates config text; `path` is only used in messages. */
-export function parseConfigText(text: string, path: string): ConfigFile {
+export async function parseConfigText(text: string, path: string): Promise<ConfigFile> {
   // Editors on Windows may save a byte-order mark, which JSON.parse rejects.
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   let raw: unknown;
@@ -47,6 +47,9 @@ export function parseConfigText(text: string, path: string): ConfigFile {
       { cause: error },
     );
   }
+  // The schema (a few hundred zod schemas, ~10 ms to build) loads with the first file there is to check:
+  // a start with neither a goal.config.json nor a user config never builds it.
+  const { configFileSchema } = await import('./schema.js');
   const parsed = configFileSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const [first] = parsed.error.issues;

@@ -68,14 +68,12 @@ describe('invalid JSON', () => {
     ['[1, 2,]', 1, 7, 'unexpected "]" after ",": JSON allows no trailing comma'],
     ['{ "a": 01 }', 1, 9, 'unexpected "1", expected "," or "}"'],
     ['{ "a": "\\x" }', 1, 10, 'bad escape \\"x" inside a string'],
-  ])('%j → line %d column %d', (text, line, column, message) => {
+  ])('%j → line %d column %d', async (text, line, column, message) => {
     const path = '/w/goal.config.json';
-    let error: GoaldError | undefined;
-    try {
-      parseConfigText(text, path);
-    } catch (caught) {
-      error = caught as GoaldError;
-    }
+    const error = await parseConfigText(text, path).then(
+      () => undefined,
+      (caught: unknown) => caught as GoaldError,
+    );
     expect(error?.code).toBe('config');
     expect(error?.message).toBe(`${path}: invalid JSON at line ${line} column ${column}: ${message}`);
     expect(error?.message).not.toContain('\n');
@@ -107,28 +105,26 @@ describe('schema errors', () => {
     ['several problems', { goal: 1, mission: 2 }, 'goal: expected a string (and 1 more)'],
   ];
 
-  it.each(cases)('%s', (_name, value, expected) => {
+  it.each(cases)('%s', async (_name, value, expected) => {
     const path = '/w/goal.config.json';
-    let error: GoaldError | undefined;
-    try {
-      parseConfigText(JSON.stringify(value), path);
-    } catch (caught) {
-      error = caught as GoaldError;
-    }
+    const error = await parseConfigText(JSON.stringify(value), path).then(
+      () => undefined,
+      (caught: unknown) => caught as GoaldError,
+    );
     expect(error?.code).toBe('config');
     expect(error?.message).toBe(`${path}: ${expected}`);
     expect(error?.hint).toBe('see schema/goal.config.schema.json');
   });
 
-  it('accepts loops and recitation (read by later features)', () => {
+  it('accepts loops and recitation (read by later features)', async () => {
     expect(
-      parseConfigText(
+      (await parseConfigText(
         JSON.stringify({
           recitation: { everyToolCalls: 5 },
           loops: [{ every: '0 9 * * 1-5', goal: 'lint is clean', catchUp: 'skip', checks: [{ run: 'npm run lint' }] }],
         }),
         'x',
-      ).loops?.[0]?.every,
+      )).loops?.[0]?.every,
     ).toBe('0 9 * * 1-5');
   });
 });
