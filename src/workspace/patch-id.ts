@@ -5,7 +5,7 @@
 // by its two blob ids, and each file's SHA-1 is added into a 160-bit sum (the `--stable` order
 // independence). test/workspace/patch-id.test.ts checks it against the real git on varied diffs.
 
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 
 const NEWLINE = 0x0a;
 
@@ -61,10 +61,14 @@ function scanHunkHeader(line: Buffer, counts: { before: number; after: number })
   counts.after = line[end] === 0x2c ? atoi(end + 1) : 1;
 }
 
+// node:crypto is loaded with the first patch, not with goald: `goald start` has an agent running before
+// any turn has a patch, and loading it costs a few milliseconds on the way there.
+const sha1 = (): Hash => process.getBuiltinModule('node:crypto').createHash('sha1');
+
 /** Computes `git patch-id --stable` of one patch fed to it line by line. */
 export class StablePatchId {
   private readonly sum = new Uint8Array(20);
-  private hash: Hash = createHash('sha1');
+  private hash: Hash = sha1();
   private patchLength = 0;
   private before = -1;
   private after = -1;
@@ -175,7 +179,7 @@ export class StablePatchId {
   // Adds the current file's SHA-1 into the sum (20 bytes, carried from the first byte on) and starts anew.
   private flushFile(): void {
     const digest = this.hash.digest();
-    this.hash = createHash('sha1');
+    this.hash = sha1();
     let carry = 0;
     for (let i = 0; i < this.sum.length; i++) {
       carry += (this.sum[i] ?? 0) + (digest[i] ?? 0);
