@@ -3,10 +3,8 @@
 // the agent as easily as by the user, and a command or an address from there would run or post outside
 // the sandbox.
 
+import { NOTIFY_KINDS } from '../notify/notify-kinds.js';
 import { z } from '../zod.js';
-
-/** What a notification can be about. */
-export const NOTIFY_KINDS = ['achieved', 'failed', 'paused', 'held'] as const;
 
 const httpUrl = z
   .string()

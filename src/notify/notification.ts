@@ -2,7 +2,7 @@
 // notification, or null when the event needs nobody. One key per event, so a notification is sent once
 // even when a restarted daemon tells the same ending again.
 
-import type { NOTIFY_KINDS } from '../config/notify-schema.js';
+import type { NOTIFY_KINDS } from './notify-kinds.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];

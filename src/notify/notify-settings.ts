@@ -1,7 +1,8 @@
 // The notify settings in force: the `notify` section of the user's own config.json, read when a
 // notification is due, so an edit applies to the next one without restarting the daemon.
 
-import { NOTIFY_KINDS, type ConfigNotify } from '../config/notify-schema.js';
+import type { ConfigNotify } from '../config/notify-schema.js';
+import { NOTIFY_KINDS } from './notify-kinds.js';
 import { loadConfigFile } from '../config/load-config.js';
 import { resolveUserConfigPath } from '../config/resolve-settings.js';
 import type { Webhook } from './channels.js';
