@@ -217,11 +217,48 @@ function sameJson(text: string, compact: string): boolean {
 }
 
 /**
- * The text of each element of the `goals` and `loops` arrays at the top of a state file's JSON text, found
- * by scanning its tokens (strings skipped whole); null when the text does not scan as one JSON value.
- * Only a source of text to reuse: whoever takes an element checks that it reads back as the record.
+ * The text of each element of the `goals` and `loops` arrays at the top of a state file's JSON text; null
+ * when the text does not scan as one JSON value. Only a source of text to reuse: whoever takes an element
+ * checks that it reads back as the record.
  */
 export function recordTextsOf(text: string): { goals: string[]; loops: string[] } | null {
+  return recordTextsInLayout(text) ?? scanRecordTexts(text);
+}
+
+/**
+ * recordTextsOf for a file in the layout this builder writes, found by its line breaks alone: a JSON string
+ * holds no raw line break, so a line break and the indent of a depth can only be the file's own structure
+ * (a record starts at RECORD_INDENT + `{`, an array at the top closes at TOP_INDENT + `]`). A few indexOf
+ * calls instead of a walk over every token (~5 ms for 50 goals in a cold process, where the walk is not yet
+ * compiled). Null when the text is not in that layout (written by hand, or by another tool).
+ */
+function recordTextsInLayout(text: string): { goals: string[]; loops: string[] } | null {
+  const found = { goals: [] as string[], loops: [] as string[] };
+  for (const field of ['goals', 'loops'] as const) {
+    const opening = `${TOP_INDENT}${JSON.stringify(field)}: [`;
+    const at = text.indexOf(opening);
+    if (at === -1 || text.indexOf(opening, at + 1) !== -1) return null;
+    const bodyStart = at + opening.length;
+    if (text.startsWith(']', bodyStart)) continue; // an empty array: `[]`
+    const bodyEnd = text.indexOf(`${TOP_INDENT}]`, bodyStart);
+    if (bodyEnd === -1) return null;
+    const recordStart = `${RECORD_INDENT}{`;
+    const recordEnd = `${RECORD_INDENT}}`;
+    let start = text.indexOf(recordStart, bodyStart);
+    if (start !== bodyStart) return null;
+    while (start !== -1 && start < bodyEnd) {
+      const next = text.indexOf(`,${recordStart}`, start + recordStart.length);
+      const end = next === -1 || next > bodyEnd ? bodyEnd : next;
+      if (!text.startsWith(recordEnd, end - recordEnd.length)) return null;
+      found[field].push(text.slice(start + RECORD_INDENT.length, end));
+      start = end === bodyEnd ? -1 : end + 1;
+    }
+  }
+  return found;
+}
+
+// recordTextsOf by scanning the text's tokens (strings skipped whole): any JSON layout.
+function scanRecordTexts(text: string): { goals: string[]; loops: string[] } | null {
   const found = { goals: [] as string[], loops: [] as string[] };
   const structural = /["{}[\]]/g;
   let depth = 0;

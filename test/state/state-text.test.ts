@@ -197,6 +197,28 @@ describe('recordTextsOf', () => {
     expect(found?.loops.map((element) => JSON.parse(element) as unknown)).toEqual([loop]);
   });
 
+  it('finds the same records in the layout the builder writes as in any other layout', () => {
+    const tricky = 'ends a record?\n    },\n    {\n  ]\n  "loops": [';
+    const goals = [makeGoal('g1', { reasonMessage: tricky }), makeGoal('g2'), makeGoal('g3', { condition: '{ "goals": [ ] }' })];
+    const loops = [makeLoop('l1')];
+    const state = { version: 1, goals, loops };
+    const built = new StateTextBuilder(PATH, {}).build(state);
+    const inLayout = recordTextsOf(built.text);
+    expect(inLayout?.goals.map((element) => JSON.parse(element) as unknown)).toEqual(built.state.goals);
+    expect(inLayout?.loops.map((element) => JSON.parse(element) as unknown)).toEqual(built.state.loops);
+    // Each element is the file's own text of that record, as the builder indented it.
+    expect(inLayout?.goals.every((element) => built.text.includes(element))).toBe(true);
+    // The same state written compactly, or with another indent, is found by the token scan.
+    for (const text of [JSON.stringify(built.state), JSON.stringify(built.state, null, 4), JSON.stringify(built.state, null, '\t')]) {
+      const found = recordTextsOf(text);
+      expect(found?.goals.map((element) => JSON.parse(element) as unknown)).toEqual(built.state.goals);
+      expect(found?.loops.map((element) => JSON.parse(element) as unknown)).toEqual(built.state.loops);
+    }
+    // Empty arrays, in the layout.
+    const empty = new StateTextBuilder(PATH, {}).build({ version: 1, goals: [], loops: [] });
+    expect(recordTextsOf(empty.text)).toEqual({ goals: [], loops: [] });
+  });
+
   it('finds nothing in text that does not scan as one JSON value', () => {
     expect(recordTextsOf('{"goals": [{"id": "g1"}')).toBeNull();
     expect(recordTextsOf('{"goals": [{"id": "g1}]}')).toBeNull();
