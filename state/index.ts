@@ -1,4 +1,4 @@
-// The persistence layer: the only code that imports lowdb and proper-lockfile.
+// The persistence layer: the only code that imports lowdb (and holds state.json's lock, state-lock.ts).
 
 export type * from './types.js';
 export { restoreFromBackup } from './atomic-file-adapter.js';

@@ -184,7 +184,7 @@ describe('Store.update', () => {
   it('takes over a lock abandoned by a dead process once it is stale', async () => {
     const lockDir = join(home, 'state.json.lock');
     await mkdir(lockDir, { recursive: true });
-    // proper-lockfile judges staleness by the lock's mtime: a minute old is past the 10 s stale limit.
+    // Staleness is judged by the lock's mtime: a minute old is past the 10 s stale limit.
     const aMinuteAgo = new Date(Date.now() - 60_000);
     await utimes(lockDir, aMinuteAgo, aMinuteAgo);
     const store = await openStore(home, { env: {}, retries: 0 });

@@ -1,0 +1,144 @@
+import { mkdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GoaldError } from '../../src/errors.js';
+import { withStateLock } from '../../state/state-lock.js';
+import { buildStateForChildren, makeTempDir, spawnNode } from './helpers.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeTempDir());
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const lockDir = (): string => join(dir, 'state.json.lock');
+const exists = (path: string): Promise<boolean> => stat(path).then(
+  () => true,
+  () => false,
+);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Holds the lock of `dir` until the returned function is called; resolves once it is held.
+async function holdLock(options: { staleMs?: number } = {}): Promise<{ release: () => void; isCompromised: () => boolean; done: Promise<void> }> {
+  let release!: () => void;
+  let isCompromised!: () => boolean;
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  const done = withStateLock(
+    dir,
+    (compromised) =>
+      new Promise<void>((resolve) => {
+        isCompromised = compromised;
+        release = resolve;
+        held();
+      }),
+    options,
+  );
+  await holding;
+  return { release, isCompromised, done };
+}
+
+describe('withStateLock', () => {
+  it('is a directory beside state.json while held, and gone once the task ends (also when it throws)', async () => {
+    await withStateLock(dir, async () => {
+      expect((await stat(lockDir())).isDirectory()).toBe(true);
+    });
+    expect(await exists(lockDir())).toBe(false);
+    await expect(withStateLock(dir, () => Promise.reject(new Error('the task failed')))).rejects.toThrow('the task failed');
+    expect(await exists(lockDir())).toBe(false);
+  });
+
+  it('makes the second of two writers wait for the first, then run', async () => {
+    const order: string[] = [];
+    const first = await holdLock();
+    const second = withStateLock(dir, () => {
+      order.push('second');
+      return Promise.resolve();
+    });
+    await sleep(50);
+    order.push('first ends');
+    first.release();
+    await Promise.all([first.done, second]);
+    expect(order).toEqual(['first ends', 'second']);
+  });
+
+  it('keeps a live holder\'s lock fresh past the stale age, so nobody takes it over', async () => {
+    const holder = await holdLock({ staleMs: 300 });
+    const before = (await stat(lockDir())).mtimeMs;
+    await sleep(700);
+    expect((await stat(lockDir())).mtimeMs).toBeGreaterThan(before);
+    const error = await withStateLock(dir, () => Promise.resolve(), { staleMs: 300, retries: 0 }).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(GoaldError);
+    expect((error as GoaldError).code).toBe('state-locked');
+    expect(holder.isCompromised()).toBe(false);
+    holder.release();
+    await holder.done;
+  });
+
+  it('finds the lock compromised when another process took it over, and leaves that one in place', async () => {
+    const holder = await holdLock({ staleMs: 300 });
+    // What a takeover looks like from here: the directory's mtime is no longer the one this process set.
+    const later = new Date(Date.now() + 5_000);
+    await utimes(lockDir(), later, later);
+    await sleep(400);
+    expect(holder.isCompromised()).toBe(true);
+    holder.release();
+    await holder.done;
+    expect(await exists(lockDir())).toBe(true);
+  });
+
+  it('finds the lock compromised when its directory was removed', async () => {
+    const holder = await holdLock({ staleMs: 300 });
+    await import('node:fs/promises').then(({ rmdir }) => rmdir(lockDir()));
+    await sleep(400);
+    expect(holder.isCompromised()).toBe(true);
+    holder.release();
+    await holder.done;
+  });
+
+  it('takes over a stale lock, and refuses a directory it cannot use with the error itself', async () => {
+    await mkdir(lockDir());
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await utimes(lockDir(), aMinuteAgo, aMinuteAgo);
+    let ran = false;
+    await withStateLock(dir, () => {
+      ran = true;
+      return Promise.resolve();
+    }, { retries: 0 });
+    expect(ran).toBe(true);
+    // A home that is a file: not contention, so no retrying and no state-locked.
+    const file = join(dir, 'a-file');
+    await writeFile(file, '');
+    await expect(withStateLock(file, () => Promise.resolve(), { retries: 0 })).rejects.toMatchObject({ code: 'ENOTDIR' });
+  });
+});
+
+describe('withStateLock across processes', () => {
+  let build: { dir: string; cleanup: () => Promise<void> };
+  beforeAll(async () => {
+    build = await buildStateForChildren();
+    // Takes the lock, says so, and exits from inside the task (process.exit: no finally block runs).
+    await writeFile(
+      join(build.dir, 'exit-holding.mjs'),
+      `import { withStateLock } from './state/state-lock.js';
+await withStateLock(process.argv[2], async () => { console.log('held'); process.exit(3); });
+`,
+    );
+  });
+  afterAll(async () => {
+    await build.cleanup();
+  });
+
+  it('removes the lock of a process that exits while holding it', async () => {
+    const child = spawnNode(join(build.dir, 'exit-holding.mjs'), [dir], build.dir);
+    await child.waitForLine(/^held$/);
+    expect(await child.exited).toBe(3);
+    expect(await exists(lockDir())).toBe(false);
+  });
+});
