@@ -8,7 +8,7 @@ import { linkSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { isErrnoCode } from '../src/errno.js';
 import { GoaldError } from '../src/errors.js';
-import { tempPathFor, writeFileDurable } from './durable-file.js';
+import { tempPathFor, writeFileDurable, type DurableWriteOptions } from './durable-file.js';
 import { stateFilePath } from './paths.js';
 import { withStateLock, type StateLockOptions } from './state-lock.js';
 import { createEmptyState, parseStateText } from './state-schema.js';
@@ -68,6 +68,9 @@ async function keepAsBackup(path: string, previous: string): Promise<void> {
   }
 }
 
+/** How a write lands: its rename flushed (default) or not, and what it waits for before the rename. */
+type WriteOptions = Pick<DurableWriteOptions, 'syncDirectory' | 'after'>;
+
 /** The state on disk and the exact text it was read from (null: no file yet). */
 export interface StateOnDisk {
   state: StateFile | null;
@@ -122,7 +125,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
    * write() when the caller knows what is on disk: `previous` is the text readWithText() returned under
    * the same lock (null: no file). `syncDirectory: false` skips flushing the rename (see StoreUpdateOptions).
    */
-  async replace(state: StateFile, previous: string | null, options: { syncDirectory?: boolean } = {}): Promise<void> {
+  async replace(state: StateFile, previous: string | null, options: WriteOptions = {}): Promise<void> {
     // Redacted, validated as it will read back, and scanned by the secret guard (state-text.ts).
     // The file last read, when `previous` is its text: its records are adopted as checked (state-text.ts).
     const validated = previous !== null && previous === this.#known?.text ? this.#known : undefined;
@@ -139,7 +142,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
   async updateGoal(
     goalId: string,
     mutate: (goal: GoalRecord) => void,
-    options: { syncDirectory?: boolean; beforeWrite?: () => void } = {},
+    options: WriteOptions & { beforeWrite?: () => void } = {},
   ): Promise<boolean> {
     const text = readTextIfExists(this.path);
     const known = this.#known;
@@ -165,7 +168,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
   }
 
   // Writes a built text over `previous` (see replace), keeping `previous` as the .bak (BACKUP_REFRESH_MS).
-  async #put(built: StateText, previous: string | null, options: { syncDirectory?: boolean }): Promise<void> {
+  async #put(built: StateText, previous: string | null, options: WriteOptions): Promise<void> {
     const { text } = built;
     if (previous !== null) {
       if (previous === text) return;

@@ -49,6 +49,8 @@ export interface DurableWriteOptions {
    * itself is not, so a power loss may bring back the previous version. Default true.
    */
   syncDirectory?: boolean;
+  /** Awaited after the new content is flushed and before the rename; a rejection leaves `path` as it was. */
+  after?: Promise<unknown>;
 }
 
 /** Atomically replaces `path` with `content` (mode 0600), durable once it resolves. */
@@ -62,6 +64,7 @@ export async function writeFileDurable(path: string, content: string | Uint8Arra
     } finally {
       closeSync(fd);
     }
+    await options.after;
     renameSync(temp, path);
   } catch (error) {
     discardTemp(temp);

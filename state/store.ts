@@ -45,7 +45,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
         const state = onDisk.state ?? createEmptyState();
         const result = mutate(state);
         if (isCompromised()) throw lostLockError();
-        await adapter.replace(state, onDisk.text, { syncDirectory: options.durable !== false });
+        await adapter.replace(state, onDisk.text, { syncDirectory: options.durable !== false, ...(options.after === undefined ? {} : { after: options.after }) });
         return result;
       },
       lockOptions,
@@ -67,6 +67,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
           (isCompromised) =>
             adapter.updateGoal(goalId, mutate, {
               syncDirectory: options.durable !== false,
+              ...(options.after === undefined ? {} : { after: options.after }),
               beforeWrite: () => {
                 if (isCompromised()) throw lostLockError();
               },

@@ -20,7 +20,10 @@ export function turnLogPath(goalDir: string): string {
   return join(goalDir, TURN_LOG_FILE_NAME);
 }
 
-/** Appends one record (secrets redacted) as a JSON line and fsyncs it before resolving. */
+/**
+ * Appends one record (secrets redacted) as a JSON line and fsyncs it before resolving. The line is written
+ * when the call returns; only the flush is awaited (the supervisor flushes a state write beside it).
+ */
 export async function appendTurnRecord(goalDir: string, record: TurnRecord): Promise<void> {
   const line = JSON.stringify(redactJson(record));
   if (line === undefined) throw new TypeError('appendTurnRecord: the record is not JSON-serializable');

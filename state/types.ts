@@ -195,6 +195,12 @@ export interface StoreUpdateOptions {
    * (never torn), but the rename is not, so after a power loss the previous version may be back. Default true.
    */
   durable?: boolean;
+  /**
+   * The new file replaces the old only once this has resolved (and not at all when it rejects): for a write
+   * that says another file already holds something, such as a turn's end and its record in turns.jsonl.
+   * That file's flush then runs beside this one's instead of before it.
+   */
+  after?: Promise<unknown>;
 }
 
 /** Locked, atomic access to state.json. */

@@ -754,8 +754,12 @@ export class GoalSupervisor {
 
   /** Appends the turn record (fsync), then stores the goal's progress: before anything else happens. */
   private async recordTurn(record: TurnRecord): Promise<void> {
-    await appendTurnRecord(this.goalDir, record);
-    await this.session.persist();
+    // The record is written now and flushed beside the state write, whose rename waits for that flush:
+    // state.json never says a turn ended that turns.jsonl does not hold, and the two fsyncs overlap.
+    const recorded = appendTurnRecord(this.goalDir, record);
+    recorded.catch(() => undefined); // awaited just below (a failed flush also fails the state write)
+    await this.session.persist({ after: recorded });
+    await recorded;
     this.recordedTurns += 1;
     await this.deps.onTurnRecorded?.(record);
   }

@@ -112,6 +112,34 @@ describe('Store.update', () => {
     expect(await ids('state.json.bak')).toEqual(['g1', 'g2', 'g3', 'g4', 'g5', 'g6']);
   });
 
+  it('replaces state.json only once `after` resolves, and not at all when it rejects', async () => {
+    const store = await openStore(home, { env: {} });
+    await store.update((state) => {
+      state.goals.push(makeGoal('g1'));
+    });
+    const before = await readFile(join(home, 'state.json'), 'utf8');
+    let flushed!: () => void;
+    const after = new Promise<void>((resolve) => (flushed = resolve));
+    const writing = store.updateGoal('g1', (goal) => {
+      goal.phase = 'checking';
+    }, { after });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Written and flushed to its temp file, but not renamed in: the file still says what it said.
+    expect(await readFile(join(home, 'state.json'), 'utf8')).toBe(before);
+    flushed();
+    expect(await writing).toBe(true);
+    expect((await store.read()).goals[0]?.phase).toBe('checking');
+
+    const notFlushed = Promise.reject(new Error('the turn record could not be flushed'));
+    notFlushed.catch(() => undefined); // as the supervisor does: the write awaits it later
+    const failed = store.updateGoal('g1', (goal) => {
+      goal.phase = 'evaluating';
+    }, { after: notFlushed });
+    await expect(failed).rejects.toThrow('the turn record could not be flushed');
+    expect((await store.read()).goals[0]?.phase).toBe('checking');
+    expect((await readdir(home)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('keeps unknown fields written by a newer goald', async () => {
     await mkdir(home, { recursive: true });
     const newer = { version: 1, goals: [{ ...makeGoal('g1'), futureField: { x: 1 } }], loops: [], extra: true };
