@@ -4,8 +4,7 @@
 // only the fsyncs, which wait for the disk, go to libuv's thread pool. Each asynchronous step costs a
 // round trip through that pool, which on a loaded machine is most of a write's time.
 
-import { closeSync, fsync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { readdir, unlink } from 'node:fs/promises';
+import { closeSync, fsync, openSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isErrnoCode } from '../src/errno.js';
 import { isProcessAlive } from '../src/process/process-identity.js';
@@ -96,14 +95,25 @@ function discardTemp(temp: string): void {
   }
 }
 
-/** Removes temp files of `path` left by writers that died mid-write; returns how many were removed. */
-export async function removeOrphanTempFiles(path: string): Promise<number> {
-  const prefix = `.${basename(path)}.`;
+/**
+ * Removes temp files of `paths` (all in one directory) left by writers that died mid-write; returns how
+ * many were removed. Synchronous: one listing of a small directory, on the way to every command's write.
+ */
+export function removeOrphanTempFiles(paths: readonly string[]): number {
+  const [first] = paths;
+  if (first === undefined) return 0;
+  const dir = dirname(first);
+  const prefixes = paths.map((path) => `.${basename(path)}.`);
   let removed = 0;
-  for (const name of await readdir(dirname(path))) {
-    const match = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length)) : null;
+  for (const name of readdirSync(dir)) {
+    // (`.state.json.` is also the start of `.state.json.bak.`'s temp files: each prefix is tried.)
+    const match = prefixes.map((prefix) => (name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length)) : null)).find((found) => found !== null) ?? null;
     if (match === null || isProcessAlive(Number(match[1]))) continue;
-    await unlink(join(dirname(path), name)).catch(() => undefined);
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // removed meanwhile by another process cleaning up
+    }
     removed += 1;
   }
   return removed;

@@ -1,7 +1,6 @@
 // The Store: locked, atomic access to `<home>/state.json` through AtomicFileAdapter (a lowdb adapter).
 
 import { mkdirSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SerialQueue } from '../src/daemon/serial-queue.js';
 import { GoaldError } from '../src/errors.js';
@@ -22,9 +21,9 @@ export interface StoreOptions extends StateLockOptions {
 
 /** Opens the store of a goald home, creating the home (mode 0700) if it is missing. */
 export async function openStore(home: string, options: StoreOptions = {}): Promise<Store> {
-  await mkdir(home, { recursive: true, mode: DIR_MODE });
-  await removeOrphanTempFiles(stateFilePath(home));
-  await removeOrphanTempFiles(backupPathFor(stateFilePath(home)));
+  // Synchronous: each step is a small one on the way to every command's first write.
+  mkdirSync(home, { recursive: true, mode: DIR_MODE });
+  removeOrphanTempFiles([stateFilePath(home), backupPathFor(stateFilePath(home))]);
   const adapter = new AtomicFileAdapter(stateFilePath(home), options.env === undefined ? {} : { env: options.env });
   const lockOptions: StateLockOptions = {};
   if (options.retries !== undefined) lockOptions.retries = options.retries;
