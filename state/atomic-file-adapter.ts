@@ -1,7 +1,8 @@
 // A lowdb adapter for state.json that never leaves a half-written or corrupt file behind: each write
 // goes to a unique temp file that is fsynced and renamed over the target, after the previous good
-// content was copied to state.json.bak. A file that fails to parse or to match the schema is reported
-// with its path and never overwritten; `restoreFromBackup` is the only way back, and only when asked.
+// content was kept as state.json.bak (at most a second behind, see BACKUP_REFRESH_MS). A file that fails
+// to parse or to match the schema is reported with its path and never overwritten; `restoreFromBackup`
+// is the only way back, and only when asked.
 
 import type { Adapter } from 'lowdb';
 import { linkSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
