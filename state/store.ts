@@ -44,7 +44,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
         const state = onDisk.state ?? createEmptyState();
         const result = mutate(state);
         if (isCompromised()) throw lostLockError();
-        await adapter.replace(state, onDisk.text, { syncDirectory: options.durable !== false, ...(options.after === undefined ? {} : { after: options.after }) });
+        await adapter.replace(state, onDisk.text, writeOptionsOf(options));
         return result;
       },
       lockOptions,
@@ -65,8 +65,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
           home,
           (isCompromised) =>
             adapter.updateGoal(goalId, mutate, {
-              syncDirectory: options.durable !== false,
-              ...(options.after === undefined ? {} : { after: options.after }),
+              ...writeOptionsOf(options),
               beforeWrite: () => {
                 if (isCompromised()) throw lostLockError();
               },
@@ -83,4 +82,10 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
       return dir;
     },
   };
+}
+
+// How an update's write lands (AtomicFileAdapter): its rename flushed unless it need not be durable, and
+// after what it waits for.
+function writeOptionsOf(options: StoreUpdateOptions): { syncDirectory: boolean; after?: Promise<unknown> } {
+  return { syncDirectory: options.durable !== false, ...(options.after === undefined ? {} : { after: options.after }) };
 }

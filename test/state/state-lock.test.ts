@@ -1,6 +1,6 @@
-import { mkdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GoaldError } from '../../src/errors.js';
 import { withStateLock } from '../../state/state-lock.js';
 import { buildStateForChildren, makeTempDir, spawnNode } from './helpers.js';
@@ -58,6 +58,7 @@ describe('withStateLock', () => {
       order.push('second');
       return Promise.resolve();
     });
+    // Time for the second to try, and keep finding the lock held (a broken lock would let it run now).
     await sleep(50);
     order.push('first ends');
     first.release();
@@ -66,11 +67,18 @@ describe('withStateLock', () => {
   });
 
   it('keeps a live holder\'s lock fresh past the stale age, so nobody takes it over', async () => {
-    const holder = await holdLock({ staleMs: 300 });
-    const before = (await stat(lockDir())).mtimeMs;
-    await sleep(700);
-    expect((await stat(lockDir())).mtimeMs).toBeGreaterThan(before);
-    const error = await withStateLock(dir, () => Promise.resolve(), { staleMs: 300, retries: 0 }).then(
+    const holder = await holdLock({ staleMs: 600 });
+    const made = (await stat(lockDir())).mtimeMs;
+    // Two refreshes (every 300 ms): the lock is by then older than the stale age, were it not refreshed.
+    let refreshed = made;
+    await vi.waitFor(async () => {
+      const now = (await stat(lockDir())).mtimeMs;
+      expect(now).toBeGreaterThan(refreshed);
+      refreshed = now;
+    }, { timeout: 5_000, interval: 20 });
+    await vi.waitFor(async () => expect((await stat(lockDir())).mtimeMs).toBeGreaterThan(refreshed), { timeout: 5_000, interval: 20 });
+    expect(Date.now() - made).toBeGreaterThan(600);
+    const error = await withStateLock(dir, () => Promise.resolve(), { staleMs: 600, retries: 0 }).then(
       () => null,
       (caught: unknown) => caught,
     );
@@ -86,8 +94,7 @@ describe('withStateLock', () => {
     // What a takeover looks like from here: the directory's mtime is no longer the one this process set.
     const later = new Date(Date.now() + 5_000);
     await utimes(lockDir(), later, later);
-    await sleep(400);
-    expect(holder.isCompromised()).toBe(true);
+    await vi.waitFor(() => expect(holder.isCompromised()).toBe(true), { timeout: 5_000, interval: 20 });
     holder.release();
     await holder.done;
     expect(await exists(lockDir())).toBe(true);
@@ -95,9 +102,8 @@ describe('withStateLock', () => {
 
   it('finds the lock compromised when its directory was removed', async () => {
     const holder = await holdLock({ staleMs: 300 });
-    await import('node:fs/promises').then(({ rmdir }) => rmdir(lockDir()));
-    await sleep(400);
-    expect(holder.isCompromised()).toBe(true);
+    await rmdir(lockDir());
+    await vi.waitFor(() => expect(holder.isCompromised()).toBe(true), { timeout: 5_000, interval: 20 });
     holder.release();
     await holder.done;
   });

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GoaldError } from '../../src/errors.js';
 import { restoreFromBackup } from '../../state/atomic-file-adapter.js';
 import { findSecretInState } from '../../state/secret-guard.js';
@@ -123,8 +123,8 @@ describe('Store.update', () => {
     const writing = store.updateGoal('g1', (goal) => {
       goal.phase = 'checking';
     }, { after });
-    await new Promise((resolve) => setTimeout(resolve, 50));
     // Written and flushed to its temp file, but not renamed in: the file still says what it said.
+    await vi.waitFor(async () => expect((await readdir(home)).some((name) => name.startsWith('.state.json.') && name.endsWith('.tmp'))).toBe(true), { timeout: 5_000, interval: 10 });
     expect(await readFile(join(home, 'state.json'), 'utf8')).toBe(before);
     flushed();
     expect(await writing).toBe(true);
