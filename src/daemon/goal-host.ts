@@ -10,7 +10,7 @@ import type { GoalRecord, GoalRollback, LoopRecord, Store } from '../../state/ty
 import { systemClock, type Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import { GoaldError } from '../errors.js';
-import { createEventLogReader } from '../supervisor/event-log.js';
+import { createEventLogReader, followEventLog } from '../supervisor/event-log.js';
 import { createEventLogObserver } from '../supervisor/event-log-writer.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import type { GoalSupervisor, RestoredGoal } from '../supervisor/supervisor.js';
@@ -314,22 +314,27 @@ export class DaemonGoalHost implements GoalHost {
 
   async subscribe(ref: string): Promise<EventSubscription> {
     const goal = await this.getGoal(ref);
-    const past = supersededFinishesDropped(await this.readEventLog(this.store.goalDir(goal.id)));
+    const goalDir = this.store.goalDir(goal.id);
+    const logged = await this.readEventLog(goalDir);
+    const past = supersededFinishesDropped(logged);
     // A goal that ended while its event log could not be written (disk full) still ends its stream.
     if (!isLiveGoal(goal) && !past.some((event) => event.type === 'goal.finished')) past.push(finishedEventOf(goal));
     const finished = !isLiveGoal(goal) || past.some((event) => event.type === 'goal.finished');
     return {
       past,
       finished,
-      follow: (listener) => {
-        const set = this.listeners.get(goal.id) ?? new Set<Listener>();
-        set.add(listener);
-        this.listeners.set(goal.id, set);
-        return () => {
-          set.delete(listener);
-          if (set.size === 0) this.listeners.delete(goal.id);
-        };
-      },
+      // A goal that ends while its log is read (a pre-check met at once) tells `goal.finished` before the
+      // stream follows it: followEventLog hands the listener what the log holds beyond `logged` first.
+      follow: (listener) =>
+        followEventLog(goalDir, logged.length, listener, (added) => {
+          const set = this.listeners.get(goal.id) ?? new Set<Listener>();
+          set.add(added);
+          this.listeners.set(goal.id, set);
+          return () => {
+            set.delete(added);
+            if (set.size === 0) this.listeners.delete(goal.id);
+          };
+        }),
     };
   }
 

@@ -2,6 +2,7 @@
 // can replay them with or without a daemon and `logs -f` can join a stream already in progress. Events read
 // back are checked against their schema; a line that is not one (a torn last line after a crash) is skipped.
 
+import { readFileSync } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { isErrnoCode } from '../errno.js';
 import { eventLogPath } from './event-log-writer.js';
@@ -20,6 +21,34 @@ export async function readEventLog(goalDir: string): Promise<ProgressEvent[]> {
   const events: ProgressEvent[] = [];
   for (const line of text.split('\n')) pushEvent(events, line);
   return events;
+}
+
+/**
+ * Adds `listener` (through `add`, which returns its removal) and hands it, first, the events the log holds
+ * beyond the `seen` ones read before: those told while that read was under way, or since, and before the
+ * listener was there to hear them. A goal's log is written before any listener hears an event, and nothing
+ * runs between adding the listener and reading the log again here, so no event is lost or told twice.
+ */
+export function followEventLog(
+  goalDir: string,
+  seen: number,
+  listener: (event: ProgressEvent) => void,
+  add: (listener: (event: ProgressEvent) => void) => () => void,
+): () => void {
+  const remove = add(listener);
+  let text = '';
+  try {
+    text = readFileSync(eventLogPath(goalDir), 'utf8');
+  } catch (error) {
+    if (!isErrnoCode(error, 'ENOENT')) {
+      remove();
+      throw error;
+    }
+  }
+  const events: ProgressEvent[] = [];
+  for (const line of text.split('\n')) pushEvent(events, line);
+  for (const event of events.slice(seen)) listener(event);
+  return remove;
 }
 
 function pushEvent(events: ProgressEvent[], line: string): void {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { createEventLogReader, readEventLog } from '../../src/supervisor/event-log.js';
+import { createEventLogReader, followEventLog, readEventLog } from '../../src/supervisor/event-log.js';
 import { createEventLogObserver } from '../../src/supervisor/event-log-writer.js';
 import { progressEventSchema } from '../../src/supervisor/progress-event-schema.js';
 import type { ProgressEvent } from '../../src/supervisor/types.js';
@@ -74,6 +74,52 @@ describe('event log', () => {
     observer.onEvent?.(TURN_STARTED);
     await appendFile(path.join(goalDir, 'events.jsonl'), '{"type":"turn.fin');
     expect(await readEventLog(goalDir)).toEqual([STARTED, TURN_STARTED]);
+  });
+});
+
+describe('followEventLog (a stream that joins a goal already running)', () => {
+  // What the daemon does: each event is appended to the log, then told to the listeners there are.
+  function emitter(): { emit(event: ProgressEvent): void; add(listener: (event: ProgressEvent) => void): () => void; listeners: number } {
+    const observer = createEventLogObserver(goalDir);
+    const listeners = new Set<(event: ProgressEvent) => void>();
+    return {
+      emit(event) {
+        observer.onEvent?.(event);
+        for (const listener of listeners) listener(event);
+      },
+      add(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      get listeners() {
+        return listeners.size;
+      },
+    };
+  }
+
+  it('hands the listener what was told between reading the log and following it, then what comes, each once', async () => {
+    const goal = emitter();
+    goal.emit(STARTED);
+    const seen = await readEventLog(goalDir);
+    // The goal goes on (and ends) before the stream follows it: nobody heard these.
+    const missed = EVENTS.slice(1);
+    for (const event of missed) goal.emit(event);
+    const heard: ProgressEvent[] = [];
+    const remove = followEventLog(goalDir, seen.length, (event) => heard.push(event), (listener) => goal.add(listener));
+    expect(heard).toEqual(missed);
+    goal.emit(TURN_STARTED);
+    expect(heard).toEqual([...missed, TURN_STARTED]);
+    remove();
+    expect(goal.listeners).toBe(0);
+  });
+
+  it('hands nothing over when nothing was missed, and follows a log not written yet', () => {
+    const goal = emitter();
+    const heard: ProgressEvent[] = [];
+    followEventLog(goalDir, 0, (event) => heard.push(event), (listener) => goal.add(listener));
+    expect(heard).toEqual([]);
+    goal.emit(STARTED);
+    expect(heard).toEqual([STARTED]);
   });
 });
 
