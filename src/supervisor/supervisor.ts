@@ -319,8 +319,9 @@ export class GoalSupervisor {
   private async precheck(): Promise<void> {
     const startedAt = this.session.now();
     if (this.failIfWorkspaceGone()) return;
-    const tree = await this.trees.snapshotStart();
-    const checks = await this.runChecks();
+    const taken = await this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed));
+    const tree = taken.snapshot;
+    const checks = await taken.checks;
     if (checks === null) return;
     this.lastChecks = checks;
     const allPassed = checks.length > 0 && checks.every((check) => check.passed);
@@ -463,14 +464,15 @@ export class GoalSupervisor {
   // Snapshot, the turn's delta, the files changed so far, the checks and the tamper guard.
   private async observeWorkspace(result: TurnResult): Promise<TurnObservation | 'workspace-gone' | 'interrupted'> {
     if (this.failIfWorkspaceGone()) return 'workspace-gone';
-    const step = await this.trees.snapshotTurn();
+    const taken = await this.snapshotBesideChecks((onIndexed) => this.trees.snapshotTurn(onIndexed));
+    const step = taken.snapshot;
     const { previousTree, tree, initialTree } = step;
     // The checks run beside the diffs and the guard, which read only the snapshot's objects (the checks
     // read the work tree): the guard's one git read, when it needs one, costs a turn no time of its own.
     const guard = Promise.all([step.delta, step.changesSoFar]).then(([delta, changes]) =>
       this.guardTurn({ previousTree, tree, delta, initialTree, changes }, result),
     );
-    const [delta, filesSoFar, changes, checks, report] = await Promise.all([step.delta, step.filesSoFar, step.changesSoFar, this.runChecks(), guard]);
+    const [delta, filesSoFar, changes, checks, report] = await Promise.all([step.delta, step.filesSoFar, step.changesSoFar, taken.checks, guard]);
     await this.deps.onTurnDelta?.(this.session.snapshot.context.turn, delta.files.map((file) => file.path));
     if (checks === null || report === null) return 'interrupted';
     const sinceStart = { initialTree, changes };
@@ -704,6 +706,29 @@ export class GoalSupervisor {
   private judge(): Judge {
     const { evaluator, snapshotter } = this.deps;
     return { evaluator, snapshotter, settings: this.settings, previousVerdict: this.lastVerdict, signal: this.session.abortSignal };
+  }
+
+  // The snapshot, and the checks started as soon as it has read the work tree (its `git add`): they may
+  // change the work tree, and run beside the rest of the snapshot (write-tree, the diffs), which reads only
+  // the index and objects. A snapshot that fails after that waits for its checks before it throws.
+  private async snapshotBesideChecks<T>(
+    snapshot: (onIndexed: () => void) => Promise<T>,
+  ): Promise<{ snapshot: T; checks: Promise<CheckResult[] | null> }> {
+    let checks = null as Promise<CheckResult[] | null> | null; // (a cast: set in the callback, which narrowing cannot see)
+    const startChecks = (): Promise<CheckResult[] | null> => {
+      if (checks === null) {
+        checks = this.runChecks();
+        checks.catch(() => undefined); // awaited by the caller, or below
+      }
+      return checks;
+    };
+    try {
+      const taken = await snapshot(() => void startChecks());
+      return { snapshot: taken, checks: startChecks() };
+    } catch (error) {
+      await checks?.catch(() => undefined);
+      throw error;
+    }
   }
 
   // Checks, or null when the goal was stopped or detached while they ran (the runner rejects on abort).

@@ -44,24 +44,27 @@ export class WorkspaceTrees {
     this.lastFilesSoFar = null;
   }
 
-  /** Turn 0: the tree the goal starts from. */
-  async snapshotStart(): Promise<string> {
-    const tree = await this.snapshotter.snapshot();
+  /** Turn 0: the tree the goal starts from. `onIndexed`: see Snapshotter.snapshot. */
+  async snapshotStart(onIndexed?: () => void): Promise<string> {
+    const tree = await this.snapshotter.snapshot(undefined, onIndexed);
     this.initialTree = tree;
     this.lastTree = tree;
     return tree;
   }
 
-  /** After a turn: the new tree; its delta and the files changed since the start are computed meanwhile. */
-  async snapshotTurn(): Promise<TreeStep> {
+  /**
+   * After a turn: the new tree; its delta and the files changed since the start are computed meanwhile.
+   * `onIndexed`: see Snapshotter.snapshot.
+   */
+  async snapshotTurn(onIndexed?: () => void): Promise<TreeStep> {
     const { initialTree, snapshotter, lastTree } = this;
     if (lastTree !== null && initialTree !== null && snapshotter.snapshotAndDiffSince) {
       // The snapshot and both diffs from one process start (a spawn blocks Node 1.5–3.5 ms).
-      const { tree, diff } = await snapshotter.snapshotAndDiffSince(lastTree, initialTree);
+      const { tree, diff } = await snapshotter.snapshotAndDiffSince(lastTree, initialTree, undefined, onIndexed);
       this.lastTree = tree;
       return this.step(lastTree, tree, diff.then((result) => result.delta), diff.then((result) => result.filesSinceBase));
     }
-    const tree = await snapshotter.snapshot();
+    const tree = await snapshotter.snapshot(undefined, onIndexed);
     const previousTree = lastTree ?? tree;
     this.lastTree = tree;
     const known = this.lastChangesSoFar;

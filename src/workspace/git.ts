@@ -135,11 +135,14 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
  * `thenArgs`: a tree-only git command (diff-tree) the shell then becomes, printing after write-tree's line
  * and reading the shell's stdin (`options.input`), which nothing before it reads: a turn's snapshot and
  * its diff in one process start (WorkspaceTrees.snapshotTurn).
+ *
+ * `onIndexed`: called once `git add` has succeeded, before write-tree. From then on the work tree may
+ * change without changing the snapshot: write-tree and diff-tree read only the index and objects.
  */
 export async function addAndWriteTree(
   addArgs: readonly string[],
   writeTreeArgs: readonly string[],
-  options: RunGitOptions,
+  options: RunGitOptions & { onIndexed?: () => void },
   thenArgs?: readonly string[],
 ): Promise<GitResult> {
   if (thenArgs !== undefined && !TREE_ONLY_COMMANDS.has(subcommandOf(thenArgs) ?? '')) {
@@ -169,12 +172,45 @@ export async function addAndWriteTree(
     '$keys',
     'GOALD_FILTER_KEYS',
     'if [ "$n" -gt 0 ]; then export GIT_CONFIG_COUNT="$n"; fi',
-    `g ${addArgs.map(quoteForShell).join(' ')} </dev/null || exit`,
+    // add's stdout goes to stderr: the shell's stdout holds only the marker and what write-tree prints.
+    `g ${addArgs.map(quoteForShell).join(' ')} </dev/null >&2 || exit`,
+    ...(options.onIndexed === undefined ? [] : [`echo ${INDEXED_LINE}`]),
     thenArgs === undefined ? `exec ${git(writeTreeArgs)} </dev/null` : `${git(writeTreeArgs)} </dev/null || exit\nexec ${git(thenArgs)}`,
   ].join('\n');
   const then = thenArgs === undefined ? '' : ` + ${subcommandOf(thenArgs) ?? 'diff-tree'}`;
   const label = `${subcommandOf(addArgs) ?? 'add'} + ${subcommandOf(writeTreeArgs) ?? 'write-tree'}${then} (one shell)`;
-  return runHardenedGit([label], options, ['/bin/sh', ['-c', script]]);
+  const { onIndexed, ...gitOptions } = options;
+  if (onIndexed === undefined) return runHardenedGit([label], gitOptions, ['/bin/sh', ['-c', script]]);
+  const indexed = afterMarkerLine(onIndexed, gitOptions.onStdout);
+  const result = await runHardenedGit([label], { ...gitOptions, onStdout: indexed.onStdout }, ['/bin/sh', ['-c', script]]);
+  return gitOptions.onStdout === undefined ? { ...result, stdout: indexed.collected() } : result;
+}
+
+// The line the snapshot's shell prints between `git add` and write-tree (a tree id is hex: never this).
+const INDEXED_LINE = 'indexed';
+
+// Splits the shell's stdout at its marker line: `onMarker` on that line, then every byte after it to
+// `deliver`, or collected when there is no `deliver`.
+function afterMarkerLine(onMarker: () => void, deliver?: (chunk: Buffer) => void): { onStdout: (chunk: Buffer) => void; collected: () => string } {
+  let head: Buffer | null = Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  const pass = deliver ?? ((chunk: Buffer): void => void chunks.push(chunk));
+  return {
+    onStdout(chunk) {
+      if (head === null) {
+        pass(chunk);
+        return;
+      }
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf(0x0a);
+      if (end === -1) return;
+      const rest = head.subarray(end + 1);
+      head = null;
+      onMarker();
+      if (rest.length > 0) pass(rest);
+    },
+    collected: () => Buffer.concat(chunks).toString('utf8'),
+  };
 }
 
 function runHardenedGit(args: readonly string[], options: RunGitOptions, program?: [string, string[]]): Promise<GitResult> {

@@ -81,18 +81,18 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     return parseRawNumstat(listed.stdout);
   };
 
-  const takeSnapshot = async (signal?: AbortSignal): Promise<string> => {
+  const takeSnapshot = async (signal?: AbortSignal, onIndexed?: () => void): Promise<string> => {
     // One listing of the filter drivers for both commands, in the same shell right before them: the turn
     // that could have configured a driver has ended (its processes killed) before a snapshot is taken.
-    const written = await addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal });
+    const written = await addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal, ...(onIndexed ? { onIndexed } : {}) });
     return written.stdout.trim();
   };
 
   return {
     ...createTreeReader({ cwd, env, plainDiffFlags: PLAIN_DIFF_FLAGS }),
 
-    snapshot(signal) {
-      const run = queue.then(() => takeSnapshot(signal));
+    snapshot(signal, onIndexed) {
+      const run = queue.then(() => takeSnapshot(signal, onIndexed));
       queue = run.catch(() => undefined);
       return run;
     },
@@ -114,7 +114,7 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
       return diffSinceResult(fromTree, toTree, baseTree, diffs);
     },
 
-    snapshotAndDiffSince(fromTree, baseTree, signal) {
+    snapshotAndDiffSince(fromTree, baseTree, signal, onIndexed) {
       // The snapshot's shell becomes `diff-tree --stdin` once write-tree has printed the tree: the pairs
       // are written to its stdin as soon as that line arrives, and the rest of its output is the diff.
       const pairsIn = new PassThrough();
@@ -150,7 +150,8 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
         const rest = head.subarray(end + 1);
         if (rest.length > 0) diff.stream.push(rest);
       };
-      const run = queue.then(() => addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal, input: pairsIn, onStdout }, DIFF_STDIN_ARGS));
+      const options = { cwd, env, signal, input: pairsIn, onStdout, ...(onIndexed ? { onIndexed } : {}) };
+      const run = queue.then(() => addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], options, DIFF_STDIN_ARGS));
       queue = run.catch(() => undefined);
       const done = run.then(() => {
         if (diff === null) throw new GoaldError('internal', `git write-tree printed no tree in ${cwd}`);
@@ -178,14 +179,15 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
  * The snapshotter with its next snapshot() already under way (`taken`): a caller that starts the first
  * snapshot early, while other work goes on, hands it over this way.
  */
-export function withSnapshotUnderWay(snapshotter: Snapshotter, taken: Promise<string>): Snapshotter {
+export function withSnapshotUnderWay(snapshotter: Snapshotter, taken: Promise<string>, indexed: Promise<void>): Snapshotter {
   let pending: Promise<string> | null = taken;
   return {
     ...snapshotter,
-    snapshot(signal) {
-      if (pending === null) return snapshotter.snapshot(signal);
+    snapshot(signal, onIndexed) {
+      if (pending === null) return snapshotter.snapshot(signal, onIndexed);
       const first = pending;
       pending = null;
+      if (onIndexed) indexed.then(onIndexed, () => undefined); // a failed snapshot rejects `first`
       return first;
     },
   };

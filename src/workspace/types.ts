@@ -29,8 +29,12 @@ export interface TurnDelta {
 
 /** Takes whole-tree snapshots without touching the user's index, HEAD, refs or object store. */
 export interface Snapshotter {
-  /** Hash of a tree object for the whole working tree (tracked + untracked, .gitignore honoured). */
-  snapshot(signal?: AbortSignal): Promise<string>;
+  /**
+   * Hash of a tree object for the whole working tree (tracked + untracked, .gitignore honoured).
+   * `onIndexed`: called once the work tree has been read (before the tree is written), so that what may
+   * change the work tree (the checks) can start; not called when the snapshot fails first.
+   */
+  snapshot(signal?: AbortSignal, onIndexed?: () => void): Promise<string>;
   /** Files, numstat and patch id between two snapshot trees. */
   diff(fromTree: string, toTree: string, signal?: AbortSignal): Promise<TurnDelta>;
   /** Files and numstat only, without the patch id; diff() serves when absent. */
@@ -53,6 +57,7 @@ export interface Snapshotter {
     fromTree: string,
     baseTree: string,
     signal?: AbortSignal,
+    onIndexed?: () => void,
   ): Promise<{ tree: string; diff: Promise<{ delta: TurnDelta; filesSinceBase: FileChange[] }> }>;
   /** The unified patch between two trees, cut to at most maxChars. */
   patch(fromTree: string, toTree: string, maxChars: number, signal?: AbortSignal): Promise<string>;

@@ -27,6 +27,19 @@ describe('supervisor', () => {
     expect(records[2]?.breakers.consecutiveAgentFailures).toBe(0);
   });
 
+  it("runs the checks beside the snapshot's write-tree and diffs, yet what a check writes is never in its own turn's tree", async () => {
+    // Each check run appends a line: a turn's delta holds the line of the run before it (the pre-check's for
+    // turn 1, so the file is new there), never the line its own check added while the snapshot was written.
+    const agent = new ScriptedAgent([writeAnswer('1'), writeAnswer('42')]);
+    const { supervisor, turns } = await setup({ checks: ['echo run >> check.log; grep -q 42 answer.txt'], agent });
+    expect(await supervisor.run()).toMatchObject({ status: 'achieved', turns: 2 });
+    const records = await turns();
+    const checkLog = (turn: number): unknown => records[turn]?.files.find((file) => file.path === 'check.log');
+    expect(checkLog(1)).toMatchObject({ status: 'A', added: 1, deleted: 0 });
+    expect(checkLog(2)).toMatchObject({ status: 'M', added: 1, deleted: 0 });
+    expect(records.map((record) => record.checks[0]?.passed)).toEqual([false, false, true]);
+  });
+
   it('fails with permission-denied after two turns whose tool calls were denied', async () => {
     const agent = new ScriptedAgent([() => ({ outcome: 'failed', exitCode: 0, permissionDenials: 3, error: 'tool calls denied' })]);
     const { supervisor } = await setup({ checks: ['false'], agent });

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -286,6 +287,42 @@ describe('snapshot', () => {
     await rm(path.join(stateDir, 'index.lock'));
     const next = await locked.snapshotAndDiffSince?.(base, base);
     expect((await next?.diff)?.delta.files.map((file) => file.path)).toEqual(['a.txt']);
+  });
+
+  test('onIndexed: called once the work tree is read, and what changes after it is not in the tree', async () => {
+    const { repo, snap } = await setup();
+    const base = await snap.snapshot();
+    // What a check does once it may start: write to the work tree while the tree and diffs are still made.
+    let indexedCalls = 0;
+    const onIndexed = (): void => {
+      indexedCalls += 1;
+      writeFileSync(repo.path('artifact.txt'), `written by check run ${indexedCalls}\n`);
+    };
+    await repo.write('a.txt', 'one\n');
+    const tree = await snap.snapshot(undefined, onIndexed);
+    expect(indexedCalls).toBe(1);
+    expect((await snap.diff(base, tree)).files.map((file) => file.path)).toEqual(['a.txt']);
+
+    await repo.write('b.txt', 'two\n');
+    const turn = await snap.snapshotAndDiffSince?.(tree, base, undefined, onIndexed);
+    if (turn === undefined) throw new Error('the snapshotter has no snapshotAndDiffSince');
+    expect(indexedCalls).toBe(2);
+    // The first run's artifact was there before this snapshot; the second run's rewrite of it came after.
+    expect((await turn.diff).delta.files.map((file) => [file.path, file.status])).toEqual([['artifact.txt', 'A'], ['b.txt', 'A']]);
+    const after = await snap.snapshot();
+    expect((await snap.diff(turn.tree, after)).files.map((file) => [file.path, file.status])).toEqual([['artifact.txt', 'M']]);
+  });
+
+  test('onIndexed: not called when git add fails', async () => {
+    const { repo, snap } = await setup();
+    const base = await snap.snapshot();
+    const stateDir = await tempStateDir();
+    const locked = await snapshotterFor(repo.dir, stateDir);
+    await writeFile(path.join(stateDir, 'index.lock'), '');
+    let indexed = false;
+    await expect(locked.snapshot(undefined, () => (indexed = true))).rejects.toThrow(/index\.lock/);
+    await expect(locked.snapshotAndDiffSince?.(base, base, undefined, () => (indexed = true))).rejects.toThrow(/index\.lock/);
+    expect(indexed).toBe(false);
   });
 
   test('a state directory inside the workspace stays out of the snapshot', async () => {

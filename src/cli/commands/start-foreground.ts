@@ -96,7 +96,9 @@ export async function runInForeground(
   });
   // The pre-check's snapshot (git, into the goal's own index) runs while the goal is registered.
   const snapshotter = await createGoalSnapshotter(store, goal, prepared.workspace);
-  const firstSnapshot = snapshotter.snapshot();
+  let markIndexed = (): void => undefined;
+  const firstIndexed = new Promise<void>((resolve) => (markIndexed = resolve));
+  const firstSnapshot = snapshotter.snapshot(undefined, () => markIndexed());
   firstSnapshot.catch(() => undefined); // the pre-check awaits it
   try {
     await registerGoal(store, goal, prepared.workspaceConfig ?? null);
@@ -124,7 +126,7 @@ export async function runInForeground(
     prepared,
     observers: [createEventLogObserver(store.goalDir(goal.id)), { onEvent: print }, { onEvent: (event) => notifier.notify(goal.id, event) }],
     owner: 'foreground',
-    snapshotter: withSnapshotUnderWay(snapshotter, firstSnapshot),
+    snapshotter: withSnapshotUnderWay(snapshotter, firstSnapshot, firstIndexed),
   });
 
   // Ctrl-C / SIGTERM stop the goal cleanly: the agent's group is killed and the goal recorded as stopped.
