@@ -2,6 +2,8 @@
 // simple-git's `.env()` replaces the whole environment and refuses EDITOR/PAGER, so it is not used here.
 // The repository is untrusted (an agent with the user's uid edits its .git/config): no git call goald makes
 // runs a program the repository names (fsmonitor, hooks, filter drivers), and every call has a deadline.
+// Over 400 lines because every way goald runs git (one call, a pipe, the snapshot's one shell) shares that
+// hardening here, and nowhere else.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
