@@ -64,7 +64,10 @@ export interface TurnFiles {
 const NOT_PROBED: BwrapProbe = { ok: true, executable: '' };
 
 /** Decides and prepares one goal's sandbox; throws a `config` GoaldError for bad paths and for `required` without bwrap. */
-export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse?: boolean; probeWhenOff?: boolean } = {}): Promise<GoalSandbox> {
+export async function openGoalSandbox(
+  input: GoalSandboxInput,
+  options: { refuse?: boolean; probeWhenOff?: boolean; freshProbe?: boolean } = {},
+): Promise<GoalSandbox> {
   const settings = input.settings ?? { ...DEFAULT_SANDBOX };
   const home = input.env.HOME !== undefined && input.env.HOME !== '' ? input.env.HOME : homedir();
   const userConfigDir = path.dirname(resolveUserConfigPath(input.env));
@@ -81,7 +84,10 @@ export async function openGoalSandbox(input: GoalSandboxInput, options: { refuse
   const probe: BwrapProbe =
     settings.mode === 'off' && options.probeWhenOff !== true
       ? NOT_PROBED
-      : await probeBwrap(settings.bwrap === null ? null : expandHome(settings.bwrap, home), settings.network, input.env);
+      : await probeBwrap(settings.bwrap === null ? null : expandHome(settings.bwrap, home), settings.network, input.env, {
+          goaldHome: input.goaldHome,
+          fresh: options.freshProbe === true,
+        });
   const problem = probe.ok ? null : { problem: probe.problem, fix: probe.fix };
   if (settings.mode === 'required' && problem !== null && options.refuse !== false) {
     throw new GoaldError('config', `sandbox "required": ${problem.problem}`, problem.fix);

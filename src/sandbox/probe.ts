@@ -1,9 +1,11 @@
 // Whether bubblewrap works on this machine: found, and able to create the namespaces a turn needs. Probed
-// once per executable and network setting per process (a daemon start), by running `true` inside.
+// once per executable and network setting per process (a daemon start), by running `true` inside; a
+// working bwrap is also remembered across processes (probe-cache.ts).
 
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { spawnGroupLeader } from '../process/spawn.js';
+import { forgetRemembered, isRememberedWorking, PROBE_CACHE_FILE, probeKey, rememberWorking } from './probe-cache.js';
 
 export type BwrapProbe =
   | { ok: true; executable: string }
@@ -22,26 +24,43 @@ export function namespaceArgs(network: boolean): string[] {
   return ['--unshare-pid', '--unshare-ipc', ...(network ? [] : ['--unshare-net']), '--die-with-parent', '--cap-drop', 'ALL'];
 }
 
-/** Probes `configured` (sandbox.bwrap) or `bwrap` on PATH; cached for the life of the process. */
-export function probeBwrap(configured: string | null, network: boolean, env: NodeJS.ProcessEnv = process.env): Promise<BwrapProbe> {
+export interface ProbeOptions {
+  /** GOALD_HOME: where a working bwrap is remembered across processes (probe-cache.ts); none without it. */
+  goaldHome?: string;
+  /** Probe even when an answer is remembered (`goald sandbox`, which is asked to diagnose). */
+  fresh?: boolean;
+}
+
+/**
+ * Probes `configured` (sandbox.bwrap) or `bwrap` on PATH; cached for the life of the process, and a working
+ * bwrap remembered in `goaldHome` across processes while nothing it depends on changes.
+ */
+export function probeBwrap(configured: string | null, network: boolean, env: NodeJS.ProcessEnv = process.env, options: ProbeOptions = {}): Promise<BwrapProbe> {
   const key = `${configured ?? ''}\0${String(network)}`;
-  let probe = probes.get(key);
+  let probe = options.fresh === true ? undefined : probes.get(key);
   if (probe === undefined) {
-    probe = runProbe(configured, network, env);
+    probe = runProbe(configured, network, env, options);
     probes.set(key, probe);
   }
   return probe;
 }
 
-async function runProbe(configured: string | null, network: boolean, env: NodeJS.ProcessEnv): Promise<BwrapProbe> {
+async function runProbe(configured: string | null, network: boolean, env: NodeJS.ProcessEnv, options: ProbeOptions): Promise<BwrapProbe> {
   const executable = configured ?? findOnPath('bwrap', env.PATH ?? '');
   if (executable === null) return { ok: false, executable: null, problem: 'bwrap (bubblewrap) is not installed or not on PATH', fix: INSTALL_FIX };
   if (!isExecutable(executable)) {
     return { ok: false, executable, problem: `sandbox.bwrap: ${executable} is not an executable file`, fix: INSTALL_FIX };
   }
+  const remembered = options.goaldHome === undefined ? null : path.join(options.goaldHome, PROBE_CACHE_FILE);
+  const key = remembered === null ? null : probeKey(executable, network);
+  if (remembered !== null && key !== null && options.fresh !== true && isRememberedWorking(remembered, key)) return { ok: true, executable };
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', ...namespaceArgs(network), '--', 'true'];
   const outcome = await runQuietly(executable, args);
-  if (outcome.code === 0) return { ok: true, executable };
+  if (outcome.code === 0) {
+    if (remembered !== null && key !== null) rememberWorking(remembered, key);
+    return { ok: true, executable };
+  }
+  if (remembered !== null) forgetRemembered(remembered);
   const said = outcome.stderr.trim().split('\n')[0] ?? '';
   return {
     ok: false,

@@ -3,8 +3,9 @@
 // cannot write goald's state or the user's config, cannot kill goald, leaves no process behind, cannot
 // write outside the workspace — and a helpful agent still installs a package and runs the tests.
 
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectToHold, processState, readGoal, readTurns, submitGoal, waitForFinished, waitForGoal } from '../helpers/daemon.js';
@@ -277,6 +278,60 @@ describe('sandbox modes', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
     expect(existsSync(path.join(context.sandbox.home, 'state.json'))).toBe(false);
+  });
+});
+
+describe('the bwrap probe, remembered in GOALD_HOME', () => {
+  it('probes once while nothing it depends on changes; a changed bwrap, and `goald sandbox check`, probe again', async () => {
+    const context = await setup();
+    const { root } = context.sandbox;
+    await mkdir(context.sandbox.home, { mode: 0o700 });
+    // The configured bwrap: the real one, noting each probe (the only call whose command is `true`). A flag
+    // file makes its probe fail while leaving the wrapper itself, and so its key, unchanged.
+    const probes = path.join(root, 'probes.log');
+    const failFlag = path.join(root, 'fail-probe');
+    const wrapper = path.join(root, 'bwrap-wrapper');
+    const realBwrap = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\nfor last; do :; done\nif [ "$last" = true ]; then echo probe >> '${probes}'; [ -e '${failFlag}' ] && { echo 'bwrap: fake failure' >&2; exit 1; }; fi\nexec '${realBwrap}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    const userConfig = path.join(root, 'config', 'goald', 'config.json');
+    await mkdir(path.dirname(userConfig), { recursive: true });
+    await writeFile(userConfig, JSON.stringify({ sandbox: { bwrap: wrapper } }));
+    const start = async (): Promise<void> => {
+      const run = await context.sandbox.run(['start', 'done', '-C', context.workspace, '--agent', 'touch y', '--check', 'test -f x', '--foreground', '--json', ...FAST]);
+      const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.started')?.id);
+      expect((await readTurns(context.sandbox, id)).map((turn) => turn.sandbox), run.stderr).toEqual(['bwrap', 'bwrap']);
+    };
+    const probed = (): number => (existsSync(probes) ? readFileSync(probes, 'utf8').split('\n').filter(Boolean).length : 0);
+
+    await start();
+    expect(probed()).toBe(1);
+    await start();
+    await start();
+    expect(probed()).toBe(1); // remembered: no bwrap started before the first check
+
+    // The executable changed (an upgrade, or another file at its path): probed again, then remembered.
+    await writeFile(wrapper, `${readFileSync(wrapper, 'utf8')}# upgraded\n`);
+    await start();
+    await start();
+    expect(probed()).toBe(2);
+
+    // `goald sandbox check` always probes; a failing probe is reported, and forgets what was remembered.
+    await writeFile(failFlag, '');
+    const check = await context.sandbox.run(['sandbox', 'check', '-C', context.workspace, '--json']);
+    expect(probed()).toBe(3);
+    expect(JSON.parse(check.stdout)).toMatchObject({ bwrap: { works: false, problem: expect.stringContaining('fake failure') } });
+    expect(check.code).toBe(2);
+    const refused = await context.sandbox.run(['start', 'done', '-C', context.workspace, '--agent', 'touch y', '--check', 'test -f x', '--foreground']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('fake failure');
+    expect(probed()).toBe(4);
+    await rm(failFlag);
+    await start();
+    expect(probed()).toBe(5);
   });
 });
 

@@ -22,7 +22,7 @@ export async function runSandboxCheck(rawOptions: Record<string, unknown>, io: C
   const workspace = await resolveWorkspace(path.resolve(io.cwd, options.dir ?? '.'));
   const { sandbox: settings, agent, warnings } = await resolveSandboxSettings({ workspace: workspace.root, flags: readStartFlags(rawOptions), env: io.env });
   const home = resolveGoaldHome(io.env);
-  const sandbox = await openGoalSandbox({ settings, workspace, agent, goaldHome: home, env: io.env }, { refuse: false, probeWhenOff: true });
+  const sandbox = await openGoalSandbox({ settings, workspace, agent, goaldHome: home, env: io.env }, { refuse: false, probeWhenOff: true, freshProbe: true });
   const refused = settings.mode === 'required' && sandbox.problem !== null;
   const report = {
     mode: settings.mode,

@@ -5,6 +5,7 @@
 import { resolveWorkspace, type ResolvedWorkspace } from '../../workspace/find-workspace.js';
 import type { CliIO } from '../io.js';
 import { DEFAULT_SANDBOX } from '../../config/defaults.js';
+import { resolveGoaldHome } from '../../../state/goald-home.js';
 
 /** `goald start` — resolves with the process exit code. */
 export async function runStartCommand(condition: string | undefined, rawOptions: Record<string, unknown>, io: CliIO): Promise<number> {
@@ -29,9 +30,12 @@ function lookUpWorkspaceEarly(dir: unknown, cwd: string): { dir: string; resolve
   return { dir: where, resolved };
 }
 
-// The bubblewrap probe (one `bwrap … true`, 10-20 ms) that prepareGoal awaits, started now with the
-// default settings so it runs while goald loads; prepareGoal gets the cached answer. When the settings turn
-// out to differ (another bwrap, no network), prepareGoal probes those, and this one was only wasted work.
+// The bubblewrap probe (one `bwrap … true`, 10-20 ms, unless GOALD_HOME remembers its answer) that
+// prepareGoal awaits, started now with the default settings so it runs while goald loads; prepareGoal gets
+// the answer. When the settings turn out to differ (another bwrap, no network), prepareGoal probes those,
+// and this one was only wasted work.
 function probeSandboxEarly(env: NodeJS.ProcessEnv): void {
-  void import('../../sandbox/probe.js').then(({ probeBwrap }) => probeBwrap(null, DEFAULT_SANDBOX.network, env)).catch(() => undefined);
+  void import('../../sandbox/probe.js')
+    .then(({ probeBwrap }) => probeBwrap(null, DEFAULT_SANDBOX.network, env, { goaldHome: resolveGoaldHome(env) }))
+    .catch(() => undefined);
 }
