@@ -20,3 +20,18 @@ export function resolveGoaldHome(env: NodeJS.ProcessEnv): string {
   return join(readEnv(env, 'HOME') ?? process.getBuiltinModule('node:os').homedir(), '.local', 'state', 'goald');
 }
 
+
+/**
+ * True when `dir` is a real directory (not a link) of this user that group and others cannot write: where
+ * goald may keep what it later trusts (its caches), even before GOALD_HOME itself has been checked.
+ */
+export function isPrivateDirectory(dir: string): boolean {
+  let stats: import('node:fs').Stats;
+  try {
+    stats = process.getBuiltinModule('node:fs').lstatSync(dir);
+  } catch {
+    return false;
+  }
+  const uid = process.getuid?.();
+  return stats.isDirectory() && (uid === undefined || stats.uid === uid) && (stats.mode & 0o022) === 0;
+}

@@ -9,10 +9,9 @@
 // private (checked, never repaired); anything doubtful means no cache, never an error: it is only speed.
 // Why not the `v8-compile-cache` package: it caches in os.tmpdir() and for every module loaded.
 
-import type { Stats } from 'node:fs';
 import path from 'node:path';
 
-import { resolveGoaldHome } from '../../state/goald-home.js';
+import { isPrivateDirectory, resolveGoaldHome } from '../../state/goald-home.js';
 
 /** The part of a CommonJS module that `Module.prototype._compile` is called on (Node's internal API). */
 interface CompilingModule {
@@ -22,7 +21,6 @@ type Compile = (this: CompilingModule, content: string, filename: string) => unk
 type CompiledWrapper = (exports: unknown, require: NodeJS.Require, module: CompilingModule, filename: string, dirname: string) => unknown;
 
 const PRIVATE_MODE = 0o700;
-const GROUP_OTHER_WRITE = 0o022;
 const CACHE_SUFFIX = '.v8';
 const STALE_VERSION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -44,10 +42,10 @@ export function enableCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = p
   // Node ≥ 22.1 (not in Node 20's typings): the built-in cache, in the same private place.
   const builtIn = (moduleApi as { enableCompileCache?: (directory: string) => unknown }).enableCompileCache;
   if (typeof builtIn === 'function') {
-    if (isTrustedDirectory(root) && prepareDirectory(dir)) builtIn(dir);
+    if (isPrivateDirectory(root) && prepareDirectory(dir)) builtIn(dir);
     return;
   }
-  const readable = isTrustedDirectory(root) && isTrustedDirectory(dir);
+  const readable = isPrivateDirectory(root) && isPrivateDirectory(dir);
   const produced = new Map<string, () => Buffer>();
   // Node's own loader calls `_compile` for each CommonJS file; it is not in the typings.
   const prototype = moduleApi.prototype as unknown as { _compile: Compile };
@@ -103,7 +101,7 @@ function readCache(file: string): Buffer | undefined {
 
 function writeCaches(root: string, dir: string, produced: ReadonlyMap<string, () => Buffer>, bundleDir: string): void {
   // GOALD_HOME may have been created by this very command; a run that never made one leaves none behind.
-  if (!isTrustedDirectory(root) || !prepareDirectory(dir)) return;
+  if (!isPrivateDirectory(root) || !prepareDirectory(dir)) return;
   try {
     for (const [key, data] of produced) {
       const temp = path.join(dir, `${key}.${process.pid}.tmp`);
@@ -137,17 +135,6 @@ function prepareDirectory(dir: string): boolean {
   } catch {
     return false;
   }
-  return isTrustedDirectory(dir) && isTrustedDirectory(path.dirname(dir));
+  return isPrivateDirectory(dir) && isPrivateDirectory(path.dirname(dir));
 }
 
-// A real directory (not a link) of this user that group and others cannot write.
-function isTrustedDirectory(dir: string): boolean {
-  let stats: Stats;
-  try {
-    stats = fs().lstatSync(dir);
-  } catch {
-    return false;
-  }
-  const uid = process.getuid?.();
-  return stats.isDirectory() && (uid === undefined || stats.uid === uid) && (stats.mode & GROUP_OTHER_WRITE) === 0;
-}

@@ -6,12 +6,15 @@
 // state, and the user-namespace sysctls. A key that differs in anything means a fresh probe; so does
 // `goald sandbox`, which is asked to diagnose.
 //
-// The file lives in GOALD_HOME, which no sandboxed turn can see. A stale or forged entry can only make goald
-// use bwrap where bwrap fails: the turns and checks then fail, with bwrap's own message. It can never make
-// goald skip the sandbox: an entry says only that bwrap works.
+// The file lives in GOALD_HOME, which no sandboxed turn can see. It is read and written only when GOALD_HOME
+// and its cache directory are this user's alone, since the probe runs before GOALD_HOME is checked. A stale
+// or forged entry can only make goald use bwrap where bwrap fails: the turns and checks then fail, with
+// bwrap's own message. It can never make goald skip the sandbox: an entry says only that bwrap works.
 
 import { mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+
+import { isPrivateDirectory } from '../../state/goald-home.js';
 
 /** GOALD_HOME/cache/<this>: the remembered probe. */
 export const PROBE_CACHE_FILE = path.join('cache', 'bwrap-probe');
@@ -51,7 +54,7 @@ export function probeKey(executable: string, network: boolean): string | null {
 
 /** True when `file` remembers a working bwrap under exactly `key`. */
 export function isRememberedWorking(file: string, key: string): boolean {
-  return readKeys(file).includes(key);
+  return isPrivateCacheDir(file) && readKeys(file).includes(key);
 }
 
 /**
@@ -59,19 +62,24 @@ export function isRememberedWorking(file: string, key: string): boolean {
  * network setting), the most recent few. Written whole: a temp file renamed into place. Never throws.
  */
 export function rememberWorking(file: string, key: string): void {
+  const cacheDir = path.dirname(file);
+  // This runs before GOALD_HOME is checked: into a home and a cache directory that are this user's only.
+  if (!isPrivateDirectory(path.dirname(cacheDir))) return;
+  try {
+    // The cache directory, not GOALD_HOME itself: a home that does not exist yet is made, and checked, elsewhere.
+    mkdirSync(cacheDir, { mode: 0o700 });
+  } catch {
+    // There already (checked next).
+  }
+  if (!isPrivateDirectory(cacheDir)) return;
   const keys = [key, ...readKeys(file).filter((other) => other !== key)].slice(0, MAX_KEYS);
   const temp = `${file}.${process.pid}.tmp`;
   try {
-    // The cache directory, not GOALD_HOME itself: a home that does not exist yet is made, and checked, elsewhere.
-    mkdirSync(path.dirname(file), { mode: 0o700 });
-  } catch {
-    // There already, or no home: the write below says which.
-  }
-  try {
-    writeFileSync(temp, keys.map((one) => `${one}\n`).join(''), { mode: 0o600 });
+    // `wx`: a file already at the temp name (a dead writer's) is never written through.
+    writeFileSync(temp, keys.map((one) => `${one}\n`).join(''), { mode: 0o600, flag: 'wx' });
     renameSync(temp, file);
   } catch {
-    rmSync(temp, { force: true }); // a read-only or missing home: the next start simply probes again
+    rmSync(temp, { force: true }); // a full disk, or a dead writer's temp file: the next start simply probes again
   }
 }
 
@@ -82,6 +90,11 @@ export function forgetRemembered(file: string): void {
   } catch {
     // A home goald cannot write: nothing it could do about the entry.
   }
+}
+
+function isPrivateCacheDir(file: string): boolean {
+  const cacheDir = path.dirname(file);
+  return isPrivateDirectory(path.dirname(cacheDir)) && isPrivateDirectory(cacheDir);
 }
 
 // Each line one key (JSON: no raw line break); nothing when the file is missing or unreadable.

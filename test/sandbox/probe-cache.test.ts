@@ -1,7 +1,7 @@
 // The remembered bwrap probe: a key of what the answer depends on, several keys side by side, forgotten
 // whole, and nothing remembered where the file cannot be read or written.
 
-import { chmodSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -72,6 +72,27 @@ describe('the remembered probe', () => {
     expect(isRememberedWorking(file, 'key-11')).toBe(true);
     expect(isRememberedWorking(file, 'key-0')).toBe(false);
     expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(8);
+  });
+
+  it('neither reads nor writes in a GOALD_HOME or cache directory that others can write, or through a link', async () => {
+    const home = await tempRoot();
+    const file = path.join(home, PROBE_CACHE_FILE);
+    rememberWorking(file, 'a');
+    expect(isRememberedWorking(file, 'a')).toBe(true);
+    chmodSync(home, 0o770);
+    expect(isRememberedWorking(file, 'a')).toBe(false); // perhaps planted by the group
+    rememberWorking(file, 'b');
+    chmodSync(home, 0o700);
+    expect(isRememberedWorking(file, 'b')).toBe(false);
+    chmodSync(path.dirname(file), 0o757);
+    expect(isRememberedWorking(file, 'a')).toBe(false);
+    chmodSync(path.dirname(file), 0o700);
+    // A cache directory that is a link to another directory of this user's is not written through.
+    const elsewhere = await tempRoot();
+    const linked = await tempRoot();
+    symlinkSync(elsewhere, path.join(linked, path.dirname(PROBE_CACHE_FILE)));
+    rememberWorking(path.join(linked, PROBE_CACHE_FILE), 'c');
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 
   it('never makes GOALD_HOME, and a home it cannot write simply remembers nothing', async () => {
