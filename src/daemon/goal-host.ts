@@ -493,6 +493,12 @@ export class DaemonGoalHost implements GoalHost {
       observers: [createEventLogObserver(this.store.goalDir(goal.id)), { onEvent: (event) => this.emit(goal.id, event) }],
       onTurnDelta: (turn, files) => this.config.onTurnDelta(goal.id, goal.workspace, turn, files),
     });
+    // The workspace's goal.config.json as the goal starts is the config in force and the sealed contract:
+    // both are read before its agent can run, or an edit made early in turn 1, before the watcher was
+    // ready, would be taken for the config in force and never held.
+    await this.config.watch(goal.workspace);
+    if (!restored) await this.config.seal(goal.id, goal.workspace).catch((error: unknown) => this.log(`goal ${goal.id}: contract not sealed: ${String(error)}`));
+    if (this.shuttingDown) return; // the goal stays active in the store; the next daemon runs it
     this.log(`goal ${goal.id} running in ${goal.workspace}`);
     const done = supervisor.run().then(
       (outcome) => {
@@ -527,8 +533,6 @@ export class DaemonGoalHost implements GoalHost {
         }
       }),
     };
-    void this.config.watch(goal.workspace);
-    if (!restored) void this.config.seal(goal.id, goal.workspace).catch((error: unknown) => this.log(`goal ${goal.id}: contract not sealed: ${String(error)}`));
     this.running.set(goal.id, entry);
   }
 
