@@ -100,16 +100,6 @@ export async function runInForeground(
   const firstIndexed = new Promise<void>((resolve) => (markIndexed = resolve));
   const firstSnapshot = snapshotter.snapshot(undefined, () => markIndexed());
   firstSnapshot.catch(() => undefined); // the pre-check awaits it
-  try {
-    await registerGoal(store, goal, prepared.workspaceConfig ?? null);
-  } catch (error) {
-    // Not registered (another goal runs in this workspace): leave no directory behind for it.
-    await firstSnapshot.catch(() => undefined);
-    await rm(store.goalDir(goal.id), { recursive: true, force: true });
-    await abandonWorktree(prepared, store.home);
-    throw error;
-  }
-
   const print = (event: ProgressEvent): void => {
     if (options.json) {
       io.out(JSON.stringify(event));
@@ -120,7 +110,8 @@ export async function runInForeground(
   };
   // Notifications (the user's config.json `notify`): the process waits for them before it exits.
   const notifier = createNotifier({ store, env: process.env, log: (line) => io.err(`goald: ${line}`) });
-  const supervisor = await buildSupervisor({
+  // Built while registration waits on the disk; nothing in it runs until run().
+  const building = buildSupervisor({
     store,
     goal,
     prepared,
@@ -128,6 +119,17 @@ export async function runInForeground(
     owner: 'foreground',
     snapshotter: withSnapshotUnderWay(snapshotter, firstSnapshot, firstIndexed),
   });
+  building.catch(() => undefined); // awaited below, once registered
+  try {
+    await registerGoal(store, goal, prepared.workspaceConfig ?? null);
+  } catch (error) {
+    // Not registered (another goal runs in this workspace): leave no directory behind for it.
+    await firstSnapshot.catch(() => undefined);
+    await rm(store.goalDir(goal.id), { recursive: true, force: true });
+    await abandonWorktree(prepared, store.home);
+    throw error;
+  }
+  const supervisor = await building;
 
   // Ctrl-C / SIGTERM stop the goal cleanly: the agent's group is killed and the goal recorded as stopped.
   const onSignal = (signal: NodeJS.Signals): void => supervisor.stop(`interrupted by ${signal}`);
