@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { quoteForShell } from '../agents/shell-quote.js';
 import { GoaldError } from '../errors.js';
 import { terminateGroup } from '../process/terminate-group.js';
+import { splitFirstLine } from './first-line.js';
 
 /**
  * Variables that would point git at another repository, index or object store than the one goald means.
@@ -183,37 +184,19 @@ export async function addAndWriteTree(
   const label = `${subcommandOf(addArgs) ?? 'add'} + ${subcommandOf(writeTreeArgs) ?? 'write-tree'}${then} (one shell)`;
   const { onIndexed, ...gitOptions } = options;
   if (onIndexed === undefined) return runHardenedGit([label], gitOptions, ['/bin/sh', ['-c', script]]);
-  const indexed = afterMarkerLine(onIndexed, gitOptions.onStdout);
-  const result = await runHardenedGit([label], { ...gitOptions, onStdout: indexed.onStdout }, ['/bin/sh', ['-c', script]]);
-  return gitOptions.onStdout === undefined ? { ...result, stdout: indexed.collected() } : result;
+  const collected: Buffer[] = [];
+  const deliver = gitOptions.onStdout ?? ((chunk: Buffer): void => void collected.push(chunk));
+  const onStdout = splitFirstLine((line) => {
+    if (line.toString('utf8') === INDEXED_LINE) onIndexed();
+    else deliver(Buffer.concat([line, Buffer.from('\n')])); // not the marker: whoever reads the output says so
+    return deliver;
+  });
+  const result = await runHardenedGit([label], { ...gitOptions, onStdout }, ['/bin/sh', ['-c', script]]);
+  return gitOptions.onStdout === undefined ? { ...result, stdout: Buffer.concat(collected).toString('utf8') } : result;
 }
 
 // The line the snapshot's shell prints between `git add` and write-tree (a tree id is hex: never this).
 const INDEXED_LINE = 'indexed';
-
-// Splits the shell's stdout at its marker line: `onMarker` on that line, then every byte after it to
-// `deliver`, or collected when there is no `deliver`.
-function afterMarkerLine(onMarker: () => void, deliver?: (chunk: Buffer) => void): { onStdout: (chunk: Buffer) => void; collected: () => string } {
-  let head: Buffer | null = Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  const pass = deliver ?? ((chunk: Buffer): void => void chunks.push(chunk));
-  return {
-    onStdout(chunk) {
-      if (head === null) {
-        pass(chunk);
-        return;
-      }
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf(0x0a);
-      if (end === -1) return;
-      const rest = head.subarray(end + 1);
-      head = null;
-      onMarker();
-      if (rest.length > 0) pass(rest);
-    },
-    collected: () => Buffer.concat(chunks).toString('utf8'),
-  };
-}
 
 function runHardenedGit(args: readonly string[], options: RunGitOptions, program?: [string, string[]]): Promise<GitResult> {
   const { signal } = options;

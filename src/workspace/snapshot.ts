@@ -9,6 +9,7 @@ import path from 'node:path';
 import { GoaldError } from '../errors.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
 import { addAndWriteTree, runGit } from './git.js';
+import { splitFirstLine } from './first-line.js';
 import { createTreeReader } from './tree-reader.js';
 import type { FileChange, Snapshotter, TurnDelta } from './types.js';
 
@@ -118,7 +119,6 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
       // The snapshot's shell becomes `diff-tree --stdin` once write-tree has printed the tree: the pairs
       // are written to its stdin as soon as that line arrives, and the rest of its output is the diff.
       const pairsIn = new PassThrough();
-      let head = Buffer.alloc(0);
       let diff: { tree: string; stream: DiffTreeStream } | null = null;
       let treeLine: (tree: string) => void = () => undefined;
       let noTree: (error: unknown) => void = () => undefined;
@@ -126,15 +126,8 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
         treeLine = resolve;
         noTree = reject;
       });
-      const onStdout = (chunk: Buffer): void => {
-        if (diff !== null) {
-          diff.stream.push(chunk);
-          return;
-        }
-        head = Buffer.concat([head, chunk]);
-        const end = head.indexOf(0x0a);
-        if (end === -1) return;
-        const toTree = head.subarray(0, end).toString('utf8').trim();
+      const onStdout = splitFirstLine((line) => {
+        const toTree = line.toString('utf8').trim();
         const requests = diffSincePairs(fromTree, toTree, baseTree);
         let input: string;
         try {
@@ -142,14 +135,14 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
         } catch (error) {
           pairsIn.end(); // diff-tree reads nothing and ends; the run reports this
           noTree(error);
-          return;
+          return () => undefined;
         }
-        diff = { tree: toTree, stream: new DiffTreeStream(requests, { keepPatchBytes: DELTA_PATCH_KEEP_BYTES }) };
+        const stream = new DiffTreeStream(requests, { keepPatchBytes: DELTA_PATCH_KEEP_BYTES });
+        diff = { tree: toTree, stream };
         pairsIn.end(input);
         treeLine(toTree);
-        const rest = head.subarray(end + 1);
-        if (rest.length > 0) diff.stream.push(rest);
-      };
+        return (chunk) => stream.push(chunk);
+      });
       const options = { cwd, env, signal, input: pairsIn, onStdout, ...(onIndexed ? { onIndexed } : {}) };
       const run = queue.then(() => addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], options, DIFF_STDIN_ARGS));
       queue = run.catch(() => undefined);
