@@ -708,31 +708,39 @@ export class GoalSupervisor {
     return { evaluator, snapshotter, settings: this.settings, previousVerdict: this.lastVerdict, signal: this.session.abortSignal };
   }
 
-  // The snapshot, and the checks started as soon as it has read the work tree (its `git add`): they may
-  // change the work tree, and run beside the rest of the snapshot (write-tree, the diffs), which reads only
-  // the index and objects. A snapshot that fails after that waits for its checks before it throws.
+  // The snapshot, and the checks run as soon as it has read the work tree (its `git add`): they may change
+  // the work tree, and run beside the rest of the snapshot (write-tree, the diffs), which reads only the
+  // index and objects. The first check's process is started beside the snapshot and held until then, so
+  // its sandbox is set up meanwhile (workspace/checks.ts). A snapshot that fails before that moment ends
+  // the held process, no check having run; one that fails after it waits for the checks before it throws.
   private async snapshotBesideChecks<T>(
     snapshot: (onIndexed: () => void) => Promise<T>,
   ): Promise<{ snapshot: T; checks: Promise<CheckResult[] | null> }> {
-    let checks = null as Promise<CheckResult[] | null> | null; // (a cast: set in the callback, which narrowing cannot see)
-    const startChecks = (): Promise<CheckResult[] | null> => {
-      if (checks === null) {
-        checks = this.runChecks();
-        checks.catch(() => undefined); // awaited by the caller, or below
-      }
-      return checks;
-    };
+    let markIndexed = (): void => undefined;
+    let failBeforeIndexed: (error: unknown) => void = () => undefined;
+    const indexed = new Promise<void>((resolve, reject) => {
+      markIndexed = resolve;
+      failBeforeIndexed = reject;
+    });
+    const taking = snapshot(markIndexed);
+    taking.catch(() => undefined); // awaited below
+    // The snapshot's process is started first (the longer path): each fork holds this thread ~2 ms.
+    await new Promise((resolve) => setImmediate(resolve));
+    const checks = this.runChecks(indexed);
+    checks.catch(() => undefined); // awaited by the caller, or below
     try {
-      const taken = await snapshot(() => void startChecks());
-      return { snapshot: taken, checks: startChecks() };
+      const taken = await taking;
+      markIndexed(); // no marker was seen: the checks run now, after the whole snapshot
+      return { snapshot: taken, checks };
     } catch (error) {
-      await checks?.catch(() => undefined);
+      failBeforeIndexed(error); // once indexed, this changes nothing
+      await checks.catch(() => undefined);
       throw error;
     }
   }
 
   // Checks, or null when the goal was stopped or detached while they ran (the runner rejects on abort).
-  private async runChecks(): Promise<CheckResult[] | null> {
+  private async runChecks(opened?: Promise<void>): Promise<CheckResult[] | null> {
     try {
       // Each check's group is recorded as it starts, so a daemon that dies mid-check can kill what it left
       // (state/running-checks.ts: a small file of the goal's own, not a state.json write per check).
@@ -746,7 +754,7 @@ export class GoalSupervisor {
         } catch (error) {
           unrecorded ??= error instanceof Error ? error : new Error(String(error)); // thrown once the checks are over, like any failed write of goald's files
         }
-      }, this.deps.sandbox?.forChecks() ?? null);
+      }, this.deps.sandbox?.forChecks() ?? null, opened);
       if (unrecorded !== null) throw unrecorded;
       return this.session.isInterrupted() ? null : checks;
     } catch (error) {

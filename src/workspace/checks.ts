@@ -1,5 +1,7 @@
 // Runs the goal's checks: shell commands whose exit status is ground truth. Each runs in its own process
-// group so a timeout or a stop takes down everything the check started, grandchildren included.
+// group so a timeout or a stop takes down everything the check started, grandchildren included. A check's
+// process is started ahead of the check (GATE): bwrap's set-up (~5 ms) and the fork then happen while the
+// snapshot reads the work tree, or while the check before it runs, not on the way to its result.
 
 import { performance } from 'node:perf_hooks';
 
@@ -33,60 +35,102 @@ export interface CheckRunnerOptions {
 /**
  * Creates the runner for a goal's checks. `run` never throws for a failing or timed-out check. When the
  * signal aborts, it signals the running check's group (SIGTERM, SIGKILL after SIGKILL_GRACE_MS) and
- * rejects at once with the signal's reason; later checks do not start.
+ * rejects at once with the signal's reason; later checks do not run (the next one's waiting shell is ended).
  */
 export function createCheckRunner(options: CheckRunnerOptions): CheckRunner {
   const env = buildCheckEnv({ ...withoutRepoLocationEnv(), ...options.env }, options.passEnv);
   return {
-    async run(signal, onGroup, sandbox) {
+    async run(signal, onGroup, sandbox, opened) {
+      const { checks } = options;
+      if (signal?.aborted) throw signal.reason;
+      const start = (index: number, gate: Promise<void> | null): HeldCheck | null => {
+        const check = checks[index];
+        if (check === undefined) return null;
+        const held = startCheck(check, { cwd: options.workspace, env, signal, onGroup, sandbox, gate });
+        held.result.catch(() => undefined); // awaited below, unless an earlier check failed the run first
+        return held;
+      };
       const results: CheckResult[] = [];
-      for (const check of options.checks) {
-        if (signal?.aborted) throw signal.reason;
-        results.push(await runCheck(check, options.workspace, env, signal, onGroup, sandbox));
+      let current = start(0, opened ?? null);
+      if (current === null) await opened; // no checks: done once the first one would have run
+      for (let index = 0; current !== null; index += 1) {
+        // The next check's process is set up (the fork of its shell, its sandbox) while this one runs, and
+        // runs the check only once this one has ended.
+        const running = current;
+        const next = running.released.then(() => start(index + 1, running.result.then(() => undefined)));
+        next.catch(() => undefined); // rejects only with this one's own failure, met below
+        results.push(await running.result);
+        current = await next;
       }
       return results;
     },
   };
 }
 
-/** Runs one check to completion or timeout; rejects only when `signal` aborts. */
-function runCheck(
-  check: CheckSpec,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  signal?: AbortSignal,
-  onGroup?: (group: CheckGroup) => void,
-  sandbox?: SandboxWrap | null,
-): Promise<CheckResult> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  const started = performance.now();
-  return new Promise<CheckResult>((resolve, reject) => {
-    // The shell leads a new process group, so terminating it reaches all it started; the token in its
-    // environment reaches what left the group.
-    const token = newProcessToken();
-    const forksBefore = readForkCount();
-    const child = spawnGroupLeader('sh', ['-c', check.run], { cwd, env, stdin: 'ignore', token, sandbox });
-    if (child.pid !== undefined) onGroup?.({ pid: child.pid, startTime: readProcessStartTime(child.pid), token });
-    const tail = createTail(OUTPUT_TAIL_BYTES);
-    // The test runner's counts, read from the whole output as it streams (test-counts.ts).
-    const counter = createTestCounter();
-    let timedOut = false;
-    let settled = false;
-    let terminating = false;
-    let timeoutTimer: NodeJS.Timeout | undefined;
+// A check's shell started ahead of its turn waits here, before anything of the check runs: one line on
+// stdin ("go") releases it, and stdin is /dev/null again for the check, as for one started at once. The
+// line never comes when goald ends it or dies: the shell then exits with 125 and runs nothing.
+const GATE = 'read -r goald_gate || exit 125; unset goald_gate; exec </dev/null; ';
 
-    // Settles once nothing the check started in its group (or sandbox) runs: a server it left behind must
-    // not hold its port while the next check starts. The sweep for processes that left the group is not
-    // waited for.
-    let groupGone: Promise<unknown> = Promise.resolve();
-    const killGroup = (): Promise<unknown> => {
-      if (terminating || child.pid === undefined) return groupGone;
-      terminating = true;
-      const leader = child.pid;
-      groupGone = terminateGroup(leader, { graceMs: SIGKILL_GRACE_MS });
-      void groupGone.then(() => killMarkedProcesses(token, { bornAfter: { pid: leader, forksBefore } }));
-      return groupGone;
-    };
+/** A check's process, started; `released` settles when the check itself may run, `result` when it has. */
+interface HeldCheck {
+  released: Promise<void>;
+  result: Promise<CheckResult>;
+}
+
+interface StartOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+  onGroup?: ((group: CheckGroup) => void) | undefined;
+  sandbox?: SandboxWrap | null | undefined;
+  /** Null: the check runs at once. Otherwise its shell is started now and runs the check once this resolves. */
+  gate: Promise<void> | null;
+}
+
+/**
+ * Starts one check; its result comes once it has run to completion or timeout, and rejects only when the
+ * signal aborts or its gate rejects. Its time and its timeout count from its release.
+ */
+function startCheck(check: CheckSpec, options: StartOptions): HeldCheck {
+  const { signal, onGroup, sandbox, gate } = options;
+  if (signal?.aborted) {
+    const aborted = Promise.reject(signal.reason);
+    return { released: aborted, result: aborted };
+  }
+  // The shell leads a new process group, so terminating it reaches all it started; the token in its
+  // environment reaches what left the group.
+  const token = newProcessToken();
+  const forksBefore = readForkCount();
+  const script = gate === null ? check.run : `${GATE}${check.run}`;
+  const child = spawnGroupLeader('sh', ['-c', script], { cwd: options.cwd, env: options.env, stdin: gate === null ? 'ignore' : 'pipe', token, sandbox });
+  if (child.pid !== undefined) onGroup?.({ pid: child.pid, startTime: readProcessStartTime(child.pid), token });
+  // A shell that ended before its release (bwrap could not set up) leaves nothing to write to.
+  child.stdin?.on('error', () => undefined);
+  let started = performance.now();
+  const tail = createTail(OUTPUT_TAIL_BYTES);
+  // The test runner's counts, read from the whole output as it streams (test-counts.ts).
+  const counter = createTestCounter();
+  let timedOut = false;
+  let settled = false;
+  let terminating = false;
+  let timeoutTimer: NodeJS.Timeout | undefined;
+
+  // Settles once nothing the check started in its group (or sandbox) runs: a server it left behind must
+  // not hold its port while the next check starts. The sweep for processes that left the group is not
+  // waited for.
+  let groupGone: Promise<unknown> = Promise.resolve();
+  const killGroup = (): Promise<unknown> => {
+    if (terminating || child.pid === undefined) return groupGone;
+    terminating = true;
+    const leader = child.pid;
+    groupGone = terminateGroup(leader, { graceMs: SIGKILL_GRACE_MS });
+    void groupGone.then(() => killMarkedProcesses(token, { bornAfter: { pid: leader, forksBefore } }));
+    return groupGone;
+  };
+
+  const released = gate ?? Promise.resolve();
+  const result = new Promise<CheckResult>((resolve, reject) => {
     const settle = (fn: () => void): void => {
       if (settled) return;
       settled = true;
@@ -100,13 +144,25 @@ function runCheck(
     };
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    // A timeout of 0 (or less) means the check may run as long as it likes.
-    if (check.timeoutMs > 0 && Number.isFinite(check.timeoutMs)) {
-      timeoutTimer = setTimeout(() => {
-        timedOut = true;
+    released.then(
+      () => {
+        if (settled || terminating) return;
+        started = performance.now();
+        child.stdin?.end('go\n');
+        // A timeout of 0 (or less) means the check may run as long as it likes.
+        if (check.timeoutMs > 0 && Number.isFinite(check.timeoutMs)) {
+          timeoutTimer = setTimeout(() => {
+            timedOut = true;
+            void killGroup();
+          }, check.timeoutMs);
+        }
+      },
+      (reason: unknown) => {
+        // Never released: nothing of the check ran.
         void killGroup();
-      }, check.timeoutMs);
-    }
+        settle(() => reject(reason));
+      },
+    );
 
     child.stdout.on('data', (chunk: Buffer) => {
       tail.push(chunk);
@@ -139,6 +195,7 @@ function runCheck(
       void groupGone.then(() => settle(() => resolve(resultOf(check, code, timedOut, started, tail.text(), counter))));
     });
   });
+  return { released, result };
 }
 
 function resultOf(

@@ -101,6 +101,9 @@ export interface CheckRunner {
   /**
    * Runs every check in order in the workspace; never throws for a failing check. `onGroup` hears of each
    * check's process group as it starts. With `sandbox`, each check runs inside it (src/sandbox/).
+   * With `opened`, the first check's process (its sandbox included) starts at once but runs nothing of the
+   * check until `opened` resolves; when `opened` rejects, that process is ended and run rejects with the
+   * same reason.
    */
-  run(signal?: AbortSignal, onGroup?: (group: CheckGroup) => void, sandbox?: SandboxWrap | null): Promise<CheckResult[]>;
+  run(signal?: AbortSignal, onGroup?: (group: CheckGroup) => void, sandbox?: SandboxWrap | null, opened?: Promise<void>): Promise<CheckResult[]>;
 }

@@ -93,6 +93,30 @@ describe('spawnAgentProcess in the sandbox', () => {
     }
   });
 
+  it('a held check sets its sandbox up and runs nothing until released; a refused one leaves nothing behind', async () => {
+    const { workspace, sandbox } = await requiredSandbox();
+    const runner = createCheckRunner({ workspace, checks: [{ name: 'held', run: 'touch ran; test "$(readlink /proc/self/fd/0)" = /dev/null', timeoutMs: 30_000 }] });
+    let open = (): void => undefined;
+    const groups: number[] = [];
+    const released = runner.run(undefined, (group) => groups.push(group.pid), sandbox.forChecks(), new Promise<void>((resolve) => (open = resolve)));
+    await expect.poll(() => groups.length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(path.join(workspace, 'ran'))).toBe(false);
+    open();
+    const [result] = await released;
+    expect(result).toMatchObject({ passed: true, outputTail: '' });
+    expect(existsSync(path.join(workspace, 'ran'))).toBe(true);
+
+    let refuse: (reason: Error) => void = () => undefined;
+    const refused = runner.run(undefined, (group) => groups.push(group.pid), sandbox.forChecks(), new Promise<void>((_resolve, reject) => (refuse = reject)));
+    await expect.poll(() => groups.length).toBe(2);
+    await rm(path.join(workspace, 'ran'));
+    refuse(new Error('not registered'));
+    await expect(refused).rejects.toThrow('not registered');
+    await expect.poll(() => isProcessRunning(groups[1] ?? 0)).toBe(false);
+    expect(existsSync(path.join(workspace, 'ran'))).toBe(false);
+  });
+
   it('an agent whose leftovers hold no pipe: nothing is left once its turn is done', async () => {
     const setup = await requiredSandbox();
     const { marker } = setup;

@@ -10,7 +10,7 @@ import type { CheckSpec } from '../../src/config/types.js';
 import { SIGKILL_GRACE_MS } from '../../src/process/terminate-group.js';
 import { checksSignature, createCheckRunner, OUTPUT_TAIL_BYTES, summarizeChecks } from '../../src/workspace/checks.js';
 import type { CheckGroup, CheckResult } from '../../src/workspace/types.js';
-import { waitUntilGone } from '../helpers/processes.js';
+import { isProcessRunning as isProcessRunningNow, waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 
 async function workspace(): Promise<string> {
@@ -174,6 +174,99 @@ describe('createCheckRunner', () => {
     const runner = createCheckRunner({ workspace: dir, checks: [check('quick', 'exit 0', 0)] });
     const [result] = await runner.run();
     expect(result).toMatchObject({ passed: true, timedOut: false });
+  });
+});
+
+// A check's process starts ahead of the check (its sandbox set up meanwhile) and runs nothing until released.
+describe('createCheckRunner with its first check held', () => {
+  /** A promise with its settlers, for the `opened` gate. */
+  function gate(): { opened: Promise<void>; open: () => void; refuse: (reason: Error) => void } {
+    let open = (): void => undefined;
+    let refuse: (reason: Error) => void = () => undefined;
+    const opened = new Promise<void>((resolve, reject) => {
+      open = resolve;
+      refuse = reject;
+    });
+    return { opened, open, refuse };
+  }
+
+  test('the held check runs only once released; its time and its timeout count from then; its stdin is /dev/null', async () => {
+    const dir = await workspace();
+    const { opened, open } = gate();
+    const groups: CheckGroup[] = [];
+    // A 1 s timeout, released after 1.2 s: counted from the start of its process, the check would time out.
+    const runner = createCheckRunner({
+      workspace: dir,
+      checks: [check('held', 'touch ran; sleep 0.1; test "$(readlink /proc/self/fd/0)" = /dev/null', 1_000)],
+    });
+    const running = runner.run(undefined, (group) => groups.push(group), null, opened);
+    await expect.poll(() => groups.length).toBe(1);
+    expect(isProcessRunningNow(groups[0]?.pid ?? 0)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(existsSync(path.join(dir, 'ran'))).toBe(false);
+    open();
+    const [result] = await running;
+    expect(result).toMatchObject({ passed: true, timedOut: false, exitCode: 0, outputTail: '' });
+    expect(existsSync(path.join(dir, 'ran'))).toBe(true);
+    expect(result?.durationMs).toBeGreaterThanOrEqual(100);
+    expect(result?.durationMs).toBeLessThan(1_200);
+  });
+
+  test('a refused gate ends the held process with nothing of the check run, and run rejects with its reason', async () => {
+    const dir = await workspace();
+    const { opened, refuse } = gate();
+    const groups: CheckGroup[] = [];
+    const runner = createCheckRunner({ workspace: dir, checks: [check('never', 'touch ran'), check('nor this', 'touch ran-too')] });
+    const running = runner.run(undefined, (group) => groups.push(group), null, opened);
+    await expect.poll(() => groups.length).toBe(1);
+    refuse(new Error('the snapshot failed'));
+    await expect(running).rejects.toThrow('the snapshot failed');
+    await waitUntilGone(groups[0]?.pid ?? 0);
+    expect(groups).toHaveLength(1);
+    expect(existsSync(path.join(dir, 'ran'))).toBe(false);
+    expect(existsSync(path.join(dir, 'ran-too'))).toBe(false);
+  });
+
+  test('an abort while held ends the held process and runs nothing', async () => {
+    const dir = await workspace();
+    const { opened } = gate();
+    const groups: CheckGroup[] = [];
+    const controller = new AbortController();
+    const runner = createCheckRunner({ workspace: dir, checks: [check('never', 'touch ran')] });
+    const running = runner.run(controller.signal, (group) => groups.push(group), null, opened);
+    await expect.poll(() => groups.length).toBe(1);
+    controller.abort(new Error('goal stopped'));
+    await expect(running).rejects.toThrow('goal stopped');
+    await waitUntilGone(groups[0]?.pid ?? 0);
+    expect(existsSync(path.join(dir, 'ran'))).toBe(false);
+  });
+
+  test("each later check's process starts while the one before runs, and runs its check only after that one ended", async () => {
+    const dir = await workspace();
+    const order = path.join(dir, 'order');
+    const seenAtGroup: boolean[] = [];
+    const runner = createCheckRunner({
+      workspace: dir,
+      checks: [check('first', `sleep 0.3; echo first >> ${order}`), check('second', `echo second >> ${order}`), check('third', `echo third >> ${order}`)],
+    });
+    const results = await runner.run(undefined, () => seenAtGroup.push(existsSync(order)));
+    expect(results.map((result) => result.passed)).toEqual([true, true, true]);
+    expect(await readFile(order, 'utf8')).toBe('first\nsecond\nthird\n');
+    // The second check's process was reported before the first check wrote anything.
+    expect(seenAtGroup.slice(0, 2)).toEqual([false, false]);
+  });
+
+  test('no checks: run resolves once released, and rejects with a refused gate', async () => {
+    const dir = await workspace();
+    const runner = createCheckRunner({ workspace: dir, checks: [] });
+    const first = gate();
+    const running = runner.run(undefined, undefined, null, first.opened);
+    first.open();
+    await expect(running).resolves.toEqual([]);
+    const second = gate();
+    const refused = runner.run(undefined, undefined, null, second.opened);
+    second.refuse(new Error('refused'));
+    await expect(refused).rejects.toThrow('refused');
   });
 });
 
