@@ -66,6 +66,34 @@ describe('exchangeOverSocket', () => {
     await expect(exchangeOverSocket(socketPath, get())).resolves.toEqual({ status: 404, body: '{"a":1}' });
   });
 
+  test('resolves once the whole reply has arrived, without waiting for the server to close', async () => {
+    // Each reply comes in pieces, split inside its head, its size lines and before its last chunk, and the
+    // connection then stays open: only reading to the reply's own end resolves it.
+    const replies = [
+      ['HTTP/1.1 200 OK\r\nContent-Le', 'ngth: 12\r\n\r\n{"goals"', ':[]}'],
+      ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n', 'a\r\n{"goals":[', '\r\n', '2\r\n]}\r\n', '0\r\n\r\n'],
+    ];
+    const { socketPath } = await startRawServer((request, socket) => {
+      const pieces = replies.shift() ?? [];
+      const writeNext = (): void => {
+        const piece = pieces.shift();
+        if (piece !== undefined) socket.write(piece, () => setTimeout(writeNext, 20));
+      };
+      writeNext();
+    });
+    // (A reader that waits for the close would get the timeout's error instead.)
+    const waitAtMost = get({ timeoutMs: 2_000, onTimeout: () => new Error('still waiting for the close') });
+    await expect(exchangeOverSocket(socketPath, waitAtMost)).resolves.toEqual({ status: 200, body: '{"goals":[]}' });
+    await expect(exchangeOverSocket(socketPath, waitAtMost)).resolves.toEqual({ status: 200, body: '{"goals":[]}' });
+  });
+
+  test('a reply with neither a length nor chunks is read to the close', async () => {
+    const { socketPath } = await startRawServer((request, socket) => {
+      socket.write('HTTP/1.1 200 OK\r\n\r\n{"goals"', () => setTimeout(() => socket.end(':[]}'), 50));
+    });
+    await expect(exchangeOverSocket(socketPath, get())).resolves.toEqual({ status: 200, body: '{"goals":[]}' });
+  });
+
   test('a reply cut short, or none at all, rejects', async () => {
     const replies = ['HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"goals":[', 'HTTP/1.1 200 OK\r\nContent-', '', 'SSH-2.0-OpenSSH\r\n\r\n'];
     const { socketPath } = await startRawServer((request, socket) => socket.end(replies.shift() ?? ''));
