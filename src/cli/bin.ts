@@ -21,7 +21,13 @@ async function run(argv: readonly string[]): Promise<number> {
   enableCompileCache(import.meta.dirname);
   const { runFastCommand } = await import('./fast-command.js');
   const code = await runFastCommand(argv.slice(2));
-  if (code !== null) return code;
+  if (code !== null) {
+    // A fast command leaves nothing running once it has answered: exit now rather than wait for Node to
+    // tear the environment down (~1.5 ms of `goald status`), unless output is still queued (an
+    // asynchronous stdout: a pipe outside Linux), which process.exit() would drop.
+    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+    return code;
+  }
   const { main } = await import('./main.js');
   return main([...argv]);
 }
