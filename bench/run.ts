@@ -187,6 +187,9 @@ function benchesFor(argv: string[]): Bench[] {
           figure('sandbox', 'trivial check (`true`)', r.checkMs, 'ms'),
           figure('sandbox', 'the same check in bwrap', r.sandboxedCheckMs, 'ms'),
           figure('sandbox', 'added per check by the sandbox', r.checkAddedMs, 'ms', SANDBOX_ADDED_TARGET_MS),
+          figure('sandbox', 'the check started ahead and timed from its release (as the supervisor runs it)', r.heldCheckMs, 'ms'),
+          figure('sandbox', 'the same held check in bwrap', r.heldSandboxedCheckMs, 'ms'),
+          figure('sandbox', "added per check to a turn's path (held as the supervisor holds it)", r.heldCheckAddedMs, 'ms', SANDBOX_ADDED_TARGET_MS),
         ];
       },
     },

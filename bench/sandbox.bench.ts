@@ -1,7 +1,9 @@
 // What the bubblewrap sandbox adds (issue 14: target ≤ 15 ms per turn at the median): a trivial agent turn
 // (`true` through the command adapter: spawn, transcript, group reaping) and a trivial check (`true` through
 // the check runner), each with and without the sandbox, interleaved so drift hits both alike. The sandboxed
-// side includes building the turn's view and bwrap arguments, as the supervisor does every turn.
+// side includes building the turn's view and bwrap arguments, as the supervisor does every turn. A check as
+// the supervisor runs it is also timed: its process started ahead and held (as while the snapshot's `git
+// add` runs; 20 ms here), then timed from its release to its result, so bwrap's set-up is not in it.
 // Run alone with `node dist/bench/sandbox.bench.js [--runs N]` after `npm run build`.
 
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
@@ -28,6 +30,11 @@ export interface SandboxBenchResult {
   checkMs: number;
   sandboxedCheckMs: number;
   checkAddedMs: number;
+  /** The check held 20 ms first (as the supervisor holds it during the snapshot), timed from its release. */
+  heldCheckMs: number;
+  heldSandboxedCheckMs: number;
+  /** heldSandboxedCheckMs − heldCheckMs: what the sandbox adds to a turn's path per check. */
+  heldCheckAddedMs: number;
 }
 
 /** Measures a trivial turn and a trivial check, each with and without bwrap (medians of `runs`). */
@@ -80,17 +87,33 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       if (result?.passed !== true) throw new Error(`the trivial check failed: ${result?.outputTail ?? ''}`);
       return performance.now() - started;
     };
-    const times = { turn: [] as number[], sandboxedTurn: [] as number[], check: [] as number[], sandboxedCheck: [] as number[] };
+    const HOLD_MS = 20;
+    const runHeldCheck = async (sandboxed: boolean): Promise<number> => {
+      let release = (): void => undefined;
+      const opened = new Promise<void>((resolve) => (release = resolve));
+      const running = checks.run(undefined, undefined, sandboxed ? sandbox.forChecks() : null, opened);
+      await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+      const started = performance.now();
+      release();
+      const [result] = await running;
+      if (result?.passed !== true) throw new Error(`the trivial held check failed: ${result?.outputTail ?? ''}`);
+      return performance.now() - started;
+    };
+    const times = { turn: [] as number[], sandboxedTurn: [] as number[], check: [] as number[], sandboxedCheck: [] as number[], heldCheck: [] as number[], heldSandboxedCheck: [] as number[] };
     // One warm-up of each, then interleaved runs.
     await runTurn(false);
     await runTurn(true);
     await runCheck(false);
     await runCheck(true);
+    await runHeldCheck(false);
+    await runHeldCheck(true);
     for (let index = 0; index < runs; index += 1) {
       times.turn.push(await runTurn(false));
       times.sandboxedTurn.push(await runTurn(true));
       times.check.push(await runCheck(false));
       times.sandboxedCheck.push(await runCheck(true));
+      times.heldCheck.push(await runHeldCheck(false));
+      times.heldSandboxedCheck.push(await runHeldCheck(true));
     }
     const turnMs = median(times.turn);
     const sandboxedTurnMs = median(times.sandboxedTurn);
@@ -104,6 +127,9 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       checkMs: round(checkMs),
       sandboxedCheckMs: round(sandboxedCheckMs),
       checkAddedMs: round(sandboxedCheckMs - checkMs),
+      heldCheckMs: round(median(times.heldCheck)),
+      heldSandboxedCheckMs: round(median(times.heldSandboxedCheck)),
+      heldCheckAddedMs: round(median(times.heldSandboxedCheck) - median(times.heldCheck)),
     };
   } finally {
     await rm(root, { recursive: true, force: true });
