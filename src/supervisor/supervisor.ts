@@ -167,6 +167,8 @@ export class GoalSupervisor {
   private bestChecks: CheckResult[] | null = null;
   /** A rollback since the last turn: the next prompt says so under its own heading. */
   private rollbackNote: RollbackNote | null = null;
+  /** The pre-check, when beginPrecheck() started it before run(). */
+  private earlyPrecheck: { startedAt: number; taken: Promise<{ snapshot: string; checks: Promise<CheckResult[] | null> }> } | null = null;
   /** The write that recorded the agent's spawn; the turn waits for it before going on. */
   private spawnRecorded: Promise<void> = Promise.resolve();
   /** Guidance (`goald say`) queued for the next prompt, and what the current turn's prompt carried. */
@@ -285,6 +287,19 @@ export class GoalSupervisor {
     return 'done';
   }
 
+  /**
+   * Starts the pre-check before run() does (a foreground start, while its goal is being registered): its
+   * snapshot, and its first check's process, which runs nothing of the check until `registered` resolves.
+   * When it rejects (the goal was refused), that process is ended, no check having run; run() is then not
+   * to be called.
+   */
+  beginPrecheck(registered: Promise<void>): void {
+    if (this.earlyPrecheck !== null) return;
+    const taken = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed), registered);
+    taken.catch(() => undefined); // awaited by precheck()
+    this.earlyPrecheck = { startedAt: this.session.now(), taken };
+  }
+
   /** Pauses at the next turn boundary, or now (SIGSTOP to the agent's group); resolves once stored. */
   pause(now: boolean): Promise<void> {
     return this.session.pause(now);
@@ -317,9 +332,14 @@ export class GoalSupervisor {
 
   // Turn 0: snapshot and checks before any agent token is spent.
   private async precheck(): Promise<void> {
-    const startedAt = this.session.now();
-    if (this.failIfWorkspaceGone()) return;
-    const taken = await this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed));
+    const early = this.earlyPrecheck;
+    this.earlyPrecheck = null;
+    const startedAt = early?.startedAt ?? this.session.now();
+    if (this.failIfWorkspaceGone()) {
+      await early?.taken.then((taken) => taken.checks).catch(() => undefined); // nothing of it left running
+      return;
+    }
+    const taken = await (early?.taken ?? this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed)));
     const tree = taken.snapshot;
     const checks = await taken.checks;
     if (checks === null) return;
@@ -715,6 +735,7 @@ export class GoalSupervisor {
   // the held process, no check having run; one that fails after it waits for the checks before it throws.
   private async snapshotBesideChecks<T>(
     snapshot: (onIndexed: () => void) => Promise<T>,
+    alsoAwait: Promise<void> = Promise.resolve(),
   ): Promise<{ snapshot: T; checks: Promise<CheckResult[] | null> }> {
     let markIndexed = (): void => undefined;
     let failBeforeIndexed: (error: unknown) => void = () => undefined;
@@ -726,7 +747,7 @@ export class GoalSupervisor {
     taking.catch(() => undefined); // awaited below
     // The snapshot's process is started first (the longer path): each fork holds this thread ~2 ms.
     await new Promise((resolve) => setImmediate(resolve));
-    const checks = this.runChecks(indexed);
+    const checks = this.runChecks(Promise.all([indexed, alsoAwait]).then(() => undefined));
     checks.catch(() => undefined); // awaited by the caller, or below
     try {
       const taken = await taking;

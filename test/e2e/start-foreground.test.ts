@@ -5,9 +5,11 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/errors.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { gitdir } from '../helpers/gitdir.js';
-import { waitUntilGone } from '../helpers/processes.js';
+import { gatedAgent, stepsCheck, submitGoal, waitForPidFile } from '../helpers/daemon.js';
+import { pidsWithMarker, waitUntilGone } from '../helpers/processes.js';
 import { goaldSandbox, parseJsonLines } from '../helpers/run-goald.js';
 
 let llm: FakeLlm;
@@ -164,6 +166,22 @@ describe('goald start --foreground', () => {
     const turnRequests = llm.requests.filter((request) => JSON.stringify(request.body).includes('notes/todo.md'));
     expect(turnRequests.length).toBeGreaterThanOrEqual(3);
     expect(JSON.stringify(turnRequests[0]?.body)).toContain(JSON.stringify(condition).slice(1, -1));
+  });
+
+  it('refused (another goal runs in the workspace): its pre-check readied its check but never ran it', async () => {
+    const repo = await repoWithCommit();
+    const sandbox = await goaldSandbox();
+    const gate = gatedAgent(sandbox.root);
+    const running = await submitGoal(sandbox, ['steps reach 5', '-C', repo.dir, '--agent', gate.command, '--check', stepsCheck(5), '--cooldown', '0']);
+    await waitForPidFile(gate.agentPidFile(1));
+    // The pre-check's check process is started while the goal registers, and held until it is registered.
+    const refused = await sandbox.run(['start', 'x', ...FAST, '-C', repo.dir, '--agent', 'true', '--check', 'touch foreground-check-ran']);
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.stderr).toMatch(new RegExp(`^goald: goal ${running.id} is already active in `));
+    expect(existsSync(path.join(repo.dir, 'foreground-check-ran'))).toBe(false);
+    await expect.poll(() => pidsWithMarker('touch foreground-check-ran')).toEqual([]);
+    expect(existsSync(path.join(repo.dir, 'foreground-check-ran'))).toBe(false);
+    await gate.open(1);
   });
 
   it('leaves the user index, HEAD and object count untouched', async () => {

@@ -1,5 +1,6 @@
 // `goald start --foreground`: run the goal in this process and print its progress and final box, or JSON
-// events with --json. The pre-check's snapshot starts while the goal is being registered.
+// events with --json. The pre-check's snapshot, and its first check's process (held: it runs nothing of
+// the check until the goal is registered), start while the goal is being registered.
 
 import { rm } from 'node:fs/promises';
 import { isProcessAlive, readTurnRecords } from '../../../state/index.js';
@@ -120,8 +121,12 @@ export async function runInForeground(
     snapshotter: withSnapshotUnderWay(snapshotter, firstSnapshot, firstIndexed),
   });
   building.catch(() => undefined); // awaited below, once registered
+  const registered = registerGoal(store, goal, prepared.workspaceConfig ?? null);
+  registered.catch(() => undefined); // awaited just below
+  // The pre-check's first check gets its process (its sandbox) ready meanwhile; it runs once registered.
+  void building.then((built) => built.beginPrecheck(registered), () => undefined);
   try {
-    await registerGoal(store, goal, prepared.workspaceConfig ?? null);
+    await registered;
   } catch (error) {
     // Not registered (another goal runs in this workspace): leave no directory behind for it.
     await firstSnapshot.catch(() => undefined);
