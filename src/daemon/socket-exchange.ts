@@ -36,10 +36,10 @@ export function exchangeOverSocket(socketPath: string, request: SocketRequest): 
   return new Promise((resolve, reject) => {
     const socket: Socket = createConnection(socketPath);
     const chunks: Buffer[] = [];
-    let failed = false;
+    let settled = false;
     const fail = (error: Error): void => {
-      if (failed) return;
-      failed = true;
+      if (settled) return;
+      settled = true;
       socket.destroy();
       reject(error);
     };
@@ -47,11 +47,11 @@ export function exchangeOverSocket(socketPath: string, request: SocketRequest): 
     socket.once('error', fail);
     socket.once('connect', () => socket.write(renderRequest(request)));
     const settleWith = (ended: boolean): void => {
-      if (failed) return;
+      if (settled) return;
       try {
         const reply = parseReply(Buffer.concat(chunks), ended);
         if (reply === null) return; // more to come
-        failed = true; // settled: a later event changes nothing
+        settled = true;
         socket.destroy();
         resolve(reply);
       } catch (error) {

@@ -122,9 +122,11 @@ export async function runInForeground(
   });
   building.catch(() => undefined); // awaited below, once registered
   const registered = registerGoal(store, goal, prepared.workspaceConfig ?? null);
-  registered.catch(() => undefined); // awaited just below
+  let refused = false;
+  registered.catch(() => (refused = true)); // awaited just below
   // The pre-check's first check gets its process (its sandbox) ready meanwhile; it runs once registered.
-  void building.then((built) => built.beginPrecheck(registered), () => undefined);
+  // Not for a goal already refused: its directory is being removed.
+  void building.then((built) => (refused ? undefined : built.beginPrecheck(registered)), () => undefined);
   try {
     await registered;
   } catch (error) {
