@@ -42,8 +42,11 @@ export function createCheckRunner(options: CheckRunnerOptions): CheckRunner {
   return {
     async run(signal, onGroup, sandbox, opened) {
       const { checks } = options;
+      // The gate is ours from here, even when nothing waits on it: it may fail later (a stop aborts the
+      // snapshot it stands for), and an unheld rejection would end the daemon.
+      opened?.catch(() => undefined);
       if (signal?.aborted) throw signal.reason;
-      const start = (index: number, gate: Promise<void> | null): HeldCheck | null => {
+      const start = (index: number, gate: Promise<unknown> | null): HeldCheck | null => {
         const check = checks[index];
         if (check === undefined) return null;
         const held = startCheck(check, { cwd: options.workspace, env, signal, onGroup, sandbox, gate });
@@ -57,7 +60,9 @@ export function createCheckRunner(options: CheckRunnerOptions): CheckRunner {
         // The next check's process is set up (the fork of its shell, its sandbox) while this one runs, and
         // runs the check only once this one has ended.
         const running = current;
-        const next = running.released.then(() => start(index + 1, running.result.then(() => undefined)));
+        // (The gate is this check's own result, already held: a promise made from it here would be left
+        // unhandled after the last check, and a stop would end the daemon with it.)
+        const next = running.released.then(() => start(index + 1, running.result));
         next.catch(() => undefined); // rejects only with this one's own failure, met below
         results.push(await running.result);
         current = await next;
@@ -85,7 +90,7 @@ interface StartOptions {
   onGroup?: ((group: CheckGroup) => void) | undefined;
   sandbox?: SandboxWrap | null | undefined;
   /** Null: the check runs at once. Otherwise its shell is started now and runs the check once this resolves. */
-  gate: Promise<void> | null;
+  gate: Promise<unknown> | null;
 }
 
 /**
@@ -129,7 +134,7 @@ function startCheck(check: CheckSpec, options: StartOptions): HeldCheck {
     return groupGone;
   };
 
-  const released = gate ?? Promise.resolve();
+  const released = gate === null ? Promise.resolve() : gate.then(() => undefined);
   const result = new Promise<CheckResult>((resolve, reject) => {
     const settle = (fn: () => void): void => {
       if (settled) return;

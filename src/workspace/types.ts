@@ -103,7 +103,7 @@ export interface CheckRunner {
    * check's process group as it starts. With `sandbox`, each check runs inside it (src/sandbox/).
    * With `opened`, the first check's process (its sandbox included) starts at once but runs nothing of the
    * check until `opened` resolves; when `opened` rejects, that process is ended and run rejects with the
-   * same reason.
+   * same reason. `opened` is run's to handle even when run ends first (an aborted signal).
    */
   run(signal?: AbortSignal, onGroup?: (group: CheckGroup) => void, sandbox?: SandboxWrap | null, opened?: Promise<void>): Promise<CheckResult[]>;
 }

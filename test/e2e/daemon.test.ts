@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import {
+  daemonLog,
   expectErrorEnvelope,
   expectToHold,
   gatedAgent,
@@ -200,6 +201,24 @@ describe('controlling goals: status, pause, resume, stop, logs -f', () => {
 });
 
 describe('bad input through the CLI: one line, exit 2', () => {
+  it("stop while the goal's only check runs: the check's group is killed and the daemon lives on", async () => {
+    const workspace = await repo();
+    const sandbox = await goaldSandbox();
+    const checkPid = `${sandbox.root}/check.pid`;
+    // Turn 0's check fails at once (no agent has run yet); turn 1's hangs until the goal is stopped.
+    const check = `if [ -f ran ]; then echo $$ > ${checkPid}; exec sleep 600; fi; false`;
+    const { id } = await submitGoal(sandbox, ['check hangs', '-C', workspace.dir, ...FAST, '--check', check, '--agent', 'touch ran']);
+    const leader = await waitForPidFile(checkPid);
+    const daemon = sandboxDaemonPid(sandbox);
+
+    const stop = await sandbox.run(['stop', id]);
+    expect(stop.code, `${stop.stderr}${daemonLog(sandbox)}`).toBe(0);
+    expect(readGoal(sandbox, id)).toMatchObject({ status: 'failed', reason: 'stopped' });
+    await waitUntilGone(leader);
+    expect(isProcessRunning(daemon ?? 0)).toBe(true);
+    expect((await sandbox.run(['status', id])).code).toBe(0);
+  });
+
   it('unknown id, ambiguous prefix, pause or stop of a finished goal', async () => {
     const [first, second] = await Promise.all([repo(), repo()]);
     const sandbox = await goaldSandbox();

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { readRunningChecks } from '../../state/running-checks.js';
-import { readGoal, submitGoal, waitForFinished, waitForPidFile } from '../helpers/daemon.js';
+import { daemonLog, readGoal, submitGoal, waitForFinished, waitForPidFile } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
 import { isProcessRunning, waitUntilGone } from '../helpers/processes.js';
 import { goaldSandbox, parseJsonLines, repoRoot, sandboxDaemonPid } from '../helpers/run-goald.js';
@@ -97,7 +97,7 @@ describe('processes that left the process group', () => {
     const escapees = [await waitForPidFile(setsidPid), await waitForPidFile(forkPid)];
     for (const pid of escapees) killLeftoverLater(pid);
     const stopped = await sandbox.run(['stop', id]);
-    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.code, `${stopped.stderr}${daemonLog(sandbox)}`).toBe(0);
     await waitForFinished(sandbox, id);
     for (const pid of escapees) await waitUntilGone(pid, 8_000);
   });
@@ -131,7 +131,8 @@ describe('processes that left the process group', () => {
     expect(restarted.code, restarted.stderr).toBe(0);
     await waitUntilGone(checkLeader, 8_000);
     await waitUntilGone(escapees[1] ?? 0, 8_000);
-    await sandbox.run(['stop', id]);
+    const stopped = await sandbox.run(['stop', id]);
+    expect(stopped.code, `${stopped.stderr}${daemonLog(sandbox)}`).toBe(0);
     expect(readGoal(sandbox, id).status).toBe('failed');
   });
 });

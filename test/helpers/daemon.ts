@@ -32,6 +32,15 @@ export function readGoal(sandbox: GoaldSandbox, id: string): GoalRecord {
   return goal;
 }
 
+/** The daemon's log (empty before it wrote one): for a failed assertion's message, where a daemon that died says why. */
+export function daemonLog(sandbox: GoaldSandbox): string {
+  try {
+    return readFileSync(path.join(sandbox.home, 'daemon.log'), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** Waits until the stored goal satisfies `predicate`; returns the record. */
 export function waitForGoal(
   sandbox: GoaldSandbox,

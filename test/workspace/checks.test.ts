@@ -119,6 +119,19 @@ describe('createCheckRunner', () => {
     await expect(readFile(marker)).rejects.toThrow();
   });
 
+  test('an abort of the last check, running, is no unhandled rejection', async () => {
+    const dir = await workspace();
+    const runner = createCheckRunner({ workspace: dir, checks: [check('only', 'touch started; sleep 1000')] });
+    const controller = new AbortController();
+    const unhandled = await collectUnhandledRejections(async () => {
+      const running = runner.run(controller.signal);
+      await waitUntil('the check to start', () => existsSync(path.join(dir, 'started')));
+      controller.abort(new Error('goal stopped'));
+      await expect(running).rejects.toThrow('goal stopped');
+    });
+    expect(unhandled).toEqual([]);
+  });
+
   test('an already-aborted signal runs nothing', async () => {
     const dir = await workspace();
     const runner = createCheckRunner({ workspace: dir, checks: [check('never', 'touch ran')] });
@@ -241,6 +254,21 @@ describe('createCheckRunner with its first check held', () => {
     expect(existsSync(path.join(dir, 'ran'))).toBe(false);
   });
 
+  test('run with a signal aborted already still takes its gate: a gate refused later is no unhandled rejection', async () => {
+    const dir = await workspace();
+    const { opened, refuse } = gate();
+    const controller = new AbortController();
+    controller.abort(new Error('goal stopped'));
+    const runner = createCheckRunner({ workspace: dir, checks: [check('never', 'touch ran')] });
+    const unhandled = await collectUnhandledRejections(async () => {
+      await expect(runner.run(controller.signal, undefined, null, opened)).rejects.toThrow('goal stopped');
+      // The supervisor's gate fails with the snapshot, which the same stop aborted.
+      refuse(new Error('goal stopped'));
+    });
+    expect(unhandled).toEqual([]);
+    expect(existsSync(path.join(dir, 'ran'))).toBe(false);
+  });
+
   test("each later check's process starts while the one before runs, and runs its check only after that one ended", async () => {
     const dir = await workspace();
     const order = path.join(dir, 'order');
@@ -324,3 +352,17 @@ describe('createCheckRunner against escaped processes', () => {
     expect(performance.now() - started).toBeLessThan(SIGKILL_GRACE_MS);
   });
 });
+
+/** The unhandled rejections while `body` runs and a moment after (a daemon would die of any). */
+async function collectUnhandledRejections(body: () => Promise<void>): Promise<unknown[]> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    await body();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // unhandled rejections are told after a tick
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+  return unhandled;
+}
