@@ -58,7 +58,6 @@ export class GoalSession {
   readonly abortSignal: AbortSignal;
   /** The agent of the turn in flight, as every write of the goal records it (for crash recovery). */
   runningAgent: GoalRecord['runningAgent'] = null;
-  /** The check of the turn in flight, recorded the same way. */
   private readonly options: GoalSessionOptions;
   private readonly actor: GoalActor;
   private readonly wakeup = new Wakeup();

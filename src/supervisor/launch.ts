@@ -16,7 +16,7 @@ import type { EvaluatorSpec, GoalSettings } from '../config/types.js';
 import { createNoneEvaluator } from '../evaluator/none-evaluator.js';
 import { goaldPathsIn } from '../guard/goald-paths.js';
 import type { Evaluator } from '../evaluator/types.js';
-import { openGoalSandbox } from '../sandbox/goal-sandbox.js';
+import { openGoalSandbox, type GoalSandbox } from '../sandbox/goal-sandbox.js';
 import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/find-workspace.js';
 import { createSnapshotter } from '../workspace/snapshot.js';
@@ -51,7 +51,7 @@ export async function prepareGoal(request: {
   loopConfig?: ResolveSettingsInput['loopConfig'];
   /** resolveWorkspace(dir) already under way (the CLI starts it while goald loads). */
   workspace?: Promise<ResolvedWorkspace>;
-}): Promise<PreparedGoal> {
+}): Promise<PreparedGoal & { sandbox: GoalSandbox }> {
   const workspace = await (request.workspace ?? resolveWorkspace(request.dir));
   const { settings, warnings, workspaceConfig } = await resolveGoalSettings({
     condition: request.condition,
@@ -88,7 +88,7 @@ export async function prepareGoal(request: {
   }
   // Last: the only check that may ask a server (the builtin agent's model), after every local one.
   await agent.preflight?.();
-  return { settings, workspace, agent, evaluator, warnings, workspaceConfig };
+  return { settings, workspace, agent, evaluator, warnings, workspaceConfig, sandbox };
 }
 
 /** A new goal record for these settings (not yet stored). */
@@ -144,15 +144,19 @@ export async function buildSupervisor(options: {
   onTurnDelta?: SupervisorDeps['onTurnDelta'];
   /** The goal's snapshotter when the caller made it already (createGoalSnapshotter). */
   snapshotter?: Snapshotter;
+  /** The goal's sandbox when the caller opened it already: prepareGoal's, for the same workspace, home and environment. */
+  sandbox?: GoalSandbox;
 }): Promise<GoalSupervisor> {
   const { store, goal, prepared } = options;
-  const sandbox = await openGoalSandbox({
-    settings: prepared.settings.sandbox,
-    workspace: prepared.workspace,
-    agent: prepared.settings.agent,
-    goaldHome: store.home,
-    env: process.env,
-  });
+  const sandbox =
+    options.sandbox ??
+    (await openGoalSandbox({
+      settings: prepared.settings.sandbox,
+      workspace: prepared.workspace,
+      agent: prepared.settings.agent,
+      goaldHome: store.home,
+      env: process.env,
+    }));
   const snapshotter = options.snapshotter ?? (await createGoalSnapshotter(store, goal, prepared.workspace));
   const deps: SupervisorDeps = {
     store,

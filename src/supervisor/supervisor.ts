@@ -288,16 +288,30 @@ export class GoalSupervisor {
   }
 
   /**
-   * Starts the pre-check before run() does (a foreground start, while its goal is being registered): its
-   * snapshot, and its first check's process, which runs nothing of the check until `registered` resolves.
-   * When it rejects (the goal was refused), that process is ended, no check having run; run() is then not
-   * to be called.
+   * Starts the pre-check before run() does (a foreground start, before its goal is registered): its
+   * snapshot, already under way (withSnapshotUnderWay), and its first check's process, started now and
+   * running nothing of the check until `admitted` resolves. When `admitted` rejects (the goal was refused),
+   * that process is ended, no check having run; abandonPrecheck() then waits for it, and run() is not called.
    */
-  beginPrecheck(registered: Promise<void>): void {
+  beginPrecheck(admitted: Promise<void>): void {
+    admitted.catch(() => undefined); // ours from here: a refusal ends the held check, and nothing else
     if (this.earlyPrecheck !== null) return;
-    const taken = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed), registered);
+    const taken = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed), admitted, { snapshotUnderWay: true });
     taken.catch(() => undefined); // awaited by precheck()
     this.earlyPrecheck = { startedAt: this.session.now(), taken };
+  }
+
+  /**
+   * For a goal that was not registered after all (refused, or its registration could not be written):
+   * ends what beginPrecheck started (its check, held or running) and resolves once its snapshot and checks
+   * are over, so that the goal's directory can be removed. run() is not to be called after it.
+   */
+  async abandonPrecheck(): Promise<void> {
+    const early = this.earlyPrecheck;
+    this.earlyPrecheck = null;
+    if (early === null) return;
+    this.session.detach(); // aborts the checks; the machine was never started
+    await early.taken.then((taken) => taken.checks).catch(() => undefined);
   }
 
   /** Pauses at the next turn boundary, or now (SIGSTOP to the agent's group); resolves once stored. */
@@ -733,9 +747,11 @@ export class GoalSupervisor {
   // index and objects. The first check's process is started beside the snapshot and held until then, so
   // its sandbox is set up meanwhile (workspace/checks.ts). A snapshot that fails before that moment ends
   // the held process, no check having run; one that fails after it waits for the checks before it throws.
+  // `snapshotUnderWay`: the snapshot's process was started earlier, so the first check's starts at once.
   private async snapshotBesideChecks<T>(
     snapshot: (onIndexed: () => void) => Promise<T>,
     alsoAwait: Promise<void> = Promise.resolve(),
+    options: { snapshotUnderWay?: boolean } = {},
   ): Promise<{ snapshot: T; checks: Promise<CheckResult[] | null> }> {
     let markIndexed = (): void => undefined;
     let failBeforeIndexed: (error: unknown) => void = () => undefined;
@@ -746,7 +762,7 @@ export class GoalSupervisor {
     const taking = snapshot(markIndexed);
     taking.catch(() => undefined); // awaited below
     // The snapshot's process is started first (the longer path): each fork holds this thread ~2 ms.
-    await new Promise((resolve) => setImmediate(resolve));
+    if (options.snapshotUnderWay !== true) await new Promise((resolve) => setImmediate(resolve));
     const checks = this.runChecks(Promise.all([indexed, alsoAwait]).then(() => undefined));
     checks.catch(() => undefined); // awaited by the caller, or below
     try {

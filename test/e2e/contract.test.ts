@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { GoalRecord } from '../../state/types.js';
 import { expectToHold, gatedAgent, readGoal, readGoals, readTurns, stepsCheck, submitGoal, waitForFinished, waitForGoal, waitForPidFile } from '../helpers/daemon.js';
 import { expectOneLineError, isFinished, listLoops, promptOf, repo } from '../helpers/loops.js';
+import { pidsWithMarker } from '../helpers/processes.js';
 import { parseJsonLines, goaldSandbox, type GoaldSandbox } from '../helpers/run-goald.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -95,7 +96,9 @@ describe('a hostile agent that rewrites goal.config.json', () => {
   it('as the last thing it does (seen only in its delta): held, and the goal is not achieved', async () => {
     const workspace = await repo({ [CONFIG]: JSON.stringify({ checks: [{ name: 'real', run: 'exit 1' }], limits: { maxTurns: 2, cooldown: '0' } }) });
     const sandbox = await goaldSandbox();
-    const agent = await agentScript(sandbox, 'last-word', `echo "$GOALD_TURN" >> steps.txt\nprintf '%s' '${REWRITTEN}' > ${CONFIG}`);
+    // Its checks would leave a mark: goald must never run them, in this goal or in the next one refused.
+    const marked = JSON.stringify({ checks: [{ name: 'real', run: 'touch agent-check-ran' }], limits: { maxTurns: 1000, cooldown: '0' } });
+    const agent = await agentScript(sandbox, 'last-word', `echo "$GOALD_TURN" >> steps.txt\nprintf '%s' '${marked}' > ${CONFIG}`);
     const { id } = await submitGoal(sandbox, ['the real check passes', '-C', workspace.dir, '--agent', agent]);
     const finished = await waitForFinished(sandbox, id);
     expect(finished).toMatchObject({ status: 'failed', reason: 'max-turns' });
@@ -111,11 +114,15 @@ describe('a hostile agent that rewrites goal.config.json', () => {
     const foreground = await sandbox.run(['start', 'the real check passes', '-C', workspace.dir, '--agent', 'true', '--foreground']);
     expectOneLineError(foreground, new RegExp(`held, not applied.*goald edit ${id} --apply-config`));
     expect(readGoals(sandbox)).toHaveLength(1);
+    // The foreground start had its pre-check's check process ready before registration refused it.
+    await expect.poll(() => pidsWithMarker('touch agent-check-ran')).toEqual([]);
+    expect(existsSync(path.join(workspace.dir, 'agent-check-ran'))).toBe(false);
     // Reverted by the owner: a goal starts at once (whether or not the watcher has seen the revert yet).
     await writeFile(path.join(workspace.dir, CONFIG), JSON.stringify({ checks: [{ name: 'real', run: 'exit 1' }], limits: { maxTurns: 2, cooldown: '0' } }));
     const second = await submitGoal(sandbox, ['the real check passes', '-C', workspace.dir, '--agent', 'true']);
     expect(readGoal(sandbox, id).heldConfig).toBeNull();
     expect((await waitForFinished(sandbox, second.id)).settings).toMatchObject({ limits: { maxTurns: 2 } });
+    expect(existsSync(path.join(workspace.dir, 'agent-check-ran'))).toBe(false);
   });
 });
 

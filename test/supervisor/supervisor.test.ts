@@ -2,12 +2,18 @@
 // an AgentAdapter written for the test (the contract, not a module mock), so structured-agent outcomes —
 // usage limits, permission denials, tool calls — can be driven exactly.
 
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolCall } from '../../src/agents/types.js';
 import { createNoneEvaluator } from '../../src/evaluator/none-evaluator.js';
+import { readRunningChecks } from '../../state/running-checks.js';
 import { createCheckRunner } from '../../src/workspace/checks.js';
+import type { GoalSupervisor } from '../../src/supervisor/supervisor.js';
+import { expectToHold } from '../helpers/daemon.js';
+import { waitUntilGone } from '../helpers/processes.js';
+import { waitUntil } from '../helpers/wait.js';
 import { ScriptedAgent, setup, waitForEvent as waitFor, writeAnswer, type Step } from './support.js';
 
 describe('supervisor', () => {
@@ -117,5 +123,63 @@ describe('supervisor', () => {
     expect(agent.inputs).toHaveLength(1);
     await supervisor.resume();
     expect(await run).toMatchObject({ status: 'achieved', turns: 2 });
+  });
+});
+
+// A foreground start begins its pre-check before its goal is registered (start-foreground.ts): the first
+// check's process starts at once and runs nothing until registration admits the goal.
+describe('supervisor: a pre-check begun before admission', () => {
+  /** A promise with its settlers: registration's verdict. */
+  function verdict(): { admitted: Promise<void>; admit: () => void; refuse: (error: Error) => void } {
+    let admit = (): void => undefined;
+    let refuse: (error: Error) => void = () => undefined;
+    const admitted = new Promise<void>((resolve, reject) => {
+      admit = resolve;
+      refuse = reject;
+    });
+    return { admitted, admit, refuse };
+  }
+
+  /** abandonPrecheck(), which must settle once the check is ended, not when it would have ended by itself. */
+  async function abandoned(supervisor: GoalSupervisor): Promise<void> {
+    let settled = false;
+    void supervisor.abandonPrecheck().then(() => (settled = true));
+    await waitUntil('abandonPrecheck() to settle', () => settled, 5_000);
+  }
+
+  it('runs its check only once admitted, and run() records that check as the pre-check', async () => {
+    const { supervisor, repo, goal, store, turns } = await setup({ checks: ['touch check-ran; grep -q 42 answer.txt'], agent: new ScriptedAgent([writeAnswer('42')]) });
+    const { admitted, admit } = verdict();
+    supervisor.beginPrecheck(admitted);
+    await expect.poll(async () => (await readRunningChecks(store.goalDir(goal.id))).length).toBe(1);
+    // Long past the snapshot's indexing (tens of ms): only the verdict holds the check now.
+    await expectToHold('the held check to run nothing', 500, () => !existsSync(path.join(repo.dir, 'check-ran')));
+    admit();
+    expect(await supervisor.run()).toMatchObject({ status: 'achieved', turns: 1 });
+    const records = await turns();
+    expect(records.map((turn) => turn.checks.map((check) => check.passed))).toEqual([[false], [true]]);
+  });
+
+  it('refused: abandonPrecheck ends the held check, none of which ran, and waits until it is gone', async () => {
+    const { supervisor, repo, goal, store } = await setup({ checks: ['touch check-ran'], agent: new ScriptedAgent([]) });
+    const { admitted, refuse } = verdict();
+    supervisor.beginPrecheck(admitted);
+    await expect.poll(async () => (await readRunningChecks(store.goalDir(goal.id))).length).toBe(1);
+    const [held] = await readRunningChecks(store.goalDir(goal.id));
+    refuse(new Error('goal x is already active here'));
+    await abandoned(supervisor);
+    await waitUntilGone(held?.pid ?? 0);
+    expect(existsSync(path.join(repo.dir, 'check-ran'))).toBe(false);
+  });
+
+  it('admitted, then not registered after all (its write failed): abandonPrecheck ends the running check', async () => {
+    const { supervisor, repo, goal, store } = await setup({ checks: ['touch check-started; exec sleep 600'], agent: new ScriptedAgent([]) });
+    const { admitted, admit } = verdict();
+    supervisor.beginPrecheck(admitted);
+    admit();
+    await expect.poll(() => existsSync(path.join(repo.dir, 'check-started'))).toBe(true);
+    const [running] = await readRunningChecks(store.goalDir(goal.id));
+    await abandoned(supervisor);
+    await waitUntilGone(running?.pid ?? 0);
   });
 });

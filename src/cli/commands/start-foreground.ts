@@ -1,6 +1,6 @@
 // `goald start --foreground`: run the goal in this process and print its progress and final box, or JSON
 // events with --json. The pre-check's snapshot, and its first check's process (held: it runs nothing of
-// the check until the goal is registered), start while the goal is being registered.
+// the check until registration has admitted the goal), start before the goal is registered.
 
 import { rm } from 'node:fs/promises';
 import { isProcessAlive, readTurnRecords } from '../../../state/index.js';
@@ -10,7 +10,7 @@ import { EXIT, GoaldError } from '../../errors.js';
 import { configHash, heldEditError, heldEditOf } from '../../supervisor/contract.js';
 import { buildSupervisor, createGoalSnapshotter, newGoalRecord, openHomeStore, prepareGoal } from '../../supervisor/launch.js';
 import { createEventLogObserver } from '../../supervisor/event-log-writer.js';
-import type { GoalOutcome } from '../../supervisor/supervisor.js';
+import type { GoalOutcome, GoalSupervisor } from '../../supervisor/supervisor.js';
 import type { ProgressEvent } from '../../supervisor/types.js';
 import type { ResolvedWorkspace } from '../../workspace/find-workspace.js';
 import { withSnapshotUnderWay } from '../../workspace/snapshot.js';
@@ -22,8 +22,9 @@ import { createNotifier } from '../../notify/notifier.js';
 
 // One active goal per workspace: registering refuses while a live process runs another goal there, and
 // while the workspace's goal.config.json holds an edit made during a turn that nobody approved (the daemon
-// refuses the same; a goal started now would be sealed with the agent's edit).
-async function registerGoal(store: Store, goal: GoalRecord, workspaceConfig: ConfigFile | null): Promise<void> {
+// refuses the same; a goal started now would be sealed with the agent's edit). `onAdmitted` hears the
+// verdict as soon as it is taken, under the state lock, before the record is written.
+async function registerGoal(store: Store, goal: GoalRecord, workspaceConfig: ConfigFile | null, onAdmitted: () => void): Promise<void> {
   await store.update((state) => {
     if (state.goals.some((other) => other.workspace === goal.workspace && other.heldConfig)) {
       const held = heldEditOf(state.goals, goal.workspace, configHash(workspaceConfig));
@@ -43,6 +44,7 @@ async function registerGoal(store: Store, goal: GoalRecord, workspaceConfig: Con
         `wait for it, or stop it with: goald stop ${busy.id}`,
       );
     }
+    onAdmitted();
     state.goals.push(goal);
   });
 }
@@ -80,7 +82,7 @@ export async function runInForeground(
 ): Promise<number> {
   const dir = options.dir ?? io.cwd;
   // Everything is validated before anything is written.
-  const inPlace = await prepareGoal({
+  const { sandbox, ...inPlace } = await prepareGoal({
     condition,
     dir,
     flags: toStartFlags(options),
@@ -95,12 +97,18 @@ export async function runInForeground(
     ...(prepared.goalId === undefined ? {} : { id: prepared.goalId }),
     ...(prepared.worktree === undefined ? {} : { worktree: prepared.worktree }),
   });
-  // The pre-check's snapshot (git, into the goal's own index) runs while the goal is registered.
+  // The pre-check's snapshot (git, into the goal's own index) starts before the goal is registered.
   const snapshotter = await createGoalSnapshotter(store, goal, prepared.workspace);
   let markIndexed = (): void => undefined;
   const firstIndexed = new Promise<void>((resolve) => (markIndexed = resolve));
   const firstSnapshot = snapshotter.snapshot(undefined, () => markIndexed());
   firstSnapshot.catch(() => undefined); // the pre-check awaits it
+  // A goal that is not registered leaves no directory (nor worktree) behind.
+  const abandon = async (): Promise<void> => {
+    await firstSnapshot.catch(() => undefined);
+    await rm(store.goalDir(goal.id), { recursive: true, force: true });
+    await abandonWorktree(prepared, store.home);
+  };
   const print = (event: ProgressEvent): void => {
     if (options.json) {
       io.out(JSON.stringify(event));
@@ -111,32 +119,41 @@ export async function runInForeground(
   };
   // Notifications (the user's config.json `notify`): the process waits for them before it exits.
   const notifier = createNotifier({ store, env: process.env, log: (line) => io.err(`goald: ${line}`) });
-  // Built while registration waits on the disk; nothing in it runs until run().
-  const building = buildSupervisor({
-    store,
-    goal,
-    prepared,
-    observers: [createEventLogObserver(store.goalDir(goal.id)), { onEvent: print }, { onEvent: (event) => notifier.notify(goal.id, event) }],
-    owner: 'foreground',
-    snapshotter: withSnapshotUnderWay(snapshotter, firstSnapshot, firstIndexed),
-  });
-  building.catch(() => undefined); // awaited below, once registered
-  const registered = registerGoal(store, goal, prepared.workspaceConfig ?? null);
-  let refused = false;
-  registered.catch(() => (refused = true)); // awaited just below
-  // The pre-check's first check gets its process (its sandbox) ready meanwhile; it runs once registered.
-  // Not for a goal already refused: its directory is being removed.
-  void building.then((built) => (refused ? undefined : built.beginPrecheck(registered)), () => undefined);
+  let supervisor: GoalSupervisor;
   try {
-    await registered;
+    supervisor = await buildSupervisor({
+      store,
+      goal,
+      prepared,
+      observers: [createEventLogObserver(store.goalDir(goal.id)), { onEvent: print }, { onEvent: (event) => notifier.notify(goal.id, event) }],
+      owner: 'foreground',
+      snapshotter: withSnapshotUnderWay(snapshotter, firstSnapshot, firstIndexed),
+      // prepareGoal's, unless the goal moved to a worktree (a sandbox is made for its workspace).
+      ...(prepared.workspace === inPlace.workspace ? { sandbox } : {}),
+    });
   } catch (error) {
-    // Not registered (another goal runs in this workspace): leave no directory behind for it.
-    await firstSnapshot.catch(() => undefined);
-    await rm(store.goalDir(goal.id), { recursive: true, force: true });
-    await abandonWorktree(prepared, store.home);
+    await abandon();
     throw error;
   }
-  const supervisor = await building;
+  // The pre-check's first check gets its process (its sandbox) ready at once; it runs once registration
+  // has admitted the goal (under the state lock, before the record is on disk), and never for a goal
+  // refused: a busy workspace, or a held edit of goal.config.json whose checks the agent wrote.
+  let admit = (): void => undefined;
+  let refuse: (error: unknown) => void = () => undefined;
+  const admitted = new Promise<void>((resolve, reject) => {
+    admit = resolve;
+    refuse = reject;
+  });
+  supervisor.beginPrecheck(admitted);
+  try {
+    await registerGoal(store, goal, prepared.workspaceConfig ?? null, admit);
+  } catch (error) {
+    // Not registered (another goal runs in this workspace, or the write failed): its check is ended.
+    refuse(error);
+    await supervisor.abandonPrecheck();
+    await abandon();
+    throw error;
+  }
 
   // Ctrl-C / SIGTERM stop the goal cleanly: the agent's group is killed and the goal recorded as stopped.
   const onSignal = (signal: NodeJS.Signals): void => supervisor.stop(`interrupted by ${signal}`);
