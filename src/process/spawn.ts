@@ -205,17 +205,22 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   if ((options.sandbox != null || deathSignalWrapper !== null) && findExecutable(options.command, options.cwd, options.env) === null) {
     return notStarted(`cannot start ${options.command}: ${options.command.includes('/') ? 'no such file' : 'not found on PATH'}`, null);
   }
-  const token = newProcessToken();
-  const forksBefore = readForkCount();
+  const stdin = options.stdin === null ? 'ignore' : 'pipe';
+  // Started ahead in its sandbox (process/ready-leader.ts): handed its command now, its token kept.
+  const claimed = options.sandbox?.ready?.claim(options.command, options.args, options.env, stdin) ?? null;
+  const token = claimed === null ? newProcessToken() : claimed.token;
+  const forksBefore = claimed === null ? readForkCount() : claimed.forksBefore;
   let child: GroupLeader;
   try {
-    child = spawnGroupLeader(options.command, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      token,
-      stdin: options.stdin === null ? 'ignore' : 'pipe',
-      sandbox: options.sandbox,
-    });
+    child =
+      claimed?.leader ??
+      spawnGroupLeader(options.command, options.args, {
+        cwd: options.cwd,
+        env: options.env,
+        token,
+        stdin,
+        sandbox: options.sandbox,
+      });
   } catch (error) {
     // Synchronous refusals: arguments or environment holding a NUL byte, and the like.
     return notStarted(`cannot start ${options.command}: ${errorMessage(error)}`, null);

@@ -51,6 +51,7 @@ import type { SupervisorObserver, TurnRecord } from './types.js';
 import { WorkspaceTrees } from './workspace-trees.js';
 import { redactSecrets } from '../secrets/redact.js';
 import type { GoalSandbox } from '../sandbox/goal-sandbox.js';
+import { NextTurnLeader } from './next-turn-leader.js';
 import { readTurnRecords } from '../../state/index.js';
 import type { GoalRollback } from '../../state/types.js';
 import { describeScore, fellBelow, nextBest, scoreOf, type BestTurn } from '../checkpoints/keep-best.js';
@@ -176,6 +177,8 @@ export class GoalSupervisor {
   private turnGuidance: string[] = [];
   /** Turn records this supervisor stored (the pre-check's included). */
   private recordedTurns = 0;
+  /** The next turn's agent process, started ahead in the sandbox while this one is checked (sandboxed goals). */
+  private readonly nextTurn: NextTurnLeader;
 
   constructor(goal: GoalRecord, settings: GoalSettings, deps: SupervisorDeps, restored?: RestoredGoal) {
     this.id = goal.id;
@@ -184,6 +187,7 @@ export class GoalSupervisor {
     // Made (when missing) once here, not on each of a turn's writes: a recursive mkdir of a directory that
     // exists is still a system call and a stat.
     this.goalDir = deps.store.goalDir(goal.id);
+    this.nextTurn = new NextTurnLeader(deps.sandbox, settings.workspace, this.goalDir);
     this.session = new GoalSession({
       goal,
       blockedLimit: settings.limits.blockedVerdicts,
@@ -249,6 +253,8 @@ export class GoalSupervisor {
       if ((await this.runSteps(options.oneTurn === true)) === 'detached') return null;
     } catch (error) {
       if (!this.session.failOnStorageError(error)) throw error;
+    } finally {
+      this.nextTurn.discard();
     }
     await this.deps.onEnding?.(this.session.status === 'achieved' ? 'achieved' : 'failed');
     return this.session.finish();
@@ -258,6 +264,8 @@ export class GoalSupervisor {
   // `oneTurn`, until one turn (or the pre-check) is recorded, or the goal pauses.
   private async runSteps(oneTurn: boolean): Promise<'done' | 'detached'> {
     const { session } = this;
+    // One turn here (a cluster worker's job): no next turn to start ahead.
+    if (oneTurn) this.nextTurn.disable();
     session.start();
     if (this.reopenedAfterTurn !== null) session.send({ type: 'goal.reopened', turn: this.reopenedAfterTurn, at: session.now() });
     if (session.status === 'paused' && session.snapshot.context.resumeTo === 'running') {
@@ -278,7 +286,10 @@ export class GoalSupervisor {
         await session.release();
         return 'detached';
       }
-      if (session.status === 'paused') await session.waitWhilePaused();
+      if (session.status === 'paused') {
+        this.nextTurn.discard(); // no process waits through a pause
+        await session.waitWhilePaused();
+      }
       else if (session.phase === 'preparing') await this.precheck();
       else if (session.phase === 'coolingDown') await this.coolDownThenTurn();
       // running/checking/evaluating with no turn in flight: a restored snapshot. Treat as interrupted.
@@ -299,6 +310,8 @@ export class GoalSupervisor {
     const taken = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed), admitted, { snapshotUnderWay: true });
     taken.catch(() => undefined); // awaited by precheck()
     this.earlyPrecheck = { startedAt: this.session.now(), taken };
+    // Turn 1's process once admitted: spawned while registration's write waits on the disk, not before it.
+    void admitted.then(() => this.nextTurn.prepare(1), () => undefined);
   }
 
   /**
@@ -309,6 +322,7 @@ export class GoalSupervisor {
   async abandonPrecheck(): Promise<void> {
     const early = this.earlyPrecheck;
     this.earlyPrecheck = null;
+    this.nextTurn.discard();
     if (early === null) return;
     this.session.detach(); // aborts the checks; the machine was never started
     await early.taken.then((taken) => taken.checks).catch(() => undefined);
@@ -353,7 +367,9 @@ export class GoalSupervisor {
       await early?.taken.then((taken) => taken.checks).catch(() => undefined); // nothing of it left running
       return;
     }
-    const taken = await (early?.taken ?? this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed)));
+    const taking = early?.taken ?? this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed));
+    this.nextTurn.prepare(1); // beside the snapshot: turn 1's process, set up while the pre-check runs
+    const taken = await taking;
     const tree = taken.snapshot;
     const checks = await taken.checks;
     if (checks === null) return;
@@ -462,6 +478,8 @@ export class GoalSupervisor {
     // Stored once the agent runs, together with its pid (onSpawn): one write per turn start, not two. A
     // crash before the spawn leaves the previous state, and the next daemon simply runs this turn.
     this.session.emit({ type: 'turn.started', id: this.id, turn, maxTurns: limits.maxTurns });
+    // Its process started ahead in the sandbox, when one was (its spawn claims it; unclaimed, it is ended).
+    const readied = this.nextTurn.take(turn);
     const result = await this.deps.agent.runTurn(
       {
         goalId: this.id,
@@ -476,7 +494,7 @@ export class GoalSupervisor {
         stateDir: path.join(goalDir, files.stateDir),
         reciteEveryToolCalls: this.settings.recitation.everyToolCalls,
         checks: this.settings.checks,
-        sandbox: this.deps.sandbox?.forTurn({ promptPath: path.join(goalDir, files.promptFile), stateDir: path.join(goalDir, files.stateDir) }) ?? null,
+        sandbox: readied ?? this.deps.sandbox?.forTurn({ promptPath: path.join(goalDir, files.promptFile), stateDir: path.join(goalDir, files.stateDir) }) ?? null,
         onSpawn: (pid, token) => {
           this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn, token };
           // Not flushed to the directory: only a crash of this process leaves the agent running, and the
@@ -487,6 +505,7 @@ export class GoalSupervisor {
       },
       this.session.abortSignal,
     );
+    readied?.ready?.discard(); // a turn that never spawned (its command missing, or stopped first)
     this.session.agentExited();
     // Cleared in the turn's next write: until then a crash finds the pid gone (or reused: the start time
     // differs), so nothing is killed by mistake.
@@ -498,7 +517,11 @@ export class GoalSupervisor {
   // Snapshot, the turn's delta, the files changed so far, the checks and the tamper guard.
   private async observeWorkspace(result: TurnResult): Promise<TurnObservation | 'workspace-gone' | 'interrupted'> {
     if (this.failIfWorkspaceGone()) return 'workspace-gone';
-    const taken = await this.snapshotBesideChecks((onIndexed) => this.trees.snapshotTurn(onIndexed));
+    const taking = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotTurn(onIndexed));
+    // The next turn's process is set up meanwhile, after the snapshot's has started.
+    const { turn } = this.session.snapshot.context;
+    if (turn < this.settings.limits.maxTurns) this.nextTurn.prepare(turn + 1);
+    const taken = await taking;
     const step = taken.snapshot;
     const { previousTree, tree, initialTree } = step;
     // The checks run beside the diffs and the guard, which read only the snapshot's objects (the checks

@@ -2,7 +2,7 @@
 // an AgentAdapter written for the test (the contract, not a module mock), so structured-agent outcomes —
 // usage limits, permission denials, tool calls — can be driven exactly.
 
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { readRunningChecks } from '../../state/running-checks.js';
 import { createCheckRunner } from '../../src/workspace/checks.js';
 import type { GoalSupervisor } from '../../src/supervisor/supervisor.js';
 import { expectToHold } from '../helpers/daemon.js';
-import { waitUntilGone } from '../helpers/processes.js';
+import { pidsWithMarker, waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { ScriptedAgent, setup, waitForEvent as waitFor, writeAnswer, type Step } from './support.js';
 
@@ -181,5 +181,36 @@ describe('supervisor: a pre-check begun before admission', () => {
     const [running] = await readRunningChecks(store.goalDir(goal.id));
     await abandoned(supervisor);
     await waitUntilGone(running?.pid ?? 0);
+  });
+});
+
+// A sandboxed goal's next agent process is started ahead (supervisor/next-turn-leader.ts).
+describe('supervisor: the next turn started ahead in the sandbox', () => {
+  /** Waiting leaders (process/ready-leader.ts) whose working directory is `dir`. */
+  function leadersIn(dir: string): number[] {
+    return pidsWithMarker('goald_n || exit 125').filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === dir;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  it('hands each turn a process started ahead, and leaves none (nor its files) once the goal ends', async () => {
+    const readied: boolean[] = [];
+    const record = (step: Step): Step => (input) => {
+      readied.push(input.sandbox?.ready !== undefined);
+      return step(input);
+    };
+    const { supervisor, repo, goal, store, turns } = await setup({ checks: ['grep -q 42 answer.txt'], agent: new ScriptedAgent([record(writeAnswer('1')), record(writeAnswer('42'))]) });
+    expect(await supervisor.run()).toMatchObject({ status: 'achieved', turns: 2 });
+    // Unsandboxed where bwrap does not work here (then no process is started ahead).
+    const sandboxed = (await turns()).every((turn) => turn.sandbox === 'bwrap');
+    expect(readied).toEqual(sandboxed ? [true, true] : [false, false]);
+    await expect.poll(() => leadersIn(repo.dir)).toEqual([]);
+    // Turn 3's process was readied while turn 2 was checked, then ended with the goal, its files removed.
+    expect(existsSync(path.join(store.goalDir(goal.id), 'turn-3.prompt.txt'))).toBe(false);
+    expect(existsSync(path.join(store.goalDir(goal.id), 'turn-3.state'))).toBe(false);
   });
 });

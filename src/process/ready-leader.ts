@@ -1,0 +1,100 @@
+// An agent's process started ahead of its turn: its sandbox (bwrap, ~5 ms of set-up) and the fork happen
+// while goald still records the turn before and writes the next prompt, and its shell waits at a gate for
+// the one command it will exec. The command, its arguments and its environment come over the shell's
+// stdin, a pipe only goald holds (never argv: /proc/<pid>/cmdline is world-readable), as a few lines of
+// shell that export the environment and exec the command. The shell was started with nothing in its
+// environment but the turn's token, so the command runs with exactly the environment it was given.
+// Nothing of the turn runs before claim(); a leader never claimed is ended by discard() (its shell, never
+// sent its command, exits 125), and dies with goald in any case (bwrap's --die-with-parent).
+
+import { quoteForShell } from '../agents/shell-quote.js';
+import type { SandboxWrap } from '../sandbox/types.js';
+import { markEnvironment, newProcessToken, readForkCount } from './escaped-processes.js';
+import { terminateGroup } from './terminate-group.js';
+import { spawnGroupLeader, type GroupLeader } from './spawn.js';
+
+// Reads the line count, then that many lines, then runs them; builtins only (no fork before the exec).
+// `read` takes one byte at a time from a pipe, so whatever follows the script is the command's stdin.
+const GATE =
+  'IFS= read -r goald_n || exit 125; goald_s=; while [ "$goald_n" -gt 0 ]; do IFS= read -r goald_l || exit 125; ' +
+  'goald_s="$goald_s$goald_l\n"; goald_n=$((goald_n - 1)); done; unset goald_n goald_l; eval "$goald_s"';
+
+// The names a shell can export: others (rare: a dash or dot in the name) make the turn spawn as usual.
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A leader handed its command: the process, the token in its environment, and the fork count at its start. */
+export interface ClaimedLeader {
+  leader: GroupLeader;
+  token: string;
+  forksBefore: number | null;
+}
+
+export interface ReadyLeader {
+  /**
+   * Execs `command args` in the waiting shell, with exactly `env` (and the token); `stdin` 'ignore' gives it
+   * /dev/null, 'pipe' leaves it the pipe (write its input to `leader.stdin` and end it). Null, and the
+   * leader is ended, when it is gone or was claimed already, or `env` cannot be exported by a shell: start
+   * the command as usual then.
+   */
+  claim(command: string, args: readonly string[], env: NodeJS.ProcessEnv, stdin: 'pipe' | 'ignore'): ClaimedLeader | null;
+  /** Ends the leader unless it was claimed; nothing of any turn ran in it. Idempotent. */
+  discard(): void;
+}
+
+/** Starts a waiting shell in `sandbox`, in `cwd`, leading its own process group. */
+export function startReadyLeader(options: { cwd: string; sandbox: SandboxWrap }): ReadyLeader {
+  // What the sandbox sets (`--setenv TMPDIR /tmp`) overrides the command's environment, as when spawned at once.
+  const setBySandbox = new Set(options.sandbox.args.flatMap((arg, at, all) => (arg === '--setenv' && all[at + 1] !== undefined ? [all[at + 1]] : [])));
+  const token = newProcessToken();
+  const forksBefore = readForkCount();
+  let leader: GroupLeader | null = spawnGroupLeader('/bin/sh', ['-c', GATE], {
+    cwd: options.cwd,
+    env: markEnvironment({}, token),
+    stdin: 'pipe',
+    sandbox: options.sandbox,
+  });
+  // A shell that ended (bwrap could not set up) leaves nothing to write to: claim() then finds it gone.
+  leader.stdin?.on('error', () => undefined);
+  leader.on('error', () => undefined);
+
+  const discard = (): void => {
+    const unclaimed = leader;
+    leader = null;
+    if (unclaimed === null) return;
+    unclaimed.stdin?.destroy();
+    unclaimed.stdout.destroy();
+    unclaimed.stderr.destroy();
+    if (unclaimed.pid !== undefined && unclaimed.exitCode === null && unclaimed.signalCode === null) void terminateGroup(unclaimed.pid);
+  };
+
+  return {
+    claim(command, args, env, stdin) {
+      const waiting = leader;
+      if (waiting === null) return null;
+      const gone = waiting.pid === undefined || waiting.exitCode !== null || waiting.signalCode !== null || waiting.stdin === null;
+      const marked = Object.fromEntries(Object.entries(markEnvironment(env, token)).filter(([name]) => !setBySandbox.has(name)));
+      if (gone || Object.keys(marked).some((name) => !SHELL_NAME.test(name))) {
+        discard();
+        return null;
+      }
+      leader = null;
+      waiting.stdin?.write(execScript(command, args, marked, stdin));
+      if (stdin === 'ignore') waiting.stdin?.end();
+      return { leader: waiting, token, forksBefore };
+    },
+    discard,
+  };
+}
+
+/** The lines the gate reads: their count, then the script that sets the environment and execs. */
+export function execScript(command: string, args: readonly string[], env: NodeJS.ProcessEnv, stdin: 'pipe' | 'ignore'): string {
+  // The shell exports a PWD of its own, and keeps the script in goald_s: neither is the command's.
+  const lines = ['unset PWD goald_s'];
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined) lines.push(`export ${name}=${quoteForShell(value)}`);
+  }
+  if (stdin === 'ignore') lines.push('exec </dev/null');
+  lines.push(`exec ${[command, ...args].map(quoteForShell).join(' ')}`);
+  const script = lines.join('\n');
+  return `${script.split('\n').length}\n${script}\n`;
+}

@@ -1,0 +1,122 @@
+// An agent's process started ahead in its sandbox (real bwrap) and handed its command at its turn: the
+// command sees exactly the argv, environment and stdin it was given, as when spawned at once; nothing runs
+// before the claim; a leader never claimed leaves nothing behind.
+
+import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { DEFAULT_SANDBOX } from '../../src/config/defaults.js';
+import { execScript, startReadyLeader, type ReadyLeader } from '../../src/process/ready-leader.js';
+import { spawnAgentProcess, type SpawnAgentOptions } from '../../src/process/spawn.js';
+import { openGoalSandbox } from '../../src/sandbox/goal-sandbox.js';
+import { expectToHold } from '../helpers/daemon.js';
+import { isProcessRunning } from '../helpers/processes.js';
+
+async function requiredSandbox() {
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'grl-')));
+  onTestFinished(() => rm(root, { recursive: true, force: true }));
+  const workspace = path.join(root, 'ws');
+  const home = path.join(root, 'home');
+  await mkdir(workspace);
+  await mkdir(home, { mode: 0o700 });
+  const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
+  const sandbox = await openGoalSandbox({
+    settings: { ...DEFAULT_SANDBOX, mode: 'required' },
+    workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
+    agent: { adapter: 'command', command: 'sh' },
+    goaldHome: home,
+    env,
+  });
+  return { workspace, home, env, sandbox };
+}
+
+// What the command saw: its argv (one per line, NUL-safe enough here), its environment sorted, its stdin.
+const REPORT = 'printf "%s\\n" "$@" > argv.txt; env | sort > env.txt; cat > stdin.txt; readlink /proc/self/fd/0 > fd0.txt';
+
+describe('a ready leader (an agent process started ahead in its sandbox)', () => {
+  const args = ['-c', REPORT, 'sh', 'two words', "it's", 'a\nnewline', '$HOME `x` "q"', ''];
+  // TMPDIR: the sandbox sets its own (--setenv), over the command's, whether started ahead or not.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ODD: "a'b\nc$d`e`\\", EMPTY: '', LANG: 'C', TMPDIR: '/somewhere' };
+
+  // Each in a workspace of its own: the sandbox runs the command there, whatever cwd says.
+  async function runTurn(stdin: string | null, ready: boolean, name: string) {
+    const setup = await requiredSandbox();
+    const dir = setup.workspace;
+    const wrap = setup.sandbox.forChecks();
+    if (wrap === null) throw new Error('bwrap is required for this test');
+    // The claim is watched: a leader that fell back to a fresh spawn would pass the comparison unseen.
+    let claimedPid: number | null = null;
+    const leader = startReadyLeader({ cwd: dir, sandbox: wrap });
+    const watched: ReadyLeader = {
+      claim: (...claim) => {
+        const claimed = leader.claim(...claim);
+        claimedPid = claimed?.leader.pid ?? null;
+        return claimed;
+      },
+      discard: () => leader.discard(),
+    };
+    const options: SpawnAgentOptions = {
+      command: '/bin/sh', args, cwd: dir, env, stdin, transcriptPath: path.join(setup.home, `${name}.log`), timeoutMs: 30_000,
+      sandbox: ready ? { ...wrap, ready: watched } : wrap,
+    };
+    const result = await spawnAgentProcess(options).done;
+    if (ready) expect(result.pid === claimedPid && claimedPid !== null).toBe(true);
+    else leader.discard();
+    const read = (file: string): Promise<string> => readFile(path.join(dir, file), 'utf8');
+    return { result, argv: await read('argv.txt'), env: await read('env.txt'), stdin: await read('stdin.txt'), fd0: await read('fd0.txt') };
+  }
+
+  it('runs the command with exactly the argv, environment and stdin a fresh spawn gives it', async () => {
+    for (const stdin of ['the prompt\nwith lines\n', null]) {
+      const fresh = await runTurn(stdin, false, 'fresh');
+      const held = await runTurn(stdin, true, 'held');
+      expect(held.result).toMatchObject({ exitCode: 0, spawnError: null });
+      expect(held.argv).toBe(fresh.argv);
+      // The token differs per process, and PWD per workspace (the reporting shell sets it); the rest is the same.
+      const withoutToken = (text: string): string => text.replace(/^(GOALD_TURN_TOKEN|PWD)=.*$/gm, '');
+      expect(withoutToken(held.env)).toBe(withoutToken(fresh.env));
+      expect(held.env).toMatch(/^GOALD_TURN_TOKEN=/m);
+      expect(held.stdin).toBe(stdin ?? '');
+      expect(held.fd0.replace(/\d+/g, 'N')).toBe(fresh.fd0.replace(/\d+/g, 'N')); // a socket (the pipe), or /dev/null
+      expect(held.env).toMatch(/^TMPDIR=\/tmp$/m);
+    }
+  });
+
+  it('runs nothing before its claim, and a leader discarded unclaimed is gone', async () => {
+    const setup = await requiredSandbox();
+    const wrap = setup.sandbox.forChecks();
+    if (wrap === null) throw new Error('bwrap is required for this test');
+    const ready = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
+    const claimed = ready.claim('/bin/sh', ['-c', 'touch ran'], env, 'ignore');
+    expect(claimed).not.toBeNull();
+    expect(ready.claim('/bin/sh', ['-c', 'touch again'], env, 'ignore')).toBeNull();
+    await new Promise((resolve) => claimed?.leader.once('exit', resolve));
+    expect(existsSync(path.join(setup.workspace, 'ran'))).toBe(true);
+
+    const unclaimed = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
+    const other = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
+    const pid = other.claim('/bin/sh', ['-c', 'exec sleep 600'], env, 'ignore')?.leader.pid ?? 0;
+    await expectToHold('an unclaimed leader to wait', 300, () => !existsSync(path.join(setup.workspace, 'never')));
+    unclaimed.discard();
+    other.discard(); // claimed already: not its to end
+    expect(isProcessRunning(pid)).toBe(true);
+    process.kill(-pid, 'SIGKILL');
+  });
+
+  it('refuses an environment a shell cannot export, so the turn spawns as usual', async () => {
+    const setup = await requiredSandbox();
+    const wrap = setup.sandbox.forChecks();
+    if (wrap === null) throw new Error('bwrap is required for this test');
+    const ready = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
+    expect(ready.claim('/bin/sh', ['-c', 'true'], { ...env, 'NOT-A-NAME': '1' }, 'ignore')).toBeNull();
+    expect(ready.claim('/bin/sh', ['-c', 'true'], env, 'ignore')).toBeNull(); // ended by the refusal
+  });
+
+  it('the script counts its own lines, values with line breaks included', () => {
+    const script = execScript('/bin/cmd', ['a\nb'], { A: 'x\ny' }, 'pipe');
+    const [count, ...rest] = script.split('\n');
+    expect(Number(count)).toBe(rest.length - 1); // the trailing newline leaves one empty element
+  });
+});
