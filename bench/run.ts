@@ -190,6 +190,8 @@ function benchesFor(argv: string[]): Bench[] {
           figure('sandbox', 'the check started ahead and timed from its release (as the supervisor runs it)', r.heldCheckMs, 'ms'),
           figure('sandbox', 'the same held check in bwrap', r.heldSandboxedCheckMs, 'ms'),
           figure('sandbox', "added per check to a turn's path (held as the supervisor holds it)", r.heldCheckAddedMs, 'ms', SANDBOX_ADDED_TARGET_MS),
+          figure('sandbox', 'the turn in bwrap, its process started ahead (as the supervisor does)', r.readiedSandboxedTurnMs, 'ms'),
+          figure('sandbox', "added per turn to a turn's path (its process started ahead)", r.readiedTurnAddedMs, 'ms', SANDBOX_ADDED_TARGET_MS),
         ];
       },
     },

@@ -3,7 +3,9 @@
 // the check runner), each with and without the sandbox, interleaved so drift hits both alike. The sandboxed
 // side includes building the turn's view and bwrap arguments, as the supervisor does every turn. A check as
 // the supervisor runs it is also timed: its process started ahead and held (as while the snapshot's `git
-// add` runs; 20 ms here), then timed from its release to its result, so bwrap's set-up is not in it.
+// add` runs; 20 ms here), then timed from its release to its result, so bwrap's set-up is not in it; and
+// a sandboxed turn as the supervisor runs it: its process started ahead (process/ready-leader.ts, 20 ms
+// before, as while the turn before is checked), then timed from the turn's start like the others.
 // Run alone with `node dist/bench/sandbox.bench.js [--runs N]` after `npm run build`.
 
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { createCommandAgent } from '../src/agents/command-agent.js';
 import type { TurnInput } from '../src/agents/types.js';
 import { DEFAULT_SANDBOX } from '../src/config/defaults.js';
+import { startReadyLeader } from '../src/process/ready-leader.js';
 import { openGoalSandbox } from '../src/sandbox/goal-sandbox.js';
 import { runGit } from '../src/workspace/git.js';
 import { createCheckRunner } from '../src/workspace/checks.js';
@@ -35,6 +38,10 @@ export interface SandboxBenchResult {
   heldSandboxedCheckMs: number;
   /** heldSandboxedCheckMs − heldCheckMs: what the sandbox adds to a turn's path per check. */
   heldCheckAddedMs: number;
+  /** A sandboxed turn whose process was started 20 ms ahead (as the supervisor does), timed from its start. */
+  readiedSandboxedTurnMs: number;
+  /** readiedSandboxedTurnMs − turnMs: what the sandbox adds to a turn's path for its agent. */
+  readiedTurnAddedMs: number;
 }
 
 /** Measures a trivial turn and a trivial check, each with and without bwrap (medians of `runs`). */
@@ -57,13 +64,19 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
     });
     const agent = createCommandAgent({ command: 'true', env });
     const checks = createCheckRunner({ workspace, checks: [{ name: 'true', run: 'true', timeoutMs: 60_000 }] });
+    const HOLD_MS = 20;
     let turn = 0;
-    const runTurn = async (sandboxed: boolean): Promise<number> => {
+    const runTurn = async (sandboxed: boolean, readied = false): Promise<number> => {
       turn += 1;
       const promptPath = path.join(home, `turn-${turn}.prompt.txt`);
       const stateDir = path.join(home, `turn-${turn}.state`);
       await writeFile(promptPath, 'do nothing');
       await mkdir(stateDir);
+      const wrap = sandboxed ? sandbox.forTurn({ promptPath, stateDir }) : null;
+      if (readied && wrap !== null) {
+        wrap.ready = startReadyLeader({ cwd: workspace, sandbox: wrap });
+        await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+      }
       const started = performance.now();
       const input: TurnInput = {
         goalId: 'bench',
@@ -75,7 +88,7 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
         transcriptPath: path.join(home, `turn-${turn}.log`),
         timeoutMs: 60_000,
         turnTokenLimit: 0,
-        sandbox: sandboxed ? sandbox.forTurn({ promptPath, stateDir }) : null,
+        sandbox: wrap,
       };
       const result = await agent.runTurn(input, new AbortController().signal);
       if (result.outcome !== 'completed') throw new Error(`the trivial turn ended ${result.outcome}: ${result.error ?? ''}`);
@@ -87,7 +100,6 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       if (result?.passed !== true) throw new Error(`the trivial check failed: ${result?.outputTail ?? ''}`);
       return performance.now() - started;
     };
-    const HOLD_MS = 20;
     const runHeldCheck = async (sandboxed: boolean): Promise<number> => {
       let release = (): void => undefined;
       const opened = new Promise<void>((resolve) => (release = resolve));
@@ -99,7 +111,7 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       if (result?.passed !== true) throw new Error(`the trivial held check failed: ${result?.outputTail ?? ''}`);
       return performance.now() - started;
     };
-    const times = { turn: [] as number[], sandboxedTurn: [] as number[], check: [] as number[], sandboxedCheck: [] as number[], heldCheck: [] as number[], heldSandboxedCheck: [] as number[] };
+    const times = { turn: [] as number[], sandboxedTurn: [] as number[], check: [] as number[], sandboxedCheck: [] as number[], heldCheck: [] as number[], heldSandboxedCheck: [] as number[], readiedTurn: [] as number[] };
     // One warm-up of each, then interleaved runs.
     await runTurn(false);
     await runTurn(true);
@@ -107,6 +119,7 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
     await runCheck(true);
     await runHeldCheck(false);
     await runHeldCheck(true);
+    await runTurn(true, true);
     for (let index = 0; index < runs; index += 1) {
       times.turn.push(await runTurn(false));
       times.sandboxedTurn.push(await runTurn(true));
@@ -114,6 +127,7 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       times.sandboxedCheck.push(await runCheck(true));
       times.heldCheck.push(await runHeldCheck(false));
       times.heldSandboxedCheck.push(await runHeldCheck(true));
+      times.readiedTurn.push(await runTurn(true, true));
     }
     const turnMs = median(times.turn);
     const sandboxedTurnMs = median(times.sandboxedTurn);
@@ -130,6 +144,8 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       heldCheckMs: round(median(times.heldCheck)),
       heldSandboxedCheckMs: round(median(times.heldSandboxedCheck)),
       heldCheckAddedMs: round(median(times.heldSandboxedCheck) - median(times.heldCheck)),
+      readiedSandboxedTurnMs: round(median(times.readiedTurn)),
+      readiedTurnAddedMs: round(median(times.readiedTurn) - turnMs),
     };
   } finally {
     await rm(root, { recursive: true, force: true });
