@@ -73,10 +73,8 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       await writeFile(promptPath, 'do nothing');
       await mkdir(stateDir);
       const wrap = sandboxed ? sandbox.forTurn({ promptPath, stateDir }) : null;
-      if (readied && wrap !== null) {
-        wrap.ready = startReadyLeader({ cwd: workspace, sandbox: wrap });
-        await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
-      }
+      const ready = readied && wrap !== null ? startReadyLeader({ cwd: workspace, sandbox: wrap }) : undefined;
+      if (ready !== undefined) await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
       const started = performance.now();
       const input: TurnInput = {
         goalId: 'bench',
@@ -89,6 +87,7 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
         timeoutMs: 60_000,
         turnTokenLimit: 0,
         sandbox: wrap,
+        ...(ready === undefined ? {} : { ready }),
       };
       const result = await agent.runTurn(input, new AbortController().signal);
       if (result.outcome !== 'completed') throw new Error(`the trivial turn ended ${result.outcome}: ${result.error ?? ''}`);

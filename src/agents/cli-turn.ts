@@ -109,14 +109,15 @@ export function readTimeZone(env: NodeJS.ProcessEnv): string | undefined {
   return zone === undefined || zone === '' ? undefined : zone;
 }
 
-/** The spawn options that come from the turn itself: workspace, transcript, timeout, abort, onSpawn, sandbox. */
+/** The spawn options that come from the turn itself: workspace, transcript, timeout, abort, onSpawn, sandbox, the process started ahead. */
 export function turnSpawnOptions(
   input: TurnInput,
   signal: AbortSignal,
   killGraceMs: number | undefined,
-): Pick<SpawnAgentOptions, 'cwd' | 'transcriptPath' | 'timeoutMs' | 'killGraceMs' | 'signal' | 'onSpawn' | 'sandbox'> {
+): Pick<SpawnAgentOptions, 'cwd' | 'transcriptPath' | 'timeoutMs' | 'killGraceMs' | 'signal' | 'onSpawn' | 'sandbox' | 'ready'> {
   return {
     sandbox: input.sandbox ?? null,
+    ready: input.ready,
     cwd: input.workspace,
     transcriptPath: input.transcriptPath,
     timeoutMs: input.timeoutMs,

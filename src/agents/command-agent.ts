@@ -83,6 +83,7 @@ export function createCommandAgent(options: CommandAgentOptions): AgentAdapter {
         signal,
         onSpawn: input.onSpawn,
         sandbox: input.sandbox ?? null,
+        ready: input.ready,
         onOutput(text) {
           meter.addOutput(text);
           checkTokenLimit();

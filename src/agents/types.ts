@@ -1,6 +1,7 @@
 // The agent contract. An adapter runs one turn of a coding agent as a child process in its own process
 // group and reports what happened as a value: agent failure is a TurnResult, never a thrown error.
 
+import type { ReadyLeader } from '../process/ready-leader.js';
 import type { SandboxWrap } from '../sandbox/types.js';
 
 export type TurnOutcome =
@@ -56,6 +57,8 @@ export interface TurnInput {
   onSpawn?: (pid: number, token: string) => void;
   /** The sandbox the agent's process runs in (src/sandbox/); null or absent: unsandboxed. */
   sandbox?: SandboxWrap | null;
+  /** The turn's process, started ahead in that sandbox and the workspace: the adapter's spawn claims it. */
+  ready?: ReadyLeader;
 }
 
 export interface TurnResult {

@@ -22,7 +22,11 @@ const GATE =
 // The names a shell can export: others (rare: a dash or dot in the name) make the turn spawn as usual.
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** A leader handed its command: the process, the token in its environment, and the fork count at its start. */
+/**
+ * A leader handed its command: the process, the token in its environment, and the fork count as if it had
+ * been forked at the claim (its shell forks nothing before the exec, so whatever carries the token was
+ * forked after): a turn that started nothing still skips the /proc sweep (escaped-processes.ts).
+ */
 export interface ClaimedLeader {
   leader: GroupLeader;
   token: string;
@@ -33,10 +37,10 @@ export interface ReadyLeader {
   /**
    * Execs `command args` in the waiting shell, with exactly `env` (and the token); `stdin` 'ignore' gives it
    * /dev/null, 'pipe' leaves it the pipe (write its input to `leader.stdin` and end it). Null, and the
-   * leader is ended, when it is gone or was claimed already, or `env` cannot be exported by a shell: start
-   * the command as usual then.
+   * leader is ended, when it is gone or was claimed already, `cwd` is not the one it was started in, or
+   * `env` cannot be exported by a shell: start the command as usual then.
    */
-  claim(command: string, args: readonly string[], env: NodeJS.ProcessEnv, stdin: 'pipe' | 'ignore'): ClaimedLeader | null;
+  claim(command: string, args: readonly string[], env: NodeJS.ProcessEnv, stdin: 'pipe' | 'ignore', cwd: string): ClaimedLeader | null;
   /** Ends the leader unless it was claimed; nothing of any turn ran in it. Idempotent. */
   discard(): void;
 }
@@ -46,7 +50,6 @@ export function startReadyLeader(options: { cwd: string; sandbox: SandboxWrap })
   // What the sandbox sets (`--setenv TMPDIR /tmp`) overrides the command's environment, as when spawned at once.
   const setBySandbox = new Set(options.sandbox.args.flatMap((arg, at, all) => (arg === '--setenv' && all[at + 1] !== undefined ? [all[at + 1]] : [])));
   const token = newProcessToken();
-  const forksBefore = readForkCount();
   let leader: GroupLeader | null = spawnGroupLeader('/bin/sh', ['-c', GATE], {
     cwd: options.cwd,
     env: markEnvironment({}, token),
@@ -68,19 +71,20 @@ export function startReadyLeader(options: { cwd: string; sandbox: SandboxWrap })
   };
 
   return {
-    claim(command, args, env, stdin) {
+    claim(command, args, env, stdin, cwd) {
       const waiting = leader;
       if (waiting === null) return null;
-      const gone = waiting.pid === undefined || waiting.exitCode !== null || waiting.signalCode !== null || waiting.stdin === null;
+      const gone = waiting.pid === undefined || waiting.exitCode !== null || waiting.signalCode !== null || waiting.stdin === null || cwd !== options.cwd;
       const marked = Object.fromEntries(Object.entries(markEnvironment(env, token)).filter(([name]) => !setBySandbox.has(name)));
       if (gone || Object.keys(marked).some((name) => !SHELL_NAME.test(name))) {
         discard();
         return null;
       }
       leader = null;
+      const forks = readForkCount();
       waiting.stdin?.write(execScript(command, args, marked, stdin));
       if (stdin === 'ignore') waiting.stdin?.end();
-      return { leader: waiting, token, forksBefore };
+      return { leader: waiting, token, forksBefore: forks === null ? null : forks - 1 };
     },
     discard,
   };

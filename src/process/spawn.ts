@@ -13,6 +13,7 @@ import { Readable, type Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { BWRAP_INFO_FD, bwrapInfoArgs, readSandboxInitPid, waitForSandboxEnd } from '../sandbox/sandbox-end.js';
 import type { SandboxWrap } from '../sandbox/types.js';
+import type { ReadyLeader } from './ready-leader.js';
 import { createBoundedTail } from './bounded-tail.js';
 import { killMarkedProcesses, markEnvironment, newProcessToken, readForkCount } from './escaped-processes.js';
 import { createLineSplitter, type LineSplitter } from './line-splitter.js';
@@ -62,6 +63,8 @@ export interface SpawnAgentOptions {
   maxLineChars?: number;
   /** Run inside this sandbox (src/sandbox/); null or absent: as is. */
   sandbox?: SandboxWrap | null;
+  /** The process started ahead for this turn (process/ready-leader.ts, in the same sandbox and cwd): claimed instead of a spawn. */
+  ready?: ReadyLeader | undefined;
 }
 
 export interface ProcessResult {
@@ -206,8 +209,8 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
     return notStarted(`cannot start ${options.command}: ${options.command.includes('/') ? 'no such file' : 'not found on PATH'}`, null);
   }
   const stdin = options.stdin === null ? 'ignore' : 'pipe';
-  // Started ahead in its sandbox (process/ready-leader.ts): handed its command now, its token kept.
-  const claimed = options.sandbox?.ready?.claim(options.command, options.args, options.env, stdin) ?? null;
+  // Started ahead (process/ready-leader.ts): handed its command now, its token kept.
+  const claimed = options.ready?.claim(options.command, options.args, options.env, stdin, options.cwd) ?? null;
   const token = claimed === null ? newProcessToken() : claimed.token;
   const forksBefore = claimed === null ? readForkCount() : claimed.forksBefore;
   let child: GroupLeader;

@@ -1,7 +1,5 @@
 // The sandbox's public contract: how a process is wrapped, how a turn ran, and what a turn sees.
 
-import type { ReadyLeader } from '../process/ready-leader.js';
-
 /** How a turn's agent and checks ran: inside bubblewrap, unsandboxed by setting, or unsandboxed because bwrap does not work here. */
 export type SandboxUse = 'bwrap' | 'off' | 'unavailable';
 
@@ -9,8 +7,6 @@ export type SandboxUse = 'bwrap' | 'off' | 'unavailable';
 export interface SandboxWrap {
   executable: string;
   args: readonly string[];
-  /** An agent's process started ahead in this sandbox (process/ready-leader.ts), claimed by its turn's spawn. */
-  ready?: ReadyLeader;
 }
 
 /** What a sandboxed process sees of the filesystem and the network; every path absolute and real. */

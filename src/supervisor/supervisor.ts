@@ -177,7 +177,7 @@ export class GoalSupervisor {
   private turnGuidance: string[] = [];
   /** Turn records this supervisor stored (the pre-check's included). */
   private recordedTurns = 0;
-  /** The next turn's agent process, started ahead in the sandbox while this one is checked (sandboxed goals). */
+  /** The next turn's agent process, started ahead while this one is checked. */
   private readonly nextTurn: NextTurnLeader;
 
   constructor(goal: GoalRecord, settings: GoalSettings, deps: SupervisorDeps, restored?: RestoredGoal) {
@@ -254,7 +254,7 @@ export class GoalSupervisor {
     } catch (error) {
       if (!this.session.failOnStorageError(error)) throw error;
     } finally {
-      this.nextTurn.discard();
+      this.nextTurn.disable(); // and none started after (a prepare queued by the last turn)
     }
     await this.deps.onEnding?.(this.session.status === 'achieved' ? 'achieved' : 'failed');
     return this.session.finish();
@@ -368,7 +368,8 @@ export class GoalSupervisor {
       return;
     }
     const taking = early?.taken ?? this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed));
-    this.nextTurn.prepare(1); // beside the snapshot: turn 1's process, set up while the pre-check runs
+    // Turn 1's process, started while the pre-check runs (after its snapshot's and check's, as above).
+    setImmediate(() => this.nextTurn.prepare(1));
     const taken = await taking;
     const tree = taken.snapshot;
     const checks = await taken.checks;
@@ -478,7 +479,7 @@ export class GoalSupervisor {
     // Stored once the agent runs, together with its pid (onSpawn): one write per turn start, not two. A
     // crash before the spawn leaves the previous state, and the next daemon simply runs this turn.
     this.session.emit({ type: 'turn.started', id: this.id, turn, maxTurns: limits.maxTurns });
-    // Its process started ahead in the sandbox, when one was (its spawn claims it; unclaimed, it is ended).
+    // Its process started ahead, when one was (its spawn claims it; unclaimed, it is ended).
     const readied = this.nextTurn.take(turn);
     const result = await this.deps.agent.runTurn(
       {
@@ -494,7 +495,8 @@ export class GoalSupervisor {
         stateDir: path.join(goalDir, files.stateDir),
         reciteEveryToolCalls: this.settings.recitation.everyToolCalls,
         checks: this.settings.checks,
-        sandbox: readied ?? this.deps.sandbox?.forTurn({ promptPath: path.join(goalDir, files.promptFile), stateDir: path.join(goalDir, files.stateDir) }) ?? null,
+        sandbox: readied !== null ? readied.wrap : (this.deps.sandbox?.forTurn({ promptPath: path.join(goalDir, files.promptFile), stateDir: path.join(goalDir, files.stateDir) }) ?? null),
+        ...(readied === null ? {} : { ready: readied.ready }),
         onSpawn: (pid, token) => {
           this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn, token };
           // Not flushed to the directory: only a crash of this process leaves the agent running, and the
@@ -505,7 +507,7 @@ export class GoalSupervisor {
       },
       this.session.abortSignal,
     );
-    readied?.ready?.discard(); // a turn that never spawned (its command missing, or stopped first)
+    readied?.ready.discard(); // a turn that never spawned (its command missing, or stopped first)
     this.session.agentExited();
     // Cleared in the turn's next write: until then a crash finds the pid gone (or reused: the start time
     // differs), so nothing is killed by mistake.
@@ -518,9 +520,10 @@ export class GoalSupervisor {
   private async observeWorkspace(result: TurnResult): Promise<TurnObservation | 'workspace-gone' | 'interrupted'> {
     if (this.failIfWorkspaceGone()) return 'workspace-gone';
     const taking = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotTurn(onIndexed));
-    // The next turn's process is set up meanwhile, after the snapshot's has started.
+    // The next turn's process is started meanwhile: after the snapshot's and the first check's (a
+    // setImmediate queued behind the one that starts the check), as each fork holds this thread ~2 ms.
     const { turn } = this.session.snapshot.context;
-    if (turn < this.settings.limits.maxTurns) this.nextTurn.prepare(turn + 1);
+    if (turn < this.settings.limits.maxTurns) setImmediate(() => this.nextTurn.prepare(turn + 1));
     const taken = await taking;
     const step = taken.snapshot;
     const { previousTree, tree, initialTree } = step;

@@ -59,7 +59,8 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
     };
     const options: SpawnAgentOptions = {
       command: '/bin/sh', args, cwd: dir, env, stdin, transcriptPath: path.join(setup.home, `${name}.log`), timeoutMs: 30_000,
-      sandbox: ready ? { ...wrap, ready: watched } : wrap,
+      sandbox: wrap,
+      ...(ready ? { ready: watched } : {}),
     };
     const result = await spawnAgentProcess(options).done;
     if (ready) expect(result.pid === claimedPid && claimedPid !== null).toBe(true);
@@ -89,15 +90,15 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
     const wrap = setup.sandbox.forChecks();
     if (wrap === null) throw new Error('bwrap is required for this test');
     const ready = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
-    const claimed = ready.claim('/bin/sh', ['-c', 'touch ran'], env, 'ignore');
+    const claimed = ready.claim('/bin/sh', ['-c', 'touch ran'], env, 'ignore', setup.workspace);
     expect(claimed).not.toBeNull();
-    expect(ready.claim('/bin/sh', ['-c', 'touch again'], env, 'ignore')).toBeNull();
+    expect(ready.claim('/bin/sh', ['-c', 'touch again'], env, 'ignore', setup.workspace)).toBeNull();
     await new Promise((resolve) => claimed?.leader.once('exit', resolve));
     expect(existsSync(path.join(setup.workspace, 'ran'))).toBe(true);
 
     const unclaimed = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
     const other = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
-    const pid = other.claim('/bin/sh', ['-c', 'exec sleep 600'], env, 'ignore')?.leader.pid ?? 0;
+    const pid = other.claim('/bin/sh', ['-c', 'exec sleep 600'], env, 'ignore', setup.workspace)?.leader.pid ?? 0;
     await expectToHold('an unclaimed leader to wait', 300, () => !existsSync(path.join(setup.workspace, 'never')));
     unclaimed.discard();
     other.discard(); // claimed already: not its to end
@@ -105,13 +106,15 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
     process.kill(-pid, 'SIGKILL');
   });
 
-  it('refuses an environment a shell cannot export, so the turn spawns as usual', async () => {
+  it('refuses an environment a shell cannot export, or another cwd, so the turn spawns as usual', async () => {
     const setup = await requiredSandbox();
     const wrap = setup.sandbox.forChecks();
     if (wrap === null) throw new Error('bwrap is required for this test');
     const ready = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
-    expect(ready.claim('/bin/sh', ['-c', 'true'], { ...env, 'NOT-A-NAME': '1' }, 'ignore')).toBeNull();
-    expect(ready.claim('/bin/sh', ['-c', 'true'], env, 'ignore')).toBeNull(); // ended by the refusal
+    expect(ready.claim('/bin/sh', ['-c', 'true'], { ...env, 'NOT-A-NAME': '1' }, 'ignore', setup.workspace)).toBeNull();
+    const other = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
+    expect(other.claim('/bin/sh', ['-c', 'true'], env, 'ignore', setup.home)).toBeNull(); // not the cwd it started in
+    expect(ready.claim('/bin/sh', ['-c', 'true'], env, 'ignore', setup.workspace)).toBeNull(); // ended by the refusal
   });
 
   it('the script counts its own lines, values with line breaks included', () => {

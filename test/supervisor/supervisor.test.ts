@@ -200,16 +200,17 @@ describe('supervisor: the next turn started ahead in the sandbox', () => {
   it('hands each turn a process started ahead, and leaves none (nor its files) once the goal ends', async () => {
     const readied: boolean[] = [];
     const record = (step: Step): Step => (input) => {
-      readied.push(input.sandbox?.ready !== undefined);
+      readied.push(input.ready !== undefined);
       return step(input);
     };
     const { supervisor, repo, goal, store, turns } = await setup({ checks: ['grep -q 42 answer.txt'], agent: new ScriptedAgent([record(writeAnswer('1')), record(writeAnswer('42'))]) });
     expect(await supervisor.run()).toMatchObject({ status: 'achieved', turns: 2 });
-    // Unsandboxed where bwrap does not work here (then no process is started ahead).
+    // Unsandboxed where bwrap does not work here: then no process is started ahead.
     const sandboxed = (await turns()).every((turn) => turn.sandbox === 'bwrap');
     expect(readied).toEqual(sandboxed ? [true, true] : [false, false]);
     await expect.poll(() => leadersIn(repo.dir)).toEqual([]);
-    // Turn 3's process was readied while turn 2 was checked, then ended with the goal, its files removed.
+    // Turn 3's process was readied while turn 2 was checked, then ended with the goal, and the files made
+    // for its sandbox removed.
     expect(existsSync(path.join(store.goalDir(goal.id), 'turn-3.prompt.txt'))).toBe(false);
     expect(existsSync(path.join(store.goalDir(goal.id), 'turn-3.state'))).toBe(false);
   });
