@@ -322,7 +322,7 @@ export class GoalSupervisor {
   async abandonPrecheck(): Promise<void> {
     const early = this.earlyPrecheck;
     this.earlyPrecheck = null;
-    this.nextTurn.discard();
+    this.nextTurn.disable(); // turn 1's process too, readied at admission
     if (early === null) return;
     this.session.detach(); // aborts the checks; the machine was never started
     await early.taken.then((taken) => taken.checks).catch(() => undefined);

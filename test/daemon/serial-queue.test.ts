@@ -1,16 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { KeyedSerialQueue, SerialQueue } from '../../src/daemon/serial-queue.js';
-
-// A promise settled from outside, so a test decides when each piece of work ends.
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: Error) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../helpers/deferred.js';
 
 // Lets every pending promise callback run.
 function flush(): Promise<void> {

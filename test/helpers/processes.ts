@@ -1,7 +1,7 @@
 // Process liveness for tests: a pid counts as gone when it no longer exists or is a zombie waiting to
 // be reaped (in containers PID 1 may reap late).
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { waitUntil } from './wait.js';
 
 /** True when the process exists and is not a zombie. */
@@ -46,6 +46,17 @@ export function pidsWithMarker(marker: string): number[] {
     })
     .map(Number)
     .filter(isProcessRunning);
+}
+
+/** Agents' processes started ahead (src/process/ready-leader.ts), still waiting, in working directory `dir`. */
+export function waitingLeadersIn(dir: string): number[] {
+  return pidsWithMarker('goald_n || exit 125').filter((pid) => {
+    try {
+      return readlinkSync(`/proc/${pid}/cwd`) === dir;
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
 }
 
 /** Whether `ancestor` is `pid`'s parent, or its parent's, and so on. */

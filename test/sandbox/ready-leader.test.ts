@@ -2,35 +2,15 @@
 // command sees exactly the argv, environment and stdin it was given, as when spawned at once; nothing runs
 // before the claim; a leader never claimed leaves nothing behind.
 
-import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { DEFAULT_SANDBOX } from '../../src/config/defaults.js';
+import { describe, expect, it } from 'vitest';
 import { execScript, startReadyLeader, type ReadyLeader } from '../../src/process/ready-leader.js';
 import { spawnAgentProcess, type SpawnAgentOptions } from '../../src/process/spawn.js';
-import { openGoalSandbox } from '../../src/sandbox/goal-sandbox.js';
 import { expectToHold } from '../helpers/daemon.js';
-import { isProcessRunning } from '../helpers/processes.js';
-
-async function requiredSandbox() {
-  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'grl-')));
-  onTestFinished(() => rm(root, { recursive: true, force: true }));
-  const workspace = path.join(root, 'ws');
-  const home = path.join(root, 'home');
-  await mkdir(workspace);
-  await mkdir(home, { mode: 0o700 });
-  const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
-  const sandbox = await openGoalSandbox({
-    settings: { ...DEFAULT_SANDBOX, mode: 'required' },
-    workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
-    agent: { adapter: 'command', command: 'sh' },
-    goaldHome: home,
-    env,
-  });
-  return { workspace, home, env, sandbox };
-}
+import { isProcessRunning, waitingLeadersIn } from '../helpers/processes.js';
+import { requiredSandbox } from '../helpers/sandbox.js';
 
 // What the command saw: its argv (one per line, NUL-safe enough here), its environment sorted, its stdin.
 const REPORT = 'printf "%s\\n" "$@" > argv.txt; env | sort > env.txt; cat > stdin.txt; readlink /proc/self/fd/0 > fd0.txt';
@@ -85,7 +65,7 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
     }
   });
 
-  it('runs nothing before its claim, and a leader discarded unclaimed is gone', async () => {
+  it('is claimed once; a leader discarded unclaimed is gone, and a claimed one is not discard()\'s to end', async () => {
     const setup = await requiredSandbox();
     const wrap = setup.sandbox.forChecks();
     if (wrap === null) throw new Error('bwrap is required for this test');
@@ -97,12 +77,14 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
     expect(existsSync(path.join(setup.workspace, 'ran'))).toBe(true);
 
     const unclaimed = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
+    await expect.poll(() => waitingLeadersIn(setup.workspace).length).toBeGreaterThan(0);
+    unclaimed.discard();
+    await expect.poll(() => waitingLeadersIn(setup.workspace)).toEqual([]);
+
     const other = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
     const pid = other.claim('/bin/sh', ['-c', 'exec sleep 600'], env, 'ignore', setup.workspace)?.leader.pid ?? 0;
-    await expectToHold('an unclaimed leader to wait', 300, () => !existsSync(path.join(setup.workspace, 'never')));
-    unclaimed.discard();
     other.discard(); // claimed already: not its to end
-    expect(isProcessRunning(pid)).toBe(true);
+    await expectToHold('the claimed leader to keep running', 200, () => isProcessRunning(pid));
     process.kill(-pid, 'SIGKILL');
   });
 

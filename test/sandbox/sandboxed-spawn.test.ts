@@ -13,6 +13,7 @@ import { spawnAgentProcess } from '../../src/process/spawn.js';
 import { createCheckRunner } from '../../src/workspace/checks.js';
 import { openGoalSandbox } from '../../src/sandbox/goal-sandbox.js';
 import { isProcessRunning } from '../helpers/processes.js';
+import { requiredSandbox as sandboxInTempDir } from '../helpers/sandbox.js';
 
 /** Host pids of running `sleep <marker>` processes. */
 function sleepers(marker: string): number[] {
@@ -29,23 +30,9 @@ function sleepers(marker: string): number[] {
     .filter(isProcessRunning);
 }
 
-/** A workspace, a goald home and a `required` sandbox over them in a temp dir, and a unique sleep marker. */
+/** A `required` sandbox (helpers/sandbox.ts) and a unique sleep marker. */
 async function requiredSandbox() {
-  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gss-')));
-  onTestFinished(() => rm(root, { recursive: true, force: true }));
-  const workspace = path.join(root, 'ws');
-  const home = path.join(root, 'home');
-  await mkdir(workspace);
-  await mkdir(home, { mode: 0o700 });
-  const env = { ...process.env, HOME: root, XDG_CONFIG_HOME: path.join(root, 'config') };
-  const sandbox = await openGoalSandbox({
-    settings: { ...DEFAULT_SANDBOX, mode: 'required' },
-    workspace: { root: workspace, gitDir: path.join(workspace, '.git'), commonDir: path.join(workspace, '.git') },
-    agent: { adapter: 'command', command: 'sh' },
-    goaldHome: home,
-    env,
-  });
-  return { workspace, home, env, sandbox, marker: String(5_000_000 + Math.floor(Math.random() * 1_000_000)) };
+  return { ...(await sandboxInTempDir()), marker: String(5_000_000 + Math.floor(Math.random() * 1_000_000)) };
 }
 
 /** A script that starts two `sleep <marker>` (one in its own session), waits until both run, says `ready`. */

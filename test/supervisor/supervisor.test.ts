@@ -2,7 +2,7 @@
 // an AgentAdapter written for the test (the contract, not a module mock), so structured-agent outcomes —
 // usage limits, permission denials, tool calls — can be driven exactly.
 
-import { existsSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,8 @@ import { readRunningChecks } from '../../state/running-checks.js';
 import { createCheckRunner } from '../../src/workspace/checks.js';
 import type { GoalSupervisor } from '../../src/supervisor/supervisor.js';
 import { expectToHold } from '../helpers/daemon.js';
-import { pidsWithMarker, waitUntilGone } from '../helpers/processes.js';
+import { deferred } from '../helpers/deferred.js';
+import { waitingLeadersIn, waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { ScriptedAgent, setup, waitForEvent as waitFor, writeAnswer, type Step } from './support.js';
 
@@ -129,15 +130,10 @@ describe('supervisor', () => {
 // A foreground start begins its pre-check before its goal is registered (start-foreground.ts): the first
 // check's process starts at once and runs nothing until registration admits the goal.
 describe('supervisor: a pre-check begun before admission', () => {
-  /** A promise with its settlers: registration's verdict. */
+  /** Registration's verdict, given by the test. */
   function verdict(): { admitted: Promise<void>; admit: () => void; refuse: (error: Error) => void } {
-    let admit = (): void => undefined;
-    let refuse: (error: Error) => void = () => undefined;
-    const admitted = new Promise<void>((resolve, reject) => {
-      admit = resolve;
-      refuse = reject;
-    });
-    return { admitted, admit, refuse };
+    const { promise, resolve, reject } = deferred();
+    return { admitted: promise, admit: () => resolve(), refuse: reject };
   }
 
   /** abandonPrecheck(), which must settle once the check is ended, not when it would have ended by itself. */
@@ -186,17 +182,6 @@ describe('supervisor: a pre-check begun before admission', () => {
 
 // A sandboxed goal's next agent process is started ahead (supervisor/next-turn-leader.ts).
 describe('supervisor: the next turn started ahead in the sandbox', () => {
-  /** Waiting leaders (process/ready-leader.ts) whose working directory is `dir`. */
-  function leadersIn(dir: string): number[] {
-    return pidsWithMarker('goald_n || exit 125').filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`) === dir;
-      } catch {
-        return false;
-      }
-    });
-  }
-
   it('hands each turn a process started ahead, and leaves none (nor its files) once the goal ends', async () => {
     const readied: boolean[] = [];
     const record = (step: Step): Step => (input) => {
@@ -208,7 +193,7 @@ describe('supervisor: the next turn started ahead in the sandbox', () => {
     // Unsandboxed where bwrap does not work here: then no process is started ahead.
     const sandboxed = (await turns()).every((turn) => turn.sandbox === 'bwrap');
     expect(readied).toEqual(sandboxed ? [true, true] : [false, false]);
-    await expect.poll(() => leadersIn(repo.dir)).toEqual([]);
+    await expect.poll(() => waitingLeadersIn(repo.dir)).toEqual([]);
     // Turn 3's process was readied while turn 2 was checked, then ended with the goal, and the files made
     // for its sandbox removed.
     expect(existsSync(path.join(store.goalDir(goal.id), 'turn-3.prompt.txt'))).toBe(false);

@@ -10,6 +10,7 @@ import type { CheckSpec } from '../../src/config/types.js';
 import { SIGKILL_GRACE_MS } from '../../src/process/terminate-group.js';
 import { checksSignature, createCheckRunner, OUTPUT_TAIL_BYTES, summarizeChecks } from '../../src/workspace/checks.js';
 import type { CheckGroup, CheckResult } from '../../src/workspace/types.js';
+import { deferred } from '../helpers/deferred.js';
 import { isProcessRunning as isProcessRunningNow, waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -192,15 +193,10 @@ describe('createCheckRunner', () => {
 
 // A check's process starts ahead of the check (its sandbox set up meanwhile) and runs nothing until released.
 describe('createCheckRunner with its first check held', () => {
-  /** A promise with its settlers, for the `opened` gate. */
+  /** The `opened` gate, settled by the test. */
   function gate(): { opened: Promise<void>; open: () => void; refuse: (reason: Error) => void } {
-    let open = (): void => undefined;
-    let refuse: (reason: Error) => void = () => undefined;
-    const opened = new Promise<void>((resolve, reject) => {
-      open = resolve;
-      refuse = reject;
-    });
-    return { opened, open, refuse };
+    const { promise, resolve, reject } = deferred();
+    return { opened: promise, open: () => resolve(), refuse: reject };
   }
 
   test('the held check runs only once released; its time and its timeout count from then; its stdin is /dev/null', async () => {
