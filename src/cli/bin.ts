@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `goald` executable. `goald --version` answers before anything loads. `goald hook ...` runs on every
 // tool call of a hooked agent, so it takes a minimal path that loads none of the CLI (commander, zod, the
-// SDKs); `goald status` takes the fast path (fast-command.ts) that skips commander; everything else goes
+// SDKs); `goald status` and `goald start` take the fast path (fast-command.ts) that skips commander; everything else goes
 // through the full CLI. No top-level await: the bundle users run (scripts/bundle.mjs) is CommonJS.
 
 import { GOALD_VERSION } from '../version.js';
@@ -20,13 +20,13 @@ async function run(argv: readonly string[]): Promise<number> {
   const { enableCompileCache } = await import('./compile-cache.js');
   enableCompileCache(import.meta.dirname);
   const { runFastCommand } = await import('./fast-command.js');
-  const code = await runFastCommand(argv.slice(2));
-  if (code !== null) {
-    // A fast command leaves nothing running once it has answered: exit now rather than wait for Node to
-    // tear the environment down (~1.5 ms of `goald status`), unless output is still queued (an
+  const fast = await runFastCommand(argv.slice(2));
+  if (fast !== null) {
+    // A read-only fast command leaves nothing running once it has answered: exit now rather than wait for
+    // Node to tear the environment down (~1.5 ms of `goald status`), unless output is still queued (an
     // asynchronous stdout: a pipe outside Linux), which process.exit() would drop.
-    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
-    return code;
+    if (fast.exitNow && process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(fast.code);
+    return fast.code;
   }
   const { main } = await import('./main.js');
   return main([...argv]);

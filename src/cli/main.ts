@@ -4,7 +4,7 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { EDIT_OPTIONS } from '../config/edit-options.js';
-import { START_OPTIONS, type StartOption } from '../config/start-options.js';
+import { START_COMMAND_SWITCHES, START_OPTIONS, type StartOption } from '../config/start-options.js';
 import { EXIT, GoaldError } from '../errors.js';
 import { processIO, type CliIO } from './io.js';
 import { reportGoaldError } from './report-error.js';
@@ -29,7 +29,14 @@ function addStartOptions(command: Command): Command {
   return command;
 }
 
-function buildProgram(io: CliIO, exit: { code: number }): Command {
+/** What `goald start` does with the arguments commander read (its raw options, as the action receives them). */
+export type StartAction = (condition: string | undefined, options: Record<string, unknown>) => Promise<number>;
+
+/**
+ * The whole CLI as commander reads it; `runStart` replaced only by the test that holds the commander-free
+ * reading of `goald start` (start-args.ts) to this one.
+ */
+export function buildProgram(io: CliIO, exit: { code: number }, runStart: StartAction = runStartCommandFor(io)): Command {
   const program = new Command('goald')
     .description('Keeps a coding agent working until a goal is verifiably met.')
     .version('0.1.0', '-v, --version')
@@ -42,18 +49,16 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
       outputError: () => undefined, // the single catch below prints errors
     });
 
-  addStartOptions(
+  const start = addStartOptions(
     program
       .command('start')
       .description('start a goal: run the agent turn after turn until the condition is verifiably met')
       .argument('[condition]', 'the goal in plain words, e.g. "all tests pass" (default: goal from goal.config.json)'),
-  )
-    .option('--foreground', 'run in this process instead of the daemon')
-    .option('--wait', 'wait for the goal to finish; exit 0 when achieved, 1 when failed')
-    .action(async (condition: string | undefined, options: Record<string, unknown>) => {
-      const { runStartCommand } = await import('./commands/start.js');
-      exit.code = await runStartCommand(condition, options, io);
-    });
+  );
+  for (const option of START_COMMAND_SWITCHES) start.option(option.flag, option.description);
+  start.action(async (condition: string | undefined, options: Record<string, unknown>) => {
+    exit.code = await runStart(condition, options);
+  });
 
   program
     .command('status')
@@ -353,6 +358,13 @@ function buildProgram(io: CliIO, exit: { code: number }): Command {
     });
 
   return program;
+}
+
+function runStartCommandFor(io: CliIO): StartAction {
+  return async (condition, options) => {
+    const { runStartCommand } = await import('./commands/start.js');
+    return runStartCommand(condition, options, io);
+  };
 }
 
 /** Runs the CLI and resolves with the exit code; never exits the process itself. */

@@ -351,6 +351,12 @@ export const START_OPTIONS = [
   },
 ] as const satisfies readonly StartOption[];
 
+/** The switches only `goald start` has (not `goald loop`): where the goal runs, and whether to wait for it. */
+export const START_COMMAND_SWITCHES = [
+  { key: 'foreground', flag: '--foreground', description: 'run in this process instead of the daemon' },
+  { key: 'wait', flag: '--wait', description: 'wait for the goal to finish; exit 0 when achieved, 1 when failed' },
+] as const satisfies ReadonlyArray<{ key: string; flag: `--${string}`; description: string }>;
+
 type TableEntry = (typeof START_OPTIONS)[number];
 type KeysOf<Kind extends StartOption['kind']> = Extract<TableEntry, { kind: Kind }>['key'];
 

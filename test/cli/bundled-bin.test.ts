@@ -85,3 +85,28 @@ describe('goald status', () => {
     }
   });
 });
+
+describe('goald start', () => {
+  // Its start-up is a target too (npm run bench: to the first agent, ≤ 4× node -e 0): commander and the
+  // full CLI are ~10 ms of it, so a plain start line is read by start-args.ts instead.
+  test('in the foreground, runs the goal without loading commander; --help still gets commander', async () => {
+    const sandbox = await goaldSandbox();
+    const workspace = (await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true })).dir;
+    const out = path.join(sandbox.root, 'loaded.txt');
+    const tracer = fileURLToPath(new URL('../fixtures/load-trace/print-loaded.mjs', import.meta.url));
+    const traced = { env: { NODE_OPTIONS: `--import ${tracer}`, LOADED_OUT: out } };
+    const run = await sandbox.run(['start', 'f exists', '--foreground', '-C', workspace, '--agent', 'touch f', '--check', 'test -f f', '--json'], traced);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('"status":"achieved"');
+    const loadsCommander = (): boolean =>
+      readFileSync(out, 'utf8')
+        .split('\n')
+        .filter((file) => file.includes(`${path.sep}bundle${path.sep}`))
+        .some((file) => readFileSync(file, 'utf8').includes('CommanderError'));
+    expect(loadsCommander()).toBe(false);
+    const help = await sandbox.run(['start', '--help'], traced);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--max-turns <n>');
+    expect(loadsCommander()).toBe(true);
+  });
+});
