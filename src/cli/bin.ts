@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The `goald` executable. `goald --version` answers before anything loads. `goald hook ...` runs on every
 // tool call of a hooked agent, so it takes a minimal path that loads none of the CLI (commander, zod, the
-// SDKs); `goald status` and `goald start` take the fast path (fast-command.ts) that skips commander; everything else goes
-// through the full CLI. No top-level await: the bundle users run (scripts/bundle.mjs) is CommonJS.
+// SDKs); `goald status` takes the fast path (fast-command.ts) and a plain `goald start` its own
+// (start-args.ts), both without commander; everything else goes through the full CLI. No top-level await: the bundle users run (scripts/bundle.mjs) is CommonJS.
 
 import { GOALD_VERSION } from '../version.js';
 
@@ -19,14 +19,20 @@ async function run(argv: readonly string[]): Promise<number> {
   // Not for the two above: they run inside the agent's sandbox, which hides GOALD_HOME.
   const { enableCompileCache } = await import('./compile-cache.js');
   enableCompileCache(import.meta.dirname);
+  // A plain `goald start` line skips commander too; the process ends when the goal's work is done.
+  if (argv[2] === 'start') {
+    const { runPlainStart } = await import('./start-args.js');
+    const code = await runPlainStart(argv.slice(3));
+    if (code !== null) return code;
+  }
   const { runFastCommand } = await import('./fast-command.js');
-  const fast = await runFastCommand(argv.slice(2));
-  if (fast !== null) {
-    // A read-only fast command leaves nothing running once it has answered: exit now rather than wait for
-    // Node to tear the environment down (~1.5 ms of `goald status`), unless output is still queued (an
+  const code = await runFastCommand(argv.slice(2));
+  if (code !== null) {
+    // A fast command leaves nothing running once it has answered: exit now rather than wait for Node to
+    // tear the environment down (~1.5 ms of `goald status`), unless output is still queued (an
     // asynchronous stdout: a pipe outside Linux), which process.exit() would drop.
-    if (fast.exitNow && process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(fast.code);
-    return fast.code;
+    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+    return code;
   }
   const { main } = await import('./main.js');
   return main([...argv]);

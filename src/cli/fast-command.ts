@@ -1,38 +1,14 @@
-// Commands whose start-up time users wait on skip commander (~10 ms to load and build the whole CLI) when
-// their arguments take the plain forms recognised here: `goald status` and `watch --once`, polled by
-// scripts, shell prompts and editors, and `goald start` (start-args.ts). Anything else (other flags,
-// --help, extra arguments) returns null and goes through the full CLI, which parses it the same way or
-// reports it.
+// Commands run so often that start-up time is most of their cost — `goald status` is polled by scripts,
+// shell prompts and editors — skip commander (~25 ms to load as ESM, as long as the rest of the command)
+// when their arguments take the plain forms recognised here. Anything else (other flags, --help, extra
+// arguments) returns null and goes through the full CLI, which parses it the same way or reports it.
+// (`goald start` has a fast path of its own, start-args.ts: it shares no module with these.)
 
 import { processIO, type CliIO } from './io.js';
 import { reportGoaldError } from './report-error.js';
 
-/** A fast command's exit code; `exitNow`: it leaves nothing running, so the process may exit at once. */
-export interface FastCommandResult {
-  code: number;
-  exitNow: boolean;
-}
-
-/** Runs `args` (argv after the script) on the fast path; resolves with its result, or null when it is not one. */
-export async function runFastCommand(args: readonly string[], io: CliIO = processIO): Promise<FastCommandResult | null> {
-  if (args[0] === 'start') {
-    // `goald start` as well: its start-up is a target too (to its first agent, in the foreground). It may
-    // leave work to finish (a daemon it started, a notification), so the process exits when that is done.
-    const { parseStartArgs } = await import('./start-args.js');
-    const start = parseStartArgs(args.slice(1));
-    if (start === null) return null;
-    try {
-      const { runStartCommand } = await import('./commands/start.js');
-      return { code: await runStartCommand(start.condition, start.options, io), exitNow: false };
-    } catch (error) {
-      return { code: reportGoaldError(error, io), exitNow: false };
-    }
-  }
-  const code = await runReadOnlyCommand(args, io);
-  return code === null ? null : { code, exitNow: true };
-}
-
-async function runReadOnlyCommand(args: readonly string[], io: CliIO): Promise<number | null> {
+/** Runs `args` (argv after the script) on the fast path; resolves with the exit code, or null when it is not one. */
+export async function runFastCommand(args: readonly string[], io: CliIO = processIO): Promise<number | null> {
   const watchOnce = parseWatchOnceArgs(args);
   if (watchOnce !== null) {
     try {

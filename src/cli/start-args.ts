@@ -1,6 +1,6 @@
-// `goald start`'s arguments read without commander, for the fast path (fast-command.ts): loading commander
-// and building the CLI's thirty commands costs ~10 ms, a tenth of a foreground start's time to its first
-// agent. Node's own util.parseArgs reads them from the start options' table into the raw options commander
+// `goald start` without commander: bin.ts routes a start line here before anything else loads (neither
+// commander and the CLI's thirty commands, nor the status fast path's chunk: ~5 ms of a foreground start's
+// time to its first agent). Node's own util.parseArgs reads them from the start options' table into the raw options commander
 // gives the start action (main.ts), defaults included. Only the plain forms are taken here; anything
 // commander could read otherwise returns null, and the full CLI parses it (or reports what is wrong):
 // --help, an unknown flag, a missing value, a value that starts with "-", a short option with its value
@@ -10,6 +10,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 import { START_COMMAND_SWITCHES, START_OPTIONS } from '../config/start-options.js';
+import { processIO, type CliIO } from './io.js';
+import { reportGoaldError } from './report-error.js';
 
 /** The condition and commander's raw options of a `goald start` line. */
 export interface StartArgs {
@@ -80,4 +82,16 @@ export function parseStartArgs(args: readonly string[]): StartArgs | null {
   }
   if (positionals.length > 1) return null;
   return { condition: positionals[0], options: { ...options, ...Object.fromEntries(lists) } };
+}
+
+/** Runs `goald start <args>` when its line is a plain one; resolves with the exit code, or null (the full CLI's). */
+export async function runPlainStart(args: readonly string[], io: CliIO = processIO): Promise<number | null> {
+  const start = parseStartArgs(args);
+  if (start === null) return null;
+  try {
+    const { runStartCommand } = await import('./commands/start.js');
+    return await runStartCommand(start.condition, start.options, io);
+  } catch (error) {
+    return reportGoaldError(error, io);
+  }
 }
