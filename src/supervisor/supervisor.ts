@@ -310,8 +310,13 @@ export class GoalSupervisor {
     const taken = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed), admitted, { snapshotUnderWay: true });
     taken.catch(() => undefined); // awaited by precheck()
     this.earlyPrecheck = { startedAt: this.session.now(), taken };
-    // Turn 1's process once admitted: spawned while registration's write waits on the disk, not before it.
-    void admitted.then(() => this.nextTurn.prepare(1), () => undefined);
+    // Turn 1's process once admitted, spawned while registration's write waits on the disk: in the next
+    // turn of the event loop, not in the microtask that admits the goal, which runs before the write is
+    // issued (the fork holds this thread 1-3 ms).
+    void admitted.then(
+      () => setImmediate(() => this.nextTurn.prepare(1)),
+      () => undefined,
+    );
   }
 
   /**
