@@ -89,10 +89,7 @@ describe('supervisor', () => {
   });
 
   it('suspends the agent on pause --now and continues it on resume', async () => {
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: gate, resolve: release } = deferred();
     const agent = new ScriptedAgent([
       async (input) => {
         await gate;
@@ -114,12 +111,23 @@ describe('supervisor', () => {
   });
 
   it('pauses at the turn boundary by default and starts no turn while paused', async () => {
-    const agent = new ScriptedAgent([writeAnswer('1'), writeAnswer('42')]);
+    // Turn 1 is held until the pause is stored, so the pause is seen waiting for the turn's end (an agent
+    // that returned at once could end the turn first: the goal would already be paused).
+    const { promise: gate, resolve: release } = deferred();
+    const agent = new ScriptedAgent([
+      async (input) => {
+        await gate;
+        await writeFile(path.join(input.workspace, 'answer.txt'), '1\n');
+        return {};
+      },
+      writeAnswer('42'),
+    ]);
     const { supervisor, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
     const run = supervisor.run();
     await waitFor(events, (event) => event.type === 'turn.started');
     await supervisor.pause(false);
     expect(supervisor.status).toBe('active');
+    release();
     await waitFor(events, (event) => event.type === 'goal.paused');
     expect(agent.inputs).toHaveLength(1);
     await supervisor.resume();
