@@ -27,11 +27,11 @@ const SEQ_SPACE = 36 ** SEQ_WIDTH;
 let lastTime = 0;
 let lastSeq = 0;
 
-// A random integer in [0, bound), to keep two processes' ids of the same millisecond apart: not a secret,
-// so Math.random (seeded per process), not crypto, whose first use loads its internal modules on the way
-// to a goal's first agent (~1 ms of `goald start`).
+// A random integer in [0, bound). Web Crypto's global, not `node:crypto`: node loads it on first use, so
+// the CLI commands that only read paths (`goald status`, bench/daemon.bench.ts) never load crypto's ~20
+// internal modules. The modulo bias over 2^32 is immaterial for bounds this small.
 function randomInt(bound: number): number {
-  return Math.floor(Math.random() * bound);
+  return (globalThis.crypto.getRandomValues(new Uint32Array(1))[0] ?? 0) % bound;
 }
 
 /** Returns `<prefix><time><seq>`: lowercase, sortable by creation, unique (monotonic within a process). */
