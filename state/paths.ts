@@ -2,6 +2,7 @@
 
 import { join, resolve } from 'node:path';
 
+import { osRandomBytes } from '../src/os-random.js';
 import { readEnv } from './goald-home.js';
 
 export { resolveGoaldHome } from './goald-home.js';
@@ -27,11 +28,11 @@ const SEQ_SPACE = 36 ** SEQ_WIDTH;
 let lastTime = 0;
 let lastSeq = 0;
 
-// A random integer in [0, bound). Web Crypto's global, not `node:crypto`: node loads it on first use, so
-// the CLI commands that only read paths (`goald status`, bench/daemon.bench.ts) never load crypto's ~20
-// internal modules. The modulo bias over 2^32 is immaterial for bounds this small.
+// A random integer in [0, bound), from the kernel's CSPRNG (src/os-random.ts: no crypto module loaded, so
+// the CLI commands that only read paths (`goald status`, bench/daemon.bench.ts) never load one, and those
+// that make ids do not pay for it either). The modulo bias over 2^32 is immaterial for bounds this small.
 function randomInt(bound: number): number {
-  return (globalThis.crypto.getRandomValues(new Uint32Array(1))[0] ?? 0) % bound;
+  return osRandomBytes(4).readUInt32LE(0) % bound;
 }
 
 /** Returns `<prefix><time><seq>`: lowercase, sortable by creation, unique (monotonic within a process). */

@@ -16,6 +16,8 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
 
+import { osRandomBytes } from '../os-random.js';
+
 /** The environment variable that marks every process of one agent turn or one check. */
 const PROCESS_TOKEN_ENV = 'GOALD_TURN_TOKEN';
 
@@ -27,7 +29,7 @@ const SWEEP_PAUSE_MS = 10;
 
 /** A fresh random token for one process group's environment. */
 export function newProcessToken(): string {
-  return Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(16))).toString('hex');
+  return osRandomBytes(16).toString('hex');
 }
 
 /** `env` plus the token that marks the processes started with it. */

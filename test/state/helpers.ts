@@ -18,7 +18,8 @@ export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promi
 }
 
 /**
- * Transpiles state/, machines/ and the src/ modules state imports (errors, errno, serial queue, process identity, zod) to JS
+ * Transpiles state/, machines/ and the src/ modules state imports (errors, errno, serial queue, process identity,
+ * OS random bytes, zod) to JS
  * in a temp dir inside the repo (so bare imports such as `lowdb` resolve from node_modules, and
  * `"type": "module"` applies). Types are not checked.
  */
@@ -29,6 +30,7 @@ export async function buildStateForChildren(): Promise<{ dir: string; cleanup: (
     ...(await listTs(join(REPO_ROOT, 'machines'))),
     join(REPO_ROOT, 'src', 'errors.ts'),
     join(REPO_ROOT, 'src', 'errno.ts'),
+    join(REPO_ROOT, 'src', 'os-random.ts'),
     join(REPO_ROOT, 'src', 'daemon', 'serial-queue.ts'),
     join(REPO_ROOT, 'src', 'process', 'process-identity.ts'),
     join(REPO_ROOT, 'src', 'secrets', 'redact.ts'),
