@@ -25,11 +25,15 @@ async function readGoalsWithoutDaemon(env: NodeJS.ProcessEnv): Promise<GoalRecor
 // auto-start uses), so status still shows the stored state.
 const STATUS_TIMEOUT_MS = 5_000;
 
-// Goals from the daemon in one round trip (no ping first), or from the store when none answers.
-async function listGoalsForStatus(env: NodeJS.ProcessEnv): Promise<{ goals: GoalRecord[]; daemon: boolean; cluster?: ClusterHealth }> {
+// The statuses `goald status` shows without a goal named (isLiveGoal's).
+const LIVE_STATUSES: readonly GoalRecord['status'][] = ['active', 'paused'];
+
+// Goals from the daemon in one round trip (no ping first), or from the store when none answers. `liveOnly`:
+// the daemon sends the live goals only, so the reply does not grow with the home's history.
+async function listGoalsForStatus(env: NodeJS.ProcessEnv, liveOnly: boolean): Promise<{ goals: GoalRecord[]; daemon: boolean; cluster?: ClusterHealth }> {
   try {
     const client = createDaemonClient(daemonSocketPath(env), { timeoutMs: STATUS_TIMEOUT_MS });
-    return { ...(await client.listGoalsWithHealth()), daemon: true };
+    return { ...(await client.listGoalsWithHealth(liveOnly ? { status: [...LIVE_STATUSES] } : {})), daemon: true };
   } catch (error) {
     if (!isGoaldError(error) || error.code !== 'daemon-unreachable') throw error;
     return { goals: await readGoalsWithoutDaemon(env), daemon: false };
@@ -61,7 +65,8 @@ async function requireDaemon(io: CliIO): Promise<DaemonClient> {
 
 /** `goald status [goal] [--json]`. */
 export async function runStatus(ref: string | undefined, options: { json?: boolean }, io: CliIO): Promise<number> {
-  const { goals, daemon, cluster } = await listGoalsForStatus(io.env);
+  // A goal named by a prefix is looked up among all goals; without one, only live goals are shown.
+  const { goals, daemon, cluster } = await listGoalsForStatus(io.env, ref === undefined);
   let shown: GoalRecord[];
   if (ref !== undefined) shown = [await lookupGoal(goals, ref, io.cwd)];
   else shown = goals.filter(isLiveGoal);

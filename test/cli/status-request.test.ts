@@ -1,0 +1,51 @@
+// What `goald status` asks the daemon for: without a goal named, the live goals only (the reply does not
+// grow with the home's history, which keeps every finished goal); with one named, every goal, since a
+// prefix may name a finished one.
+
+import { describe, expect, it } from 'vitest';
+
+import { runStatus } from '../../src/cli/commands/control.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { startTestDaemon } from '../daemon/support.js';
+import { FakeGoalHost } from '../helpers/fake-goal-host.js';
+
+/** A host with one active goal and `finished` achieved ones, recording the filter of each listGoals. */
+function hostWithHistory(finished: number): { host: FakeGoalHost; filters: unknown[] } {
+  const host = new FakeGoalHost();
+  host.addGoal({ id: 'glive00000001', status: 'active', phase: 'running' });
+  for (let index = 0; index < finished; index++) host.addGoal({ id: `gdone${String(index).padStart(8, '0')}`, status: 'achieved', phase: 'achieved' });
+  const filters: unknown[] = [];
+  const list = host.listGoals.bind(host);
+  host.listGoals = (filter = {}) => {
+    filters.push(filter);
+    return list(filter);
+  };
+  return { host, filters };
+}
+
+function captureIO(env: NodeJS.ProcessEnv): { io: CliIO; out: string[] } {
+  const out: string[] = [];
+  return { io: { out: (text) => out.push(text), err: () => undefined, env, cwd: '/' }, out };
+}
+
+describe('goald status', () => {
+  it('asks the daemon for the live goals only, and shows them', async () => {
+    const { host, filters } = hostWithHistory(30);
+    const daemon = await startTestDaemon(host);
+    const { io, out } = captureIO({ GOALD_SOCKET: daemon.socketPath, GOALD_HOME: daemon.dir });
+    expect(await runStatus(undefined, { json: true }, io)).toBe(0);
+    expect(filters).toEqual([{ status: ['active', 'paused'] }]);
+    const shown = JSON.parse(out.join('')) as { goals: Array<{ id: string }> };
+    expect(shown.goals.map((goal) => goal.id)).toEqual(['glive00000001']);
+  });
+
+  it('with a goal named, asks for every goal, so a finished one is found by its prefix', async () => {
+    const { host, filters } = hostWithHistory(3);
+    const daemon = await startTestDaemon(host);
+    const { io, out } = captureIO({ GOALD_SOCKET: daemon.socketPath, GOALD_HOME: daemon.dir });
+    expect(await runStatus('gdone00000002', { json: true }, io)).toBe(0);
+    expect(filters).toEqual([{}]);
+    const shown = JSON.parse(out.join('')) as { goals: Array<{ id: string; status: string }> };
+    expect(shown.goals).toEqual([expect.objectContaining({ id: 'gdone00000002', status: 'achieved' })]);
+  });
+});
