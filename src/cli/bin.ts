@@ -2,7 +2,8 @@
 // The `goald` executable. `goald --version` answers before anything loads. `goald hook ...` runs on every
 // tool call of a hooked agent, so it takes a minimal path that loads none of the CLI (commander, zod, the
 // SDKs); `goald status` takes the fast path (fast-command.ts) and a plain `goald start` its own
-// (start-args.ts), both without commander; everything else goes through the full CLI. No top-level await: the bundle users run (scripts/bundle.mjs) is CommonJS.
+// (start-args.ts), both without commander; everything else goes through the full CLI. No top-level
+// await: the bundle users run (scripts/bundle.mjs) is CommonJS.
 
 import { GOALD_VERSION } from '../version.js';
 

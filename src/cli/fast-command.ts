@@ -2,7 +2,7 @@
 // shell prompts and editors — skip commander (~25 ms to load as ESM, as long as the rest of the command)
 // when their arguments take the plain forms recognised here. Anything else (other flags, --help, extra
 // arguments) returns null and goes through the full CLI, which parses it the same way or reports it.
-// (`goald start` has a fast path of its own, start-args.ts: it shares no module with these.)
+// (A plain `goald start` line has a path of its own: start-args.ts, routed by bin.ts.)
 
 import { processIO, type CliIO } from './io.js';
 import { reportGoaldError } from './report-error.js';

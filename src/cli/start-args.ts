@@ -1,10 +1,10 @@
-// `goald start` without commander: bin.ts routes a start line here before anything else loads (neither
-// commander and the CLI's thirty commands, nor the status fast path's chunk: ~5 ms of a foreground start's
-// time to its first agent). Node's own util.parseArgs reads them from the start options' table into the raw options commander
-// gives the start action (main.ts), defaults included. Only the plain forms are taken here; anything
-// commander could read otherwise returns null, and the full CLI parses it (or reports what is wrong):
-// --help, an unknown flag, a missing value, a value that starts with "-", a short option with its value
-// attached, `--`, a second positional argument, a value not among an option's choices.
+// `goald start` without commander: bin.ts routes a start line here, so a start does not load commander
+// and build the CLI's thirty commands (~5 ms of a foreground start's time to its first agent, against
+// ~1.5 ms for this). Node's own util.parseArgs reads the line from the start options' table into the raw
+// options commander gives the start action (main.ts), defaults included. Only the plain forms are taken;
+// anything commander could read otherwise returns null, and the full CLI parses it (or reports what is
+// wrong): --help, an unknown flag, a missing value, a value that starts with "-", a short option with its
+// value attached, `--`, a second positional argument, a value not among an option's choices.
 // test/cli/start-args.test.ts holds both readings to the same answer, on listed and on generated lines.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -44,7 +44,11 @@ for (const option of [...START_OPTIONS, ...START_COMMAND_SWITCHES]) {
     negated: option.flag.startsWith('--no-'),
     ...('choices' in option ? { choices: option.choices } : {}),
   });
-  PARSE_OPTIONS[name] = { type: takesValue ? 'string' : 'boolean', ...(list ? { multiple: true } : {}), ...('short' in option && option.short !== undefined ? { short: option.short.slice(1) } : {}) };
+  PARSE_OPTIONS[name] = {
+    type: takesValue ? 'string' : 'boolean',
+    ...(list ? { multiple: true } : {}),
+    ...('short' in option && option.short !== undefined ? { short: option.short.slice(1) } : {}),
+  };
 }
 
 /** Reads `args` (after `start`) as commander would, or returns null when only commander should read them. */
