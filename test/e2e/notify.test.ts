@@ -88,7 +88,8 @@ describe('notifications', () => {
     const { id } = await submitGoal(sandbox, ['needs a key', '-C', git.dir, '--cooldown', '0', '--evaluator', 'openai:judge-model', '--agent', 'echo "$GOALD_TURN" >> n', '--check', 'true']);
     const paused = await waitForGoal(sandbox, id, 'to pause or end', (goal) => goal.status !== 'active');
     expect([paused.status, paused.pauseReason, paused.reasonMessage]).toEqual(['paused', 'blocked', null]);
-    await waitUntil('the webhook and notify-send to be called', () => hook.bodies.length >= 1 && existsSync(shown));
+    // The fake notify-send writes its arguments one by one, then `---`: the file exists before it is whole.
+    await waitUntil('the webhook and notify-send to be called', () => hook.bodies.length >= 1 && existsSync(shown) && readFileSync(shown, 'utf8').includes('---\n'));
     expect(hook.bodies[0]).toMatchObject({ kind: 'paused', reason: 'blocked', next: `goald resume ${id}, or goald say / goald stop ${id}` });
     // notify-send got the title and the text as arguments, the verdict's markup escaped.
     expect(readFileSync(shown, 'utf8')).toContain('--app-name=goald\ngoald: goal paused (blocked)\n⏸ paused (blocked) "needs a key" after 1 turn');
