@@ -271,7 +271,10 @@ export class ClusterLoops {
 
   // `loop run` of another daemon's loop: that daemon runs it (from its workspace); its answer is awaited.
   private async fireOn(owner: string, loopId: string): Promise<RunOutcome> {
-    const events = new QueueEvents(loopQueueName(owner), { connection: this.options.connection.duplicate(), prefix: CLUSTER_PREFIX });
+    // BullMQ leaves a connection it was given open when it closes (it counts it as shared): this one is
+    // ours to end, or the daemon's process outlives its stop.
+    const connection = this.options.connection.duplicate();
+    const events = new QueueEvents(loopQueueName(owner), { connection, prefix: CLUSTER_PREFIX });
     events.on('error', () => undefined);
     try {
       await events.waitUntilReady();
@@ -286,6 +289,7 @@ export class ClusterLoops {
       );
     } finally {
       await events.close().catch(() => undefined);
+      connection.disconnect();
     }
   }
 

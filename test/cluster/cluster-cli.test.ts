@@ -18,7 +18,7 @@ import { startGoaldWorker, stopGoaldWorkers, type GoaldWorker } from '../helpers
 import { waitForProcessGone } from '../helpers/processes.js';
 import { expectOneLineError } from '../helpers/loops.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { goaldSandbox, writeUserConfig, type GoaldSandbox } from '../helpers/run-goald.js';
+import { goaldSandbox, sandboxDaemonPid, writeUserConfig, type GoaldSandbox } from '../helpers/run-goald.js';
 import { waitUntil } from '../helpers/wait.js';
 
 let server: RedisServer;
@@ -338,7 +338,11 @@ describe('the CLI against a cluster', () => {
     expect(ownerDown.code).toBe(2);
     expect(ownerDown.stderr).toContain('did not take the run within 15 s');
     expect((await other.run(['loop', 'stop', loop.id])).code).toBe(0);
+    // Stopped, its process ends: the connections its remote runs waited on were closed with them.
+    const otherDaemon = sandboxDaemonPid(other);
+    expect(otherDaemon).not.toBeNull();
     expect((await other.run(['daemon', 'stop'])).code).toBe(0);
+    expect(await waitForProcessGone(otherDaemon ?? 0, 10_000)).toBe(true);
   });
 
   it('loops declared in goal.config.json run on the cluster with their own settings; an edit syncs them again; removing one stops it', { timeout: 120_000 }, async () => {
