@@ -27,7 +27,7 @@ export function resolveLoopRef(loops: readonly LoopRecord[], ref: string): LoopR
 
 /** The single active (or paused, or queued) goal in a workspace, for commands run without a goal id. */
 export function resolveWorkspaceGoal(goals: readonly GoalRecord[], workspace: string): GoalRecord {
-  const live = goals.filter((goal) => goal.workspace === workspace && (goal.status === 'active' || goal.status === 'paused'));
+  const live = goals.filter((goal) => goal.workspace === workspace && isLiveGoal(goal));
   if (live.length === 1 && live[0]) return live[0];
   if (live.length === 0) {
     throw new GoaldError('not-found', `no active goal in ${workspace}`, 'name one: goald status lists them all');
@@ -35,9 +35,12 @@ export function resolveWorkspaceGoal(goals: readonly GoalRecord[], workspace: st
   throw new GoaldError('ambiguous', `${live.length} goals are active in ${workspace}`, `name one: ${live.map((goal) => goal.id).join(', ')}`);
 }
 
+/** The statuses of a live goal (holding or waiting for its workspace). */
+export const LIVE_GOAL_STATUSES: readonly GoalRecord['status'][] = ['active', 'paused'];
+
 /** A goal counts as live (holding or waiting for its workspace) while active or paused. */
 export function isLiveGoal(goal: GoalRecord): boolean {
-  return goal.status === 'active' || goal.status === 'paused';
+  return LIVE_GOAL_STATUSES.includes(goal.status);
 }
 
 /** The goals in `workspace` and of one of `status` (each absent or empty: any), as GET /v1/goals filters them. */

@@ -3,7 +3,7 @@
 // usage limits, permission denials, tool calls — can be driven exactly.
 
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolCall } from '../../src/agents/types.js';
@@ -93,8 +93,7 @@ describe('supervisor', () => {
     const agent = new ScriptedAgent([
       async (input) => {
         await gate;
-        await writeFile(path.join(input.workspace, 'answer.txt'), '42\n');
-        return {};
+        return writeAnswer('42')(input);
       },
     ]);
     const { supervisor, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
@@ -117,8 +116,7 @@ describe('supervisor', () => {
     const agent = new ScriptedAgent([
       async (input) => {
         await gate;
-        await writeFile(path.join(input.workspace, 'answer.txt'), '1\n');
-        return {};
+        return writeAnswer('1')(input);
       },
       writeAnswer('42'),
     ]);

@@ -8,7 +8,7 @@ import type { RaceRecord } from '../../race/race-record.js';
 import { connectIfRunning, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
 import type { ClusterHealth } from '../../daemon/types.js';
-import { isLiveGoal } from '../../daemon/resolve-goal.js';
+import { isLiveGoal, LIVE_GOAL_STATUSES } from '../../daemon/resolve-goal.js';
 import { EXIT, GoaldError, isGoaldError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import { renderGoalBox, renderGoalLine } from '../render-status.js';
@@ -25,15 +25,12 @@ async function readGoalsWithoutDaemon(env: NodeJS.ProcessEnv): Promise<GoalRecor
 // auto-start uses), so status still shows the stored state.
 const STATUS_TIMEOUT_MS = 5_000;
 
-// The statuses `goald status` shows without a goal named (isLiveGoal's).
-const LIVE_STATUSES: readonly GoalRecord['status'][] = ['active', 'paused'];
-
 // Goals from the daemon in one round trip (no ping first), or from the store when none answers. `liveOnly`:
 // the daemon sends the live goals only, so the reply does not grow with the home's history.
 async function listGoalsForStatus(env: NodeJS.ProcessEnv, liveOnly: boolean): Promise<{ goals: GoalRecord[]; daemon: boolean; cluster?: ClusterHealth }> {
   try {
     const client = createDaemonClient(daemonSocketPath(env), { timeoutMs: STATUS_TIMEOUT_MS });
-    return { ...(await client.listGoalsWithHealth(liveOnly ? { status: [...LIVE_STATUSES] } : {})), daemon: true };
+    return { ...(await client.listGoalsWithHealth(liveOnly ? { status: [...LIVE_GOAL_STATUSES] } : {})), daemon: true };
   } catch (error) {
     if (!isGoaldError(error) || error.code !== 'daemon-unreachable') throw error;
     return { goals: await readGoalsWithoutDaemon(env), daemon: false };
