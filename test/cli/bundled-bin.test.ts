@@ -19,6 +19,11 @@ function captureIO(): { io: Parameters<typeof main>[1] & object; out: string[]; 
   return { io: { out: (text) => out.push(text), err: (text) => err.push(text), env: {}, cwd: repoRoot }, out, err };
 }
 
+/** The bundle's files a run traced by test/fixtures/load-trace/print-loaded.mjs loaded (its LOADED_OUT). */
+function loadedChunks(out: string): string[] {
+  return readFileSync(out, 'utf8').split('\n').filter((file) => file.includes(`${path.sep}bundle${path.sep}`));
+}
+
 describe('goald --version', () => {
   test("is package.json's version", () => {
     const manifest: unknown = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
@@ -77,7 +82,7 @@ describe('goald status', () => {
     const run = await sandbox.run(['status'], { env: { NODE_OPTIONS: `--import ${tracer}`, LOADED_OUT: out } });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Goal: runs a while');
-    const loaded = readFileSync(out, 'utf8').split('\n').filter((file) => file.includes(`${path.sep}bundle${path.sep}`));
+    const loaded = loadedChunks(out);
     expect(loaded.length).toBeGreaterThan(1);
     for (const file of loaded) {
       const code = readFileSync(file, 'utf8');
@@ -98,11 +103,7 @@ describe('goald start', () => {
     const run = await sandbox.run(['start', 'f exists', '--foreground', '-C', workspace, '--agent', 'touch f', '--check', 'test -f f', '--json'], traced);
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     expect(run.stdout).toContain('"status":"achieved"');
-    const loadsCommander = (): boolean =>
-      readFileSync(out, 'utf8')
-        .split('\n')
-        .filter((file) => file.includes(`${path.sep}bundle${path.sep}`))
-        .some((file) => readFileSync(file, 'utf8').includes('CommanderError'));
+    const loadsCommander = (): boolean => loadedChunks(out).some((file) => readFileSync(file, 'utf8').includes('CommanderError'));
     expect(loadsCommander()).toBe(false);
     const help = await sandbox.run(['start', '--help'], traced);
     expect(help.code).toBe(0);
