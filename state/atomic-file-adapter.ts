@@ -114,7 +114,9 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
       if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
       this.#known = { text, state: parsed.state };
     }
-    return { state: structuredClone(this.#known.state), text };
+    // The caller's own copy: the text parsed again, which is the checked state (the schema only checks: no
+    // defaults, no transforms; state-schema.ts) at a third of structuredClone's cost.
+    return { state: JSON.parse(text) as StateFile, text };
   }
 
   /** Replaces the file atomically (secrets redacted), keeping the previous good content as `.bak`. */

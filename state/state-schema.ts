@@ -1,6 +1,7 @@
 // The zod schema of state.json: every read is checked against it, and so is every write, so the file on
 // disk always has the shape of StateFile. Objects are loose (unknown keys kept) so a newer goald's extra
-// fields survive a write by an older one.
+// fields survive a write by an older one. The schemas only check, never change (no defaults, no transforms):
+// a state read back is its file's JSON as it stands, in the file's own key order.
 
 import { z } from '../src/zod.js';
 import { FAILURE_REASONS } from '../machines/goal.machine.js';
@@ -163,5 +164,7 @@ export function parseStateText(text: string): { ok: true; state: StateFile } | {
   }
   const parsed = stateFileSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, problem: describeSchemaProblem(parsed.error) };
-  return { ok: true, state: parsed.data };
+  // The JSON as it stands rather than zod's copy (equal, since the schemas only check, but with its keys
+  // in the schema's order): the state then prints back as the text it came from (state-text.ts).
+  return { ok: true, state: raw as StateFile };
 }
