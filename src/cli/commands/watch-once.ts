@@ -2,7 +2,8 @@
 // It runs on the fast path (fast-command.ts) like `goald status`: no commander, no ink, and the daemon
 // asked for the goals first (one round trip) and pinged or started only when that fails.
 
-import { ensureDaemon, daemonSocketPath } from '../../daemon/auto-start.js';
+import { ensureDaemon } from '../../daemon/auto-start.js';
+import { daemonSocketPath } from '../../daemon/daemon-request.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
 import { resolveGoalRef, resolveLoopRef } from '../../daemon/resolve-goal.js';
 import { EXIT, GoaldError, isGoaldError } from '../../errors.js';
