@@ -109,14 +109,40 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
   readWithText(): StateOnDisk {
     const text = readTextIfExists(this.path);
     if (text === null) return { state: null, text: null };
+    this.#checkedText(text);
+    // The caller's own copy: the text parsed again, which is the checked state (the schema only checks: no
+    // defaults, no transforms; state-schema.ts) at a third of structuredClone's cost.
+    return { state: JSON.parse(text) as StateFile, text };
+  }
+
+  // `text`, read from the file, with the state it parses to: #known when it is that text, else checked
+  // against the schema (throws `state-corrupt`) and known from now on. Never to be changed by the caller.
+  #checkedText(text: string): StateText {
     if (this.#known?.text !== text) {
       const parsed = parseStateText(text);
       if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
       this.#known = { text, state: parsed.state };
     }
-    // The caller's own copy: the text parsed again, which is the checked state (the schema only checks: no
-    // defaults, no transforms; state-schema.ts) at a third of structuredClone's cost.
-    return { state: JSON.parse(text) as StateFile, text };
+    return this.#known;
+  }
+
+  /**
+   * Read-modify-write that adds one goal, under the caller's lock. `admit` sees the goals stored first (the
+   * adapter's own, not to be changed): it throws to refuse, returns null to add nothing, and what else it
+   * returns is returned. Only the new record is checked when the file is one this builder could have
+   * written (state-text.ts, buildWithAddedGoal): a registration costs about the same with a thousand
+   * finished goals in the home as with none. `beforeWrite` may throw to cancel the write.
+   */
+  async addGoal<T>(goal: GoalRecord, admit: (stored: readonly GoalRecord[]) => T | null, options: WriteOptions & { beforeWrite?: () => void } = {}): Promise<T | null> {
+    const text = readTextIfExists(this.path);
+    const known = text === null ? null : this.#checkedText(text);
+    const stored = known?.state.goals ?? [];
+    const result = admit(stored);
+    if (result === null) return null;
+    options.beforeWrite?.();
+    const built = (known === null ? null : this.#text.buildWithAddedGoal(known, goal)) ?? this.#text.build({ ...(known?.state ?? createEmptyState()), goals: [...stored, goal] }, known ?? undefined);
+    await this.#put(built, text, options);
+    return result;
   }
 
   /** Replaces the file atomically (secrets redacted), keeping the previous good content as `.bak`. */

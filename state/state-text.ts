@@ -37,7 +37,8 @@ const TOP_INDENT = '\n  ';
 
 /** One build: its text and state, and its parts (to replace one goal's without checking the rest again). */
 interface Built extends StateText {
-  goals: Array<{ key: string; record: CheckedRecord }>;
+  /** `key` null: a record taken whole from the file (buildWithAddedGoal), its key never needed so far. */
+  goals: Array<{ key: string | null; record: CheckedRecord }>;
   loops: CheckedRecord[];
   /** The top's fields in order: their text, or null where the goals' and loops' arrays go. */
   top: Array<{ key: string; text: string | null }>;
@@ -112,11 +113,55 @@ export class StateTextBuilder {
     this.lastChecked = 0;
     const key = `goals:${JSON.stringify(goal)}`;
     const record = this.#checked.get(key) ?? this.#check(goal, ['goals', index], 'goals');
-    const replaced = last.goals[index];
-    if (replaced !== undefined && !last.goals.some((other, at) => at !== index && other.key === replaced.key)) this.#checked.delete(replaced.key);
+    const replaced = last.goals[index]?.key ?? null;
+    if (replaced !== null && !last.goals.some((other, at) => at !== index && other.key === replaced)) this.#checked.delete(replaced);
     this.#checked.set(key, record);
     const goals = last.goals.with(index, { key, record });
     return this.#keep({ ...last, goals, state: { ...last.state, goals: last.state.goals.with(index, record.parsed as GoalRecord) }, text: '' });
+  }
+
+  /**
+   * The file `validated` (what the store read under its lock) with `goal` added at the end: only that record
+   * is checked, and the others keep their text (a registration then costs the same with a thousand
+   * finished goals in the home as with none). Null when the file is not one to take whole (see
+   * #isWholeFileClean): build the whole state instead.
+   */
+  buildWithAddedGoal(validated: StateText, goal: GoalRecord): StateText | null {
+    this.#noteSecrets();
+    const base = this.#last !== null && this.#last.text === validated.text ? this.#last : this.#takeWhole(validated);
+    if (base === null) return null;
+    this.lastChecked = 0;
+    const key = `goals:${JSON.stringify(goal)}`;
+    const record = this.#checked.get(key) ?? this.#check(goal, ['goals', base.goals.length], 'goals');
+    this.#checked.set(key, record);
+    const state: StateFile = { ...base.state, goals: [...base.state.goals, record.parsed as GoalRecord] };
+    return this.#keep({ ...base, goals: [...base.goals, { key, record }], state, text: '' });
+  }
+
+  // A file's build without checking its records again (each keeps its slice of the text), when the whole
+  // file may be taken as it is; null otherwise.
+  #takeWhole(validated: StateText): Built | null {
+    if (!this.#isWholeFileClean(validated)) return null;
+    const texts = recordTextsOf(validated.text);
+    const { goals, loops } = validated.state;
+    if (texts === null || texts.goals.length !== goals.length || texts.loops.length !== loops.length) return null;
+    return {
+      goals: goals.map((parsed, at) => ({ key: null, record: { text: texts.goals[at] ?? '', parsed } })),
+      loops: loops.map((parsed, at) => ({ text: texts.loops[at] ?? '', parsed })),
+      top: Object.entries(validated.state).map(([key, value]) =>
+        key === 'goals' || key === 'loops' ? { key, text: null } : { key, text: JSON.stringify(value, null, 2).replaceAll('\n', TOP_INDENT) },
+      ),
+      state: validated.state,
+      text: validated.text,
+    };
+  }
+
+  // Whether the file is exactly the pretty JSON of the state it was read as (as this builder writes it),
+  // so each record's slice of it is that record's text, and nothing in all of it is what redaction or the
+  // guard act on (so nothing in any record is): settled for the whole file in a few native passes over its
+  // text, where a test per record parsed and stringified each one again.
+  #isWholeFileClean(validated: StateText): boolean {
+    return !jsonSecretTest(this.#env)(validated.text) && !stateSecretTest(this.#env)(validated.text) && `${JSON.stringify(validated.state, null, 2)}\n` === validated.text;
   }
 
   // Joins the parts into the file's text and remembers the build.
@@ -156,14 +201,9 @@ export class StateTextBuilder {
     let byKey: Map<string, Known> | null = null;
     const mayHoldSecret = jsonSecretTest(this.#env);
     const guardMayRefuse = stateSecretTest(this.#env);
-    // The common case, settled once for the whole file instead of record by record: the file is exactly
-    // the pretty JSON of the state it was read as (as this builder writes it), so each record's slice of it
-    // is that record's text, and nothing in all of it is what redaction or the guard act on, so nothing in
-    // any record is. A few native passes over the text, where the test per record parsed and stringified
-    // each one again (~3.5 ms of a CLI's first write with 32 goals in the home).
+    // The common case, settled once for the whole file instead of record by record (#isWholeFileClean).
     let wholeFileClean: boolean | null = null;
-    const isWholeFileClean = (): boolean =>
-      (wholeFileClean ??= !mayHoldSecret(validated.text) && !guardMayRefuse(validated.text) && `${JSON.stringify(validated.state, null, 2)}\n` === validated.text);
+    const isWholeFileClean = (): boolean => (wholeFileClean ??= this.#isWholeFileClean(validated));
     const index = (): Map<string, Known> => {
       const texts = recordTextsOf(validated.text);
       const entries = (field: 'goals' | 'loops', records: readonly unknown[]): Array<[string, Known]> =>

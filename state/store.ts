@@ -73,6 +73,20 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
           lockOptions,
         ),
       ),
+    addGoal: <T>(goal: GoalRecord, admit: (stored: readonly GoalRecord[]) => T | null, options: StoreUpdateOptions = {}): Promise<T | null> =>
+      queued(() =>
+        withStateLock(
+          home,
+          (isCompromised) =>
+            adapter.addGoal(goal, admit, {
+              ...writeOptionsOf(options),
+              beforeWrite: () => {
+                if (isCompromised()) throw lostLockError();
+              },
+            }),
+          lockOptions,
+        ),
+      ),
     goalDir: (goalId: string): string => {
       if (!isSafeId(goalId)) {
         throw new GoaldError('usage', `"${goalId}" is not a goal id`, 'goal ids are letters, digits, - and _');

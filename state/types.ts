@@ -215,6 +215,12 @@ export interface Store {
    * costs the same however many finished goals the home holds); false when the goal is not stored.
    */
   updateGoal(goalId: string, mutate: (goal: GoalRecord) => void, options?: StoreUpdateOptions): Promise<boolean>;
+  /**
+   * update() that adds one goal (a registration): `admit` sees the goals stored first, not to be changed;
+   * it throws to refuse, returns null to add nothing (resolves null), and what else it returns is resolved.
+   * Only the new record is checked, whatever the home's history.
+   */
+  addGoal<T>(goal: GoalRecord, admit: (stored: readonly GoalRecord[]) => T | null, options?: StoreUpdateOptions): Promise<T | null>;
   /** The directory for one goal's own files (turns.jsonl, transcripts, snapshot index/objects). */
   goalDir(goalId: string): string;
 }

@@ -67,8 +67,9 @@ export class WorkspaceQueue {
         ...(prepared.worktree === undefined ? {} : { worktree: prepared.worktree }),
       });
       goal.request = toJson({ condition: request.condition ?? null, flags: request.flags, env: request.env });
-      const queued = await this.options.store.update((state) => {
-        const busy = state.goals.filter((other) => other.workspace === goal.workspace && isLiveGoal(other));
+      // (null: nothing added, the caller waits for the workspace instead)
+      const queued = await this.options.store.addGoal(goal, (stored) => {
+        const busy = stored.filter((other) => other.workspace === goal.workspace && isLiveGoal(other));
         const blocking = busy.filter((other) => other.owner?.kind === 'daemon' || isForeignLive(other));
         if (blocking.length > 0 && options.waitIfBusy) return null;
         if (blocking.length > 0 && !options.queue) {
@@ -80,7 +81,6 @@ export class WorkspaceQueue {
           );
         }
         if (blocking.length > 0) goal.phase = QUEUED_PHASE;
-        state.goals.push(goal);
         return blocking.length > 0;
       });
       if (queued === null) return { goal: null, queued: false };

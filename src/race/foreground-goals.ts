@@ -61,7 +61,7 @@ export class ForegroundGoals implements RaceGoals {
     let supervisor: GoalSupervisor;
     try {
       // Its workspace is its own worktree: no other goal can be live there, so nothing is checked first.
-      await this.store.update((state) => void state.goals.push(goal));
+      await this.store.addGoal(goal, () => true);
       supervisor = await buildSupervisor({
         store: this.store,
         goal,

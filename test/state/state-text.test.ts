@@ -235,3 +235,38 @@ describe('recordTextsOf', () => {
     expect(recordTextsOf('{"goals": []}}')).toBeNull();
   });
 });
+
+describe('StateTextBuilder.buildWithAddedGoal', () => {
+  const env = { OPENAI_API_KEY: KEY };
+
+  it('checks the new goal only, and writes what the whole state pretty-printed gives', () => {
+    const goals = Array.from({ length: 30 }, (_, index) => makeGoal(`g${index}`, { status: 'achieved' }));
+    const onDisk = fileOf({ version: 1, goals, loops: [makeLoop('l1')] });
+    const builder = new StateTextBuilder(PATH, env);
+    const added = makeGoal('gnew', { reasonMessage: `with ${KEY}` });
+    const built = builder.buildWithAddedGoal(onDisk, added);
+    expect(builder.lastChecked).toBe(1);
+    const whole: StateFile = { ...onDisk.state, goals: [...onDisk.state.goals, added] };
+    expect(built?.text).toBe(wholeText(whole, env));
+    const reread = parseStateText(built?.text ?? '');
+    expect(reread.ok && reread.state).toEqual(built?.state);
+    // And its next one-goal write starts from it.
+    const next = builder.buildWithGoal(30, { ...added, phase: 'checking' });
+    expect(builder.lastChecked).toBe(1);
+    expect(next?.text).toBe(wholeText({ ...whole, goals: whole.goals.with(30, { ...added, phase: 'checking' }) }, env));
+  });
+
+  it('declines (null) a file it cannot take whole: another layout, or a value this environment acts on', () => {
+    const state: StateFile = { version: 1, goals: [makeGoal('g1')], loops: [] };
+    const oneLine = JSON.stringify(state);
+    const read = parseStateText(oneLine);
+    if (!read.ok) throw new Error(read.problem);
+    expect(new StateTextBuilder(PATH, env).buildWithAddedGoal({ text: oneLine, state: read.state }, makeGoal('g2'))).toBeNull();
+    const holding = fileOf({ version: 1, goals: [makeGoal('g1', { reasonMessage: 'sk-other-0123456789abcdefXYZ' })], loops: [] });
+    expect(new StateTextBuilder(PATH, { OTHER_API_KEY: 'sk-other-0123456789abcdefXYZ' }).buildWithAddedGoal(holding, makeGoal('g2'))).toBeNull();
+    // A state that disagrees with its text (never the case for a real read) is not taken whole either.
+    const file = fileOf(state);
+    const claimed = { ...file.state, goals: [{ ...file.state.goals[0]!, condition: 'not the text' }] };
+    expect(new StateTextBuilder(PATH, env).buildWithAddedGoal({ text: file.text, state: claimed }, makeGoal('g2'))).toBeNull();
+  });
+});

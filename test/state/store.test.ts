@@ -458,3 +458,92 @@ describe('updateGoal', () => {
     expect((await store.read()).goals[0]).toMatchObject({ phase: 'checking', summary: { tokens: 0 } });
   });
 });
+
+describe('addGoal', () => {
+  const KEY = 'sk-test-0123456789abcdef';
+
+  /** A home holding `finished` achieved goals, written by one store, and a second store (another process) on it. */
+  async function homeWithHistory(finished: number, env: NodeJS.ProcessEnv = {}): Promise<Awaited<ReturnType<typeof openStore>>> {
+    const writer = await openStore(home, { env: {} });
+    await writer.update((state) => {
+      for (let index = 0; index < finished; index += 1) state.goals.push(makeGoal(`g${index}`, { status: 'achieved' }));
+    });
+    return openStore(home, { env });
+  }
+
+  it('adds the goal after admit has seen those stored; the file as a whole update would write it', async () => {
+    const store = await homeWithHistory(20, { OPENAI_API_KEY: KEY });
+    const before = await readFile(join(home, 'state.json'), 'utf8');
+    let seen: string[] = [];
+    const added = makeGoal('gnew', { reasonMessage: `started with ${KEY}` });
+    expect(await store.addGoal(added, (stored) => {
+      seen = stored.map((goal) => goal.id);
+      return 'admitted';
+    })).toBe('admitted');
+    expect(seen).toHaveLength(20);
+    const after = await store.read();
+    expect(after.goals.map((goal) => goal.id)).toEqual([...seen, 'gnew']);
+    expect(after.goals[20]).toMatchObject({ reasonMessage: 'started with [redacted:OPENAI_API_KEY]' });
+    const text = await readFile(join(home, 'state.json'), 'utf8');
+    const other = join(dir, 'other-home');
+    await (await openStore(other, { env: { OPENAI_API_KEY: KEY } })).update((state) => {
+      state.goals.push(...after.goals);
+    });
+    expect(await readFile(join(other, 'state.json'), 'utf8')).toBe(text);
+    expect(await readFile(join(home, 'state.json.bak'), 'utf8')).toBe(before);
+    // The next write of the goal (the supervisor's) starts from that file.
+    await store.updateGoal('gnew', (goal) => {
+      goal.phase = 'checking';
+    });
+    expect((await store.read()).goals.map((goal) => goal.phase)).toEqual([...seen.map(() => 'running'), 'checking']);
+  });
+
+  it('writes nothing when admit refuses (throws) or adds nothing (null)', async () => {
+    const store = await homeWithHistory(2);
+    const text = await readFile(join(home, 'state.json'), 'utf8');
+    const refused = await rejectionOf(store.addGoal(makeGoal('gnew'), () => {
+      throw new GoaldError('conflict', 'busy');
+    }));
+    expect(refused.code).toBe('conflict');
+    expect(await store.addGoal(makeGoal('gnew'), () => null)).toBeNull();
+    expect(await readFile(join(home, 'state.json'), 'utf8')).toBe(text);
+    // Into an empty home too.
+    const empty = await openStore(join(dir, 'empty'), { env: {} });
+    expect(await empty.addGoal(makeGoal('g1'), () => true)).toBe(true);
+    expect((await empty.read()).goals.map((goal) => goal.id)).toEqual(['g1']);
+  });
+
+  it('redacts a stored goal that holds a value this environment redacts, as a whole update would', async () => {
+    const stranger = 'Zq7-no-known-shape-0123456789abcdef'; // written by a process that did not have it as a key
+    const writer = await openStore(home, { env: {} });
+    await writer.update((state) => {
+      state.goals.push(makeGoal('g1', { status: 'achieved', reasonMessage: `used ${stranger}` }));
+    });
+    const store = await openStore(home, { env: { OTHER_API_KEY: stranger } });
+    await store.addGoal(makeGoal('g2'), () => true);
+    const text = await readFile(join(home, 'state.json'), 'utf8');
+    expect(text).not.toContain(stranger);
+    expect((await store.read()).goals[0]).toMatchObject({ reasonMessage: 'used [redacted:OTHER_API_KEY]' });
+  });
+
+  it('takes a file written by hand (another layout) through the whole check, and writes it in its own layout', async () => {
+    await mkdir(home, { recursive: true });
+    const handWritten = { version: 1, goals: [makeGoal('g1', { status: 'achieved' })], loops: [] };
+    await writeFile(join(home, 'state.json'), JSON.stringify(handWritten));
+    const store = await openStore(home, { env: {} });
+    await store.addGoal(makeGoal('g2'), () => true);
+    const text = await readFile(join(home, 'state.json'), 'utf8');
+    expect(JSON.parse(text)).toEqual({ ...handWritten, goals: [...handWritten.goals, makeGoal('g2')] });
+    expect(text.endsWith('\n}\n')).toBe(true);
+  });
+
+  it('refuses a goal that would not read back, and writes nothing', async () => {
+    const store = await homeWithHistory(2);
+    const text = await readFile(join(home, 'state.json'), 'utf8');
+    const bad = makeGoal('gbad');
+    bad.summary.tokens = Number.NaN;
+    const error = await rejectionOf(store.addGoal(bad, () => true));
+    expect(error.message).toContain('goals.2.summary.tokens');
+    expect(await readFile(join(home, 'state.json'), 'utf8')).toBe(text);
+  });
+});

@@ -25,12 +25,12 @@ import { createNotifier } from '../../notify/notifier.js';
 // refuses the same; a goal started now would be sealed with the agent's edit). `onAdmitted` hears the
 // verdict as soon as it is taken, under the state lock, before the record is written.
 async function registerGoal(store: Store, goal: GoalRecord, workspaceConfig: ConfigFile | null, onAdmitted: () => void): Promise<void> {
-  await store.update((state) => {
-    if (state.goals.some((other) => other.workspace === goal.workspace && other.heldConfig)) {
-      const held = heldEditOf(state.goals, goal.workspace, configHash(workspaceConfig));
+  await store.addGoal(goal, (stored) => {
+    if (stored.some((other) => other.workspace === goal.workspace && other.heldConfig)) {
+      const held = heldEditOf(stored, goal.workspace, configHash(workspaceConfig));
       if (held !== null) throw heldEditError(goal.workspace, held.goalId);
     }
-    const busy = state.goals.find(
+    const busy = stored.find(
       (other) =>
         other.workspace === goal.workspace &&
         (other.status === 'active' || other.status === 'paused') &&
@@ -45,7 +45,7 @@ async function registerGoal(store: Store, goal: GoalRecord, workspaceConfig: Con
       );
     }
     onAdmitted();
-    state.goals.push(goal);
+    return true;
   });
 }
 
