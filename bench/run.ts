@@ -89,6 +89,7 @@ function benchesFor(argv: string[]): Bench[] {
           figure('state', `the same beside ${HISTORY_GOALS} finished goals`, r.withHistoryMs, 'ms', null, `state.json ${(r.largeFileBytes / 1e6).toFixed(1)} MB`),
           figure('state', `write beside ${HISTORY_GOALS} finished goals / alone`, r.ratio, '×', null, 'O(file size): the whole file is still read and written'),
           figure('state', `whole-state update beside ${HISTORY_GOALS} finished goals`, r.wholeStateMs, 'ms', null, 'Store.update, for comparison'),
+          figure('state', `registration beside ${HISTORY_GOALS} finished goals, fresh store`, r.registrationMs, 'ms', null, `Store.addGoal; ${r.registrationByUpdateMs} ms as a whole-state update`),
         ];
       },
     },
