@@ -1,6 +1,7 @@
 // Signals and liveness checks for an agent's process group. The agent leads its own group (spawned with
 // `detached: true`), so `-pid` addresses it together with every descendant that did not leave the group.
 
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 
 /**
@@ -26,7 +27,7 @@ export async function isGroupAlive(pgid: number): Promise<boolean> {
   if (!signalGroup(pgid, 0)) return false;
   // The common case, cheaply: the leader itself still runs (it is checked to lead this group, since its
   // pid may have been reused once it was reaped).
-  const leader = await readProcessState(pgid);
+  const leader = readProcessStateNow(pgid);
   if (leader !== null && leader.pgid === pgid && !isDeadState(leader.state)) return true;
   const members = await listGroupMembers(pgid);
   return members === null ? true : members.some((member) => !isDeadState(member.state));
@@ -39,8 +40,21 @@ export interface ProcessState {
   pgid: number;
 }
 
+/**
+ * readProcessState for one process, read at once: /proc is in memory, and the read takes microseconds where
+ * a trip through libuv's thread pool took 0.5-6 ms after a check or a turn (the pool's threads then wait on
+ * fsyncs of goald's own writes). For scans of every process, readProcessState (asynchronous) instead.
+ */
+export function readProcessStateNow(pid: number): ProcessState | null {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
 /** Reads a process's state and group from /proc; null when it is gone or /proc is unavailable. */
-export async function readProcessState(pid: number): Promise<ProcessState | null> {
+async function readProcessState(pid: number): Promise<ProcessState | null> {
   try {
     return parseStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
   } catch {

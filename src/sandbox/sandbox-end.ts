@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from '../zod.js';
-import { readProcessState } from '../process/process-group.js';
+import { readProcessStateNow } from '../process/process-group.js';
 
 /** The child's file descriptor bwrap writes its info JSON to (the fourth stdio entry of the spawn). */
 export const BWRAP_INFO_FD = 3;
@@ -63,7 +63,7 @@ export function readSandboxInitPid(info: Readable): Promise<number | null> {
 export async function waitForSandboxEnd(initPid: number, pgid: number): Promise<boolean> {
   const giveUpAt = performance.now() + END_WAIT_LIMIT_MS;
   for (;;) {
-    const init = await readProcessState(initPid);
+    const init = readProcessStateNow(initPid);
     if (init === null || init.pgid !== pgid || init.state === 'Z' || init.state === 'X') return true;
     if (performance.now() >= giveUpAt) return false;
     await delay(END_POLL_MS);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
-import { readProcessState } from '../../src/process/process-group.js';
+import { readProcessStateNow } from '../../src/process/process-group.js';
 
 /** Absolute path of an executable fixture in test/fixtures/agents. */
 export function fixture(name: string): string {
@@ -60,13 +60,13 @@ export async function isProcessGone(pid: number): Promise<boolean> {
   } catch {
     return true;
   }
-  const state = await readProcessState(pid);
+  const state = readProcessStateNow(pid);
   return state === null || state.state === 'Z' || state.state === 'X';
 }
 
 /** The /proc state letter of a process (T = stopped), or null when it is gone. */
 export async function processStateOf(pid: number): Promise<string | null> {
-  return (await readProcessState(pid))?.state ?? null;
+  return readProcessStateNow(pid)?.state ?? null;
 }
 
 /** Kills a pid if it still exists; for cleanup after a failed assertion. */
