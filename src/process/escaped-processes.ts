@@ -12,8 +12,7 @@
 // one reused buffer: /proc answers from memory, and a promise, a file handle and a buffer per process (the
 // thread pool's round trips and their garbage) cost more than the reads on a machine running many.
 
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
 
 import { osRandomBytes } from '../os-random.js';
@@ -69,13 +68,15 @@ export async function killMarkedProcesses(token: string, options: { bornAfter?: 
  * `bornAfter` (the pid of a process every marked one descends from), only pids allocated after it.
  */
 async function findMarkedProcesses(needle: Buffer, bornAfter: GroupBirth | undefined): Promise<number[]> {
+  // /proc is read synchronously, as environ below: it is in memory, and a trip through libuv's thread pool
+  // per read waited behind the fsyncs of goald's own writes (~1 ms of each turn's sweep).
   let entries: string[];
   try {
-    entries = await readdir('/proc');
+    entries = readdirSync('/proc');
   } catch {
     return [];
   }
-  const lowest = bornAfter !== undefined && !(await pidsWrappedSince(bornAfter)) ? bornAfter.pid : 0;
+  const lowest = bornAfter !== undefined && !pidsWrappedSince(bornAfter) ? bornAfter.pid : 0;
   const pids = entries.filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => pid >= lowest && pid !== process.pid);
   const buffer = Buffer.allocUnsafe(ENVIRON_CHUNK);
   const found: number[] = [];
@@ -156,15 +157,14 @@ export function pidsMayHaveWrapped(birth: GroupBirth, now: { lastPid: number | n
   return now.forks - birth.forksBefore >= now.pidMax - RESERVED_PIDS;
 }
 
-async function pidsWrappedSince(birth: GroupBirth): Promise<boolean> {
-  const read = async (file: string): Promise<number | null> => {
+function pidsWrappedSince(birth: GroupBirth): boolean {
+  const read = (file: string): number | null => {
     try {
-      const value = Number((await readFile(file, 'utf8')).trim());
+      const value = Number(readFileSync(file, 'utf8').trim());
       return Number.isInteger(value) ? value : null;
     } catch {
       return null;
     }
   };
-  const [lastPid, pidMax] = await Promise.all([read('/proc/sys/kernel/ns_last_pid'), read('/proc/sys/kernel/pid_max')]);
-  return pidsMayHaveWrapped(birth, { lastPid, forks: readForkCount(), pidMax });
+  return pidsMayHaveWrapped(birth, { lastPid: read('/proc/sys/kernel/ns_last_pid'), forks: readForkCount(), pidMax: read('/proc/sys/kernel/pid_max') });
 }
