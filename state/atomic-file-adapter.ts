@@ -5,7 +5,7 @@
 // is the only way back, and only when asked.
 
 import type { Adapter } from 'lowdb';
-import { linkSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { isErrnoCode } from '../src/errno.js';
 import { GoaldError } from '../src/errors.js';
@@ -13,6 +13,7 @@ import { tempPathFor, writeFileDurable, type DurableWriteOptions } from './durab
 import { stateFilePath } from './paths.js';
 import { withStateLock, type StateLockOptions } from './state-lock.js';
 import { createEmptyState, parseStateText } from './state-schema.js';
+import { identityOfOpenFile, isSealed, writeSeal } from './state-seal.js';
 import { StateTextBuilder, type StateText } from './state-text.js';
 import type { GoalRecord, StateFile } from './types.js';
 
@@ -37,6 +38,34 @@ function readTextIfExists(path: string): string | null {
   } catch (error) {
     if (isErrnoCode(error, 'ENOENT')) return null;
     throw error;
+  }
+}
+
+// The state file's text and its identity (state-seal.ts), from one open file: null when there is none.
+function readStateFile(path: string): { text: string; identity: string } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return null;
+    throw error;
+  }
+  try {
+    return { identity: identityOfOpenFile(fd), text: readFileSync(fd, 'utf8') };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// A file the note vouches for, parsed: null when it does not parse as JSON with both records' arrays after
+// all (checked the usual way then).
+function parseSealedText(text: string): StateFile | null {
+  try {
+    const state: unknown = JSON.parse(text);
+    if (state === null || typeof state !== 'object' || !('goals' in state) || !('loops' in state)) return null;
+    return Array.isArray(state.goals) && Array.isArray(state.loops) ? (state as StateFile) : null;
+  } catch {
+    return null;
   }
 }
 
@@ -107,22 +136,28 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
 
   /** The validated state and the text it came from (both null when there is no file). */
   readWithText(): StateOnDisk {
-    const text = readTextIfExists(this.path);
-    if (text === null) return { state: null, text: null };
-    this.#checkedText(text);
+    const file = readStateFile(this.path);
+    if (file === null) return { state: null, text: null };
+    const { text } = this.#checkedText(file);
     // The caller's own copy: the text parsed again, which is the checked state (the schema only checks: no
     // defaults, no transforms; state-schema.ts) at a third of structuredClone's cost.
     return { state: JSON.parse(text) as StateFile, text };
   }
 
-  // `text`, read from the file, with the state it parses to: #known when it is that text, else checked
-  // against the schema (throws `state-corrupt`) and known from now on. Never to be changed by the caller.
-  #checkedText(text: string): StateText {
-    if (this.#known?.text !== text) {
-      const parsed = parseStateText(text);
-      if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
-      this.#known = { text, state: parsed.state };
+  // The file's text with the state it parses to: #known when it is that text; else checked against the
+  // schema (throws `state-corrupt`), unless the note beside it vouches for this very file (state-seal.ts);
+  // known from now on. Never to be changed by the caller.
+  #checkedText(file: { text: string; identity: string }): StateText {
+    const { text } = file;
+    if (this.#known?.text === text) return this.#known;
+    const sealed = isSealed(this.path, file.identity) ? parseSealedText(text) : null;
+    if (sealed !== null) {
+      this.#known = { text, state: sealed };
+      return this.#known;
     }
+    const parsed = parseStateText(text);
+    if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
+    this.#known = { text, state: parsed.state };
     return this.#known;
   }
 
@@ -134,8 +169,9 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
    * finished goals in the home as with none. `beforeWrite` may throw to cancel the write.
    */
   async addGoal<T>(goal: GoalRecord, admit: (stored: readonly GoalRecord[]) => T | null, options: WriteOptions & { beforeWrite?: () => void } = {}): Promise<T | null> {
-    const text = readTextIfExists(this.path);
-    const known = text === null ? null : this.#checkedText(text);
+    const file = readStateFile(this.path);
+    const known = file === null ? null : this.#checkedText(file);
+    const text = file?.text ?? null;
     const stored = known?.state.goals ?? [];
     const result = admit(stored);
     if (result === null) return null;
@@ -173,7 +209,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     mutate: (goal: GoalRecord) => void,
     options: WriteOptions & { beforeWrite?: () => void } = {},
   ): Promise<boolean> {
-    const text = readTextIfExists(this.path);
+    const text = readStateFile(this.path)?.text ?? null;
     const known = this.#known;
     if (text !== null && known?.text === text && this.#text.lastText === text) {
       const index = known.state.goals.findIndex((goal) => goal.id === goalId);
@@ -213,9 +249,12 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
         this.#backedUpAt = now;
       }
     }
-    await writeFileDurable(this.path, text, options);
+    let identity: string | null = null;
+    await writeFileDurable(this.path, text, { ...options, onFlushed: (fd) => (identity = identityOfOpenFile(fd)) });
     this.#known = built;
     this.#written = text;
+    // Every record of `text` was checked by the builder: the next process may read it without the schema.
+    if (identity !== null) writeSeal(this.path, identity);
   }
 }
 

@@ -50,6 +50,8 @@ export interface DurableWriteOptions {
   syncDirectory?: boolean;
   /** Awaited after the new content is flushed and before the rename; a rejection leaves `path` as it was. */
   after?: Promise<unknown>;
+  /** Called with the new file's descriptor once its content is flushed, before the rename. */
+  onFlushed?: (fd: number) => void;
 }
 
 /** Atomically replaces `path` with `content` (mode 0600), durable once it resolves. */
@@ -60,6 +62,7 @@ export async function writeFileDurable(path: string, content: string | Uint8Arra
     try {
       writeFileSync(fd, content);
       await fsyncFd(fd);
+      options.onFlushed?.(fd);
     } finally {
       closeSync(fd);
     }

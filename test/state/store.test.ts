@@ -70,14 +70,14 @@ describe('Store.update', () => {
       return state.goals.length;
     });
     expect(returned).toBe(1);
-    expect(await readdir(home)).toEqual(['state.json']);
+    expect((await readdir(home)).sort()).toEqual(['state.json', 'state.json.checked']);
     const first = await readFile(join(home, 'state.json'), 'utf8');
     expect((await stat(join(home, 'state.json'))).mode & 0o777).toBe(0o600);
 
     await store.update((state) => {
       state.goals.push(makeGoal('g2'));
     });
-    expect((await readdir(home)).sort()).toEqual(['state.json', 'state.json.bak']);
+    expect((await readdir(home)).sort()).toEqual(['state.json', 'state.json.bak', 'state.json.checked']);
     expect(await readFile(join(home, 'state.json.bak'), 'utf8')).toBe(first);
     expect((await store.read()).goals.map((goal) => goal.id)).toEqual(['g1', 'g2']);
   });
@@ -268,7 +268,7 @@ describe('Store caching of what it read and wrote', () => {
       },
       { durable: false },
     );
-    expect((await readdir(home)).sort()).toEqual(['state.json', 'state.json.bak']);
+    expect((await readdir(home)).sort()).toEqual(['state.json', 'state.json.bak', 'state.json.checked']);
     expect(await readFile(join(home, 'state.json.bak'), 'utf8')).toBe(first);
     expect((await store.read()).goals.map((goal) => goal.id)).toEqual(['g1', 'g2']);
   });

@@ -1,0 +1,51 @@
+// A note beside state.json, `state.json.checked`, that says "the file at this path is the one goald last
+// wrote there, every record checked against this schema": the written file's device, inode, size and
+// modification time (taken from its own descriptor before its rename) and the schema's revision. A
+// process's first read of a file the note matches skips the schema pass, which otherwise grows with the
+// home's history (~30 ms at 300 goals, cold); the store's own writes check every record they write. A
+// file written by anything else (an editor, `goald state restore`, another tool) has another identity and is
+// checked as always; a note that is missing, torn or stale (a crash between the rename and the note) costs
+// only that. The one change it cannot tell is an edit in place that keeps the size, made within the same
+// tick of the kernel's file clock (a few ms) as goald's write: nothing a person or a tool does by chance.
+// It is no defence against whoever can write GOALD_HOME: that one can write state.json itself.
+
+import { fstatSync, readFileSync, writeFileSync, type BigIntStats } from 'node:fs';
+
+/**
+ * The schema's revision: bump it with any change to state-schema.ts, so that a note written by a goald
+ * that checked against another schema vouches for nothing (test/state/state-seal.test.ts pins the schema).
+ */
+export const STATE_SCHEMA_REVISION = 1;
+
+/** What identifies one written file: its device, inode, size and modification time (ns). */
+export function fileIdentity(stats: BigIntStats): string {
+  return `${STATE_SCHEMA_REVISION} ${stats.dev} ${stats.ino} ${stats.size} ${stats.mtimeNs}`;
+}
+
+/** The identity of the file open on `fd`. */
+export function identityOfOpenFile(fd: number): string {
+  return fileIdentity(fstatSync(fd, { bigint: true }));
+}
+
+/** The note beside `path`. */
+export function sealPathFor(path: string): string {
+  return `${path}.checked`;
+}
+
+/** Notes that the file at `path` is the checked one with `identity`. Never throws: the note is only speed. */
+export function writeSeal(path: string, identity: string): void {
+  try {
+    writeFileSync(sealPathFor(path), `${identity}\n`, { mode: 0o600 });
+  } catch {
+    // A full disk, say: the next process checks the file instead.
+  }
+}
+
+/** Whether the note beside `path` vouches for the file with `identity`. */
+export function isSealed(path: string, identity: string): boolean {
+  try {
+    return readFileSync(sealPathFor(path), 'utf8') === `${identity}\n`;
+  } catch {
+    return false;
+  }
+}
