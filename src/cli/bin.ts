@@ -30,8 +30,7 @@ async function run(argv: readonly string[]): Promise<number> {
   // daemon answers while the status code loads (early-status.ts).
   if (argv[2] === 'status') {
     const { sendStatusRequestEarly } = await import('./early-status.js');
-    sendStatusRequestEarly(argv.slice(2), process.env);
-    await new Promise((resolve) => setImmediate(resolve));
+    if (sendStatusRequestEarly(argv.slice(2), process.env)) await new Promise((resolve) => setImmediate(resolve));
   }
   const { runFastCommand } = await import('./fast-command.js');
   const code = await runFastCommand(argv.slice(2));

@@ -27,14 +27,15 @@ export function parseStatusArgs(args: readonly string[]): { ref: string | undefi
 /** What a status that names no goal asks the daemon for: the live goals (GET /v1/goals?status=active,paused). */
 export const LIVE_GOALS: GoalFilter = { status: [...LIVE_GOAL_STATUSES] };
 
-/** For `args` (argv after the script) of a status that names no goal: sends its request now. */
-export function sendStatusRequestEarly(args: readonly string[], env: NodeJS.ProcessEnv): void {
+/** For `args` (argv after the script) of a status that names no goal: sends its request now; true when it did. */
+export function sendStatusRequestEarly(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
   const status = parseStatusArgs(args);
-  if (status === null || status.ref !== undefined) return;
+  if (status === null || status.ref !== undefined) return false;
   try {
     const socketPath = daemonSocketPath(env);
     sendEarlyExchange(socketPath, daemonRequest(socketPath, 'GET', goalListPath(LIVE_GOALS), undefined, STATUS_TIMEOUT_MS));
+    return true;
   } catch {
-    // A socket path too long, or one not to be trusted: the command says so itself.
+    return false; // a socket path too long, or one not to be trusted: the command says so itself
   }
 }

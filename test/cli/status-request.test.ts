@@ -56,7 +56,7 @@ describe('goald status', () => {
     const { host, filters } = hostWithHistory(2);
     const daemon = await startTestDaemon(host);
     const env = { GOALD_SOCKET: daemon.socketPath, GOALD_HOME: daemon.dir };
-    sendStatusRequestEarly(['status', '--json'], env);
+    expect(sendStatusRequestEarly(['status', '--json'], env)).toBe(true);
     const { io, out } = captureIO(env);
     expect(await runStatus(undefined, { json: true }, io)).toBe(0);
     expect(filters).toEqual([{ status: ['active', 'paused'] }]);
@@ -70,7 +70,7 @@ describe('goald status', () => {
     const { host, filters } = hostWithHistory(1);
     const daemon = await startTestDaemon(host);
     const env = { GOALD_SOCKET: daemon.socketPath, GOALD_HOME: daemon.dir };
-    for (const args of [['status', 'gdone'], ['status', '--now'], ['stop'], ['status', '--json', '--json']]) sendStatusRequestEarly(args, env);
+    for (const args of [['status', 'gdone'], ['status', '--now'], ['stop'], ['status', '--json', '--json']]) expect(sendStatusRequestEarly(args, env)).toBe(false);
     const { io } = captureIO(env);
     expect(await runStatus('gdone00000000', { json: true }, io)).toBe(0);
     expect(filters).toEqual([{}]);
