@@ -2,7 +2,8 @@
 // goes to a unique temp file that is fsynced and renamed over the target, after the previous good
 // content was kept as state.json.bak (at most a second behind, see BACKUP_REFRESH_MS). A file that fails
 // to parse or to match the schema is reported with its path and never overwritten; `restoreFromBackup`
-// is the only way back, and only when asked.
+// is the only way back, and only when asked. (The file goald wrote last, which the note beside it names,
+// is read without the schema pass: every record of it was checked as it was written; state-seal.ts.)
 
 import type { Adapter } from 'lowdb';
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
@@ -209,7 +210,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     mutate: (goal: GoalRecord) => void,
     options: WriteOptions & { beforeWrite?: () => void } = {},
   ): Promise<boolean> {
-    const text = readStateFile(this.path)?.text ?? null;
+    const text = readTextIfExists(this.path);
     const known = this.#known;
     if (text !== null && known?.text === text && this.#text.lastText === text) {
       const index = known.state.goals.findIndex((goal) => goal.id === goalId);
