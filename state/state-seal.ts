@@ -9,7 +9,7 @@
 // tick of the kernel's file clock (a few ms) as goald's write: nothing a person or a tool does by chance.
 // It is no defence against whoever can write GOALD_HOME: that one can write state.json itself.
 
-import { fstatSync, readFileSync, writeFileSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync, type BigIntStats } from 'node:fs';
 
 /**
  * The schema's revision: bump it with any change to state-schema.ts, so that a note written by a goald
@@ -32,19 +32,32 @@ export function sealPathFor(path: string): string {
   return `${path}.checked`;
 }
 
+// The note is always this long (its line, padded with spaces) and rewritten in place: a state write is
+// followed by one positional write of a block already allocated (~8 µs), where replacing a file's content
+// (truncate, then write) took ~200 µs, twice a turn.
+const SEAL_BYTES = 128;
+
 /** Notes that the file at `path` is the checked one with `identity`. Never throws: the note is only speed. */
 export function writeSeal(path: string, identity: string): void {
+  const line = `${identity}\n`;
+  if (line.length > SEAL_BYTES) return;
   try {
-    writeFileSync(sealPathFor(path), `${identity}\n`, { mode: 0o600 });
+    const fd = openSync(sealPathFor(path), constants.O_WRONLY | constants.O_CREAT, 0o600);
+    try {
+      writeSync(fd, line.padEnd(SEAL_BYTES, ' '), 0);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     // A full disk, say: the next process checks the file instead.
   }
 }
 
-/** Whether the note beside `path` vouches for the file with `identity`. */
+/** Whether the note beside `path` vouches for the file with `identity` (a torn or stale note does not). */
 export function isSealed(path: string, identity: string): boolean {
   try {
-    return readFileSync(sealPathFor(path), 'utf8') === `${identity}\n`;
+    const note = readFileSync(sealPathFor(path), 'utf8');
+    return note.length === SEAL_BYTES && note.startsWith(`${identity}\n`) && note.trimEnd() === identity;
   } catch {
     return false;
   }

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GoaldError } from '../../src/errors.js';
 import { z } from '../../src/zod.js';
 import { stateFileSchema } from '../../state/state-schema.js';
-import { fileIdentity, isSealed, sealPathFor, STATE_SCHEMA_REVISION } from '../../state/state-seal.js';
+import { fileIdentity, isSealed, sealPathFor, STATE_SCHEMA_REVISION, writeSeal } from '../../state/state-seal.js';
 import { openStore } from '../../state/store.js';
 import { makeGoal } from './fixtures.js';
 import { makeTempDir } from './helpers.js';
@@ -57,13 +57,24 @@ describe('the note beside state.json', () => {
     // A file no schema passes, with a note naming it: read as it is (what goald writes is checked as written).
     const odd = { version: 1, goals: [{ ...makeGoal('g1'), status: 'sideways' }], loops: [] };
     await writeFile(path, `${JSON.stringify(odd, null, 2)}\n`);
-    await writeFile(sealPathFor(path), `${await identityOf(path)}\n`);
+    writeSeal(path, await identityOf(path));
     expect((await (await openStore(home, { env: {} })).read()).goals[0]?.status).toBe('sideways');
     // Changed by anything but goald (an editor, in place): checked, and refused, as before.
     await writeFile(path, `${JSON.stringify(odd, null, 2)} \n`);
     expect((await readError()).code).toBe('state-corrupt');
     // A note from a goald that checked against another schema vouches for nothing.
-    await writeFile(sealPathFor(path), `${(await identityOf(path)).replace(/^\d+ /, `${STATE_SCHEMA_REVISION + 1} `)}\n`);
+    writeSeal(path, (await identityOf(path)).replace(/^\d+ /, `${STATE_SCHEMA_REVISION + 1} `));
+    expect((await readError()).code).toBe('state-corrupt');
+  });
+
+  it('a torn note vouches for nothing', async () => {
+    const path = join(home, 'state.json');
+    await openStore(home, { env: {} });
+    const odd = { version: 1, goals: [{ ...makeGoal('g1'), status: 'sideways' }], loops: [] };
+    await writeFile(path, `${JSON.stringify(odd, null, 2)}\n`);
+    writeSeal(path, await identityOf(path));
+    const note = await readFile(sealPathFor(path), 'utf8');
+    await writeFile(sealPathFor(path), note.slice(0, note.indexOf('\n') + 1)); // its line, without the rest
     expect((await readError()).code).toBe('state-corrupt');
   });
 
