@@ -46,11 +46,8 @@ const { output } = await bundle.write({
     // every time). The full CLI loads it too (it is small).
     // The compile cache and the GOALD_HOME it lives in come first (the status group would take
     // goald-home.ts along with everything else it imports), in a chunk of their own the entry loads.
-    // Then the request `goald status` sends before the status chunk loads (early-status.ts), with what it
-    // imports: the status chunk would take that too, and the request would wait for all of it to load.
     groups: [
-      { name: 'compile-cache', test: /[\\/](src[\\/]cli[\\/]compile-cache|state[\\/]goald-home)\.ts$/, priority: 2 },
-      { name: 'early-status', test: /[\\/]src[\\/]cli[\\/]early-status\.ts$/, priority: 1 },
+      { name: 'compile-cache', test: /[\\/](src[\\/]cli[\\/]compile-cache|state[\\/]goald-home)\.ts$/, priority: 1 },
       { name: 'status', test: /[\\/]src[\\/](cli[\\/](fast-command|commands[\\/]control)|race[\\/]race-files)\.ts$/ },
     ],
   },

@@ -26,12 +26,6 @@ async function run(argv: readonly string[]): Promise<number> {
     const code = await runPlainStart(argv.slice(3));
     if (code !== null) return code;
   }
-  // `goald status`'s request goes out first; one turn of the event loop connects and writes it, and the
-  // daemon answers while the status code loads (early-status.ts).
-  if (argv[2] === 'status') {
-    const { sendStatusRequestEarly } = await import('./early-status.js');
-    if (sendStatusRequestEarly(argv.slice(2), process.env)) await new Promise((resolve) => setImmediate(resolve));
-  }
   const { runFastCommand } = await import('./fast-command.js');
   const code = await runFastCommand(argv.slice(2));
   if (code !== null) {

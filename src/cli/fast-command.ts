@@ -4,7 +4,6 @@
 // arguments) returns null and goes through the full CLI, which parses it the same way or reports it.
 // (A plain `goald start` line has a path of its own: start-args.ts, routed by bin.ts.)
 
-import { parseStatusArgs } from './early-status.js';
 import { processIO, type CliIO } from './io.js';
 import { reportGoaldError } from './report-error.js';
 
@@ -27,6 +26,19 @@ export async function runFastCommand(args: readonly string[], io: CliIO = proces
   } catch (error) {
     return reportGoaldError(error, io);
   }
+}
+
+// `status`, `status <goal>`, each with or without one `--json` anywhere after `status`.
+function parseStatusArgs(args: readonly string[]): { ref: string | undefined; json: boolean } | null {
+  if (args[0] !== 'status') return null;
+  let ref: string | undefined;
+  let json = false;
+  for (const arg of args.slice(1)) {
+    if (arg === '--json' && !json) json = true;
+    else if (ref === undefined && arg !== '' && !arg.startsWith('-')) ref = arg;
+    else return null;
+  }
+  return { ref, json };
 }
 
 // `watch --once`, `watch <goal> --once` (--once anywhere after `watch`): scripts poll it like status.

@@ -6,11 +6,11 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ensureTrustedDirectory, ensureTrustedHome } from '../../state/home-trust.js';
-import { resolveGoaldHome } from '../../state/paths.js';
+import { resolveGoaldHome, resolveSocketPath } from '../../state/paths.js';
 import { goaldEntryPath } from '../cli/goald-entry.js';
 import { EXIT, GoaldError } from '../errors.js';
 import { createDaemonClient, isDaemonAlive, waitForDaemon, type DaemonClient } from './client.js';
-import { daemonSocketPath } from './daemon-request.js';
+import { checkSocketPath } from './socket-path.js';
 
 const DAEMON_START_TIMEOUT_MS = 15_000; // first start on a cold disk loads the SDKs; generous but bounded
 /**
@@ -19,6 +19,13 @@ const DAEMON_START_TIMEOUT_MS = 15_000; // first start on a cold disk loads the 
  * (bench/daemon.bench.ts); the 1 MB young generation costs a few more, cheap scavenges.
  */
 export const DAEMON_NODE_FLAGS = ['--optimize-for-size', '--max-semi-space-size=1'] as const;
+
+/** The socket path for this environment (validated for length). */
+export function daemonSocketPath(env: NodeJS.ProcessEnv): string {
+  const socketPath = resolveSocketPath(env, resolveGoaldHome(env));
+  checkSocketPath(socketPath);
+  return socketPath;
+}
 
 // How much of the end of daemon.log is read for the line a daemon that died at start left there.
 const LOG_TAIL_BYTES = 4 * 1024;

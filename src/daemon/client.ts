@@ -14,8 +14,7 @@ import type { ProgressEvent } from '../supervisor/types.js';
 import { parseErrorEnvelope } from './error-envelope.js';
 import { arrayOf, isBoolean, isNumber, isOneOf, isRecord, isString, objectOf, withStringFields, type Check } from './reply-checks.js';
 import { MAX_BODY_BYTES } from './request-body.js';
-import { daemonRequest, goalListPath, type GoalFilter } from './daemon-request.js';
-import { exchangeOverSocket, takeEarlyExchange } from './socket-exchange.js';
+import { exchangeOverSocket } from './socket-exchange.js';
 import { checkSocketPath } from './socket-path.js';
 import type { RaceRecord } from '../race/race-record.js';
 import type { ClusterHealth, CreateLoopRequest, EditGoalRequest, EditGoalResponse, GoalBranch, GoalHost, PruneRequest, StartGoalRequest, StartGoalResponse, StartRaceRequest } from './types.js';
@@ -41,6 +40,11 @@ const HINT_VERSIONS = 'the CLI and the daemon may be different versions: restart
 const NO_SERVERNAME = { servername: '' } as const;
 
 export type PingResponse = { ok: true } & ReturnType<GoalHost['info']>;
+
+export interface GoalFilter {
+  workspace?: string;
+  status?: string[];
+}
 
 export interface StreamEventsOptions {
   /** Default true: keep streaming live events until the goal finishes. False: past events only. */
@@ -151,7 +155,11 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
   const work = <T>(method: string, path: string, check: Check<T>, body?: unknown): Promise<T> => request(workTimeoutMs, method, path, check, body);
   const goalPath = (id: string, action = ''): string => `/v1/goals/${encodeURIComponent(id)}${action}`;
   const listGoalsWithHealth = async (filter: GoalFilter): Promise<{ goals: GoalRecord[]; cluster?: ClusterHealth }> => {
-    const reply = await call('GET', goalListPath(filter), isGoalsReply);
+    const query = new URLSearchParams();
+    if (filter.workspace !== undefined) query.set('workspace', filter.workspace);
+    if (filter.status !== undefined && filter.status.length > 0) query.set('status', filter.status.join(','));
+    const search = query.toString() === '' ? '' : `?${query.toString()}`;
+    const reply = await call('GET', `/v1/goals${search}`, isGoalsReply);
     return isClusterHealth(reply.cluster) ? { goals: reply.goals, cluster: reply.cluster } : { goals: reply.goals };
   };
 
@@ -241,17 +249,28 @@ export async function isDaemonAlive(socketPath: string): Promise<boolean> {
  * GoaldError, or `daemon-unreachable`.
  */
 function sendRequest(socketPath: string, method: string, path: string, body: unknown, timeoutMs: number, accept: 'json' | 'ndjson' = 'json'): Promise<unknown> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
+  checkSocketPath(socketPath);
   // Nothing is sent to a socket another user owns or could have put there (a config GoaldError, exit 2).
-  const request = daemonRequest(socketPath, method, path, payload, timeoutMs, accept);
+  assertTrustedSocket(socketPath);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
   if (payload !== undefined && Buffer.byteLength(payload) > MAX_BODY_BYTES) {
     return Promise.reject(
       new GoaldError('bad-request', `the request is ${Buffer.byteLength(payload)} bytes; the daemon accepts at most ${MAX_BODY_BYTES}`, 'shorten the condition or the checks'),
     );
   }
-  // One connection per call, closed after it, so a CLI process never waits on keep-alive. The same request
-  // may already be on its way (`goald status`, sent before this code loaded: cli/early-status.ts).
-  return (takeEarlyExchange(socketPath, request) ?? exchangeOverSocket(socketPath, request)).then(
+  const headers: Record<string, string | number> = { Accept: accept === 'json' ? 'application/json' : 'application/x-ndjson' };
+  if (payload !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    headers['Content-Length'] = Buffer.byteLength(payload);
+  }
+  const onTimeout = (): GoaldError =>
+    new GoaldError(
+      'daemon-unreachable',
+      `the goald daemon at ${socketPath} did not answer ${method} ${path.split('?')[0] ?? path} within ${Math.round(timeoutMs / 1000)} s`,
+      'see GOALD_HOME/daemon.log; restart it with `goald daemon stop` then `goald daemon`',
+    );
+  // One connection per call, closed after it, so a CLI process never waits on keep-alive.
+  return exchangeOverSocket(socketPath, { method, path, headers, body: payload, timeoutMs, onTimeout }).then(
     (reply) => (accept === 'ndjson' && reply.status === 200 ? reply.body : decodeReply(reply.status, reply.body)),
     (error: unknown) => {
       throw connectionError(error, socketPath);

@@ -69,31 +69,6 @@ export function exchangeOverSocket(socketPath: string, request: SocketRequest): 
   });
 }
 
-// A request sent before the code that reads its reply has loaded: `goald status` spends a few ms loading
-// its chunk, and the daemon answers meanwhile (cli/early-status.ts). It is taken by the first exchange of
-// exactly the same request (same socket, bytes and time limit), which then waits on it instead of sending
-// it again; the slot holds one.
-let early: { socketPath: string; key: string; reply: Promise<SocketReply> } | null = null;
-
-function exchangeKey(request: SocketRequest): string {
-  return `${request.timeoutMs}\n${renderRequest(request)}`;
-}
-
-/** Sends `request` now, for takeEarlyExchange to hand its reply to whoever makes the same exchange. */
-export function sendEarlyExchange(socketPath: string, request: SocketRequest): void {
-  const reply = exchangeOverSocket(socketPath, request);
-  reply.catch(() => undefined); // met by the exchange that takes it
-  early = { socketPath, key: exchangeKey(request), reply };
-}
-
-/** The reply of the same exchange sent early, once (null when none was, or it was another request). */
-export function takeEarlyExchange(socketPath: string, request: SocketRequest): Promise<SocketReply> | null {
-  const sent = early;
-  if (sent === null || sent.socketPath !== socketPath || sent.key !== exchangeKey(request)) return null;
-  early = null;
-  return sent.reply;
-}
-
 function renderRequest(request: SocketRequest): string {
   const headers = { Host: 'localhost', Connection: 'close', ...request.headers };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);

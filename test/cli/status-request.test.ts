@@ -1,16 +1,13 @@
 // What `goald status` asks the daemon for: without a goal named, the live goals only (the reply does not
 // grow with the home's history, which keeps every finished goal); with one named, every goal, since a
-// prefix may name a finished one. The request with no goal named leaves before the status code loads
-// (early-status.ts), and is sent once: the client takes the reply of the one already on its way.
+// prefix may name a finished one.
 
 import { describe, expect, it } from 'vitest';
 
 import { runStatus } from '../../src/cli/commands/control.js';
-import { sendStatusRequestEarly } from '../../src/cli/early-status.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { startTestDaemon } from '../daemon/support.js';
 import { FakeGoalHost } from '../helpers/fake-goal-host.js';
-import { goaldSandbox } from '../helpers/run-goald.js';
 
 /** A host with one active goal and `finished` achieved ones, recording the filter of each listGoals. */
 function hostWithHistory(finished: number): { host: FakeGoalHost; filters: unknown[] } {
@@ -50,53 +47,5 @@ describe('goald status', () => {
     expect(filters).toEqual([{}]);
     const shown = JSON.parse(out.join('')) as { goals: Array<{ id: string; status: string }> };
     expect(shown.goals).toEqual([expect.objectContaining({ id: 'gdone00000002', status: 'achieved' })]);
-  });
-
-  it('takes the reply of the request sent early, and sends none of its own', async () => {
-    const { host, filters } = hostWithHistory(2);
-    const daemon = await startTestDaemon(host);
-    const env = { GOALD_SOCKET: daemon.socketPath, GOALD_HOME: daemon.dir };
-    expect(sendStatusRequestEarly(['status', '--json'], env)).toBe(true);
-    const { io, out } = captureIO(env);
-    expect(await runStatus(undefined, { json: true }, io)).toBe(0);
-    expect(filters).toEqual([{ status: ['active', 'paused'] }]);
-    expect((JSON.parse(out.join('')) as { goals: Array<{ id: string }> }).goals.map((goal) => goal.id)).toEqual(['glive00000001']);
-    // Taken once: the next status sends its own.
-    expect(await runStatus(undefined, { json: true }, captureIO(env).io)).toBe(0);
-    expect(filters).toHaveLength(2);
-  });
-
-  it('sends nothing early for a status that names a goal, or for another command', async () => {
-    const { host, filters } = hostWithHistory(1);
-    const daemon = await startTestDaemon(host);
-    const env = { GOALD_SOCKET: daemon.socketPath, GOALD_HOME: daemon.dir };
-    for (const args of [['status', 'gdone'], ['status', '--now'], ['stop'], ['status', '--json', '--json']]) expect(sendStatusRequestEarly(args, env)).toBe(false);
-    const { io } = captureIO(env);
-    expect(await runStatus('gdone00000000', { json: true }, io)).toBe(0);
-    expect(filters).toEqual([{}]);
-  });
-
-  it('the executable sends one request for a plain status, and shows its reply', async () => {
-    const { host, filters } = hostWithHistory(2);
-    const daemon = await startTestDaemon(host);
-    const sandbox = await goaldSandbox();
-    const env = { ...sandbox.env, GOALD_SOCKET: daemon.socketPath };
-    const json = await sandbox.run(['status', '--json'], { env });
-    expect(json.code).toBe(0);
-    expect((JSON.parse(json.stdout) as { daemon: boolean; goals: Array<{ id: string }> }).goals.map((goal) => goal.id)).toEqual(['glive00000001']);
-    const box = await sandbox.run(['status'], { env });
-    expect(box.code).toBe(0);
-    expect(box.stdout).toContain('glive00000001');
-    expect(filters).toEqual([{ status: ['active', 'paused'] }, { status: ['active', 'paused'] }]);
-  });
-
-  it('with no daemon listening, the executable shows the stored state as before', async () => {
-    const sandbox = await goaldSandbox();
-    const run = await sandbox.run(['status']);
-    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
-      code: 0,
-      stdout: 'no active goals (goald history lists finished ones)\n',
-      stderr: 'goald: the daemon is not running; showing stored state\n',
-    });
   });
 });

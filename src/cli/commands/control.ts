@@ -5,13 +5,11 @@ import { resolveGoaldHome } from '../../../state/paths.js';
 import type { GoalRecord } from '../../../state/types.js';
 import { runningRaceTexts } from '../../race/race-files.js';
 import type { RaceRecord } from '../../race/race-record.js';
-import { connectIfRunning } from '../../daemon/auto-start.js';
-import { daemonSocketPath } from '../../daemon/daemon-request.js';
+import { connectIfRunning, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
 import type { ClusterHealth } from '../../daemon/types.js';
-import { isLiveGoal } from '../../daemon/resolve-goal.js';
+import { isLiveGoal, LIVE_GOAL_STATUSES } from '../../daemon/resolve-goal.js';
 import { EXIT, GoaldError, isGoaldError } from '../../errors.js';
-import { LIVE_GOALS, STATUS_TIMEOUT_MS } from '../early-status.js';
 import type { CliIO } from '../io.js';
 import { renderGoalBox, renderGoalLine } from '../render-status.js';
 
@@ -23,14 +21,16 @@ async function readGoalsWithoutDaemon(env: NodeJS.ProcessEnv): Promise<GoalRecor
   return (await store.read()).goals;
 }
 
-// Goals from the daemon in one round trip (no ping first), or from the store when none answers in
-// STATUS_TIMEOUT_MS (it counts as not running, as for the ping auto-start uses). `liveOnly`: the daemon
-// sends the live goals only, so the reply does not grow with the home's history (the request bin.ts may
-// have sent already: early-status.ts).
+// A daemon that does not answer `goald status` within this long counts as not running (as for the ping
+// auto-start uses), so status still shows the stored state.
+const STATUS_TIMEOUT_MS = 5_000;
+
+// Goals from the daemon in one round trip (no ping first), or from the store when none answers. `liveOnly`:
+// the daemon sends the live goals only, so the reply does not grow with the home's history.
 async function listGoalsForStatus(env: NodeJS.ProcessEnv, liveOnly: boolean): Promise<{ goals: GoalRecord[]; daemon: boolean; cluster?: ClusterHealth }> {
   try {
     const client = createDaemonClient(daemonSocketPath(env), { timeoutMs: STATUS_TIMEOUT_MS });
-    return { ...(await client.listGoalsWithHealth(liveOnly ? LIVE_GOALS : {})), daemon: true };
+    return { ...(await client.listGoalsWithHealth(liveOnly ? { status: [...LIVE_GOAL_STATUSES] } : {})), daemon: true };
   } catch (error) {
     if (!isGoaldError(error) || error.code !== 'daemon-unreachable') throw error;
     return { goals: await readGoalsWithoutDaemon(env), daemon: false };

@@ -2,8 +2,7 @@
 // It runs on the fast path (fast-command.ts) like `goald status`: no commander, no ink, and the daemon
 // asked for the goals first (one round trip) and pinged or started only when that fails.
 
-import { ensureDaemon } from '../../daemon/auto-start.js';
-import { daemonSocketPath } from '../../daemon/daemon-request.js';
+import { ensureDaemon, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
 import { resolveGoalRef, resolveLoopRef } from '../../daemon/resolve-goal.js';
 import { EXIT, GoaldError, isGoaldError } from '../../errors.js';
