@@ -8,6 +8,7 @@ import { runStatus } from '../../src/cli/commands/control.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { startTestDaemon } from '../daemon/support.js';
 import { FakeGoalHost } from '../helpers/fake-goal-host.js';
+import { goaldSandbox } from '../helpers/run-goald.js';
 
 /** A host with one active goal and `finished` achieved ones, recording the filter of each listGoals. */
 function hostWithHistory(finished: number): { host: FakeGoalHost; filters: unknown[] } {
@@ -47,5 +48,29 @@ describe('goald status', () => {
     expect(filters).toEqual([{}]);
     const shown = JSON.parse(out.join('')) as { goals: Array<{ id: string; status: string }> };
     expect(shown.goals).toEqual([expect.objectContaining({ id: 'gdone00000002', status: 'achieved' })]);
+  });
+
+  it('the executable sends one request for a plain status, and shows its reply', async () => {
+    const { host, filters } = hostWithHistory(2);
+    const daemon = await startTestDaemon(host);
+    const sandbox = await goaldSandbox();
+    const env = { ...sandbox.env, GOALD_SOCKET: daemon.socketPath };
+    const json = await sandbox.run(['status', '--json'], { env });
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.stdout) as { goals: Array<{ id: string }> }).goals.map((goal) => goal.id)).toEqual(['glive00000001']);
+    const box = await sandbox.run(['status'], { env });
+    expect(box.code).toBe(0);
+    expect(box.stdout).toContain('glive00000001');
+    expect(filters).toEqual([{ status: ['active', 'paused'] }, { status: ['active', 'paused'] }]);
+  });
+
+  it('with no daemon listening, the executable shows the stored state', async () => {
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(['status']);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      code: 0,
+      stdout: 'no active goals (goald history lists finished ones)\n',
+      stderr: 'goald: the daemon is not running; showing stored state\n',
+    });
   });
 });
