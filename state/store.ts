@@ -54,39 +54,31 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
   // Updates from this instance queue here first, so they do not spin against each other on the file lock.
   const queue = new SerialQueue();
   const queued = <T>(task: () => Promise<T>): Promise<T> => queue.run(task);
+  // An adapter write queued and under the lock, cancelled before it writes when the lock was lost.
+  type LockedWriteOptions = ReturnType<typeof writeOptionsOf> & { beforeWrite: () => void };
+  const lockedWrite = <T>(options: StoreUpdateOptions, write: (options: LockedWriteOptions) => Promise<T>): Promise<T> =>
+    queued(() =>
+      withStateLock(
+        home,
+        (isCompromised) =>
+          write({
+            ...writeOptionsOf(options),
+            beforeWrite: () => {
+              if (isCompromised()) throw lostLockError();
+            },
+          }),
+        lockOptions,
+      ),
+    );
 
   return {
     home,
     read: async () => (await adapter.read()) ?? createEmptyState(),
     update: <T>(mutate: (state: StateFile) => T, options: StoreUpdateOptions = {}): Promise<T> => queued(() => updateLocked(mutate, options)),
     updateGoal: (goalId: string, mutate: (goal: GoalRecord) => void, options: StoreUpdateOptions = {}): Promise<boolean> =>
-      queued(() =>
-        withStateLock(
-          home,
-          (isCompromised) =>
-            adapter.updateGoal(goalId, mutate, {
-              ...writeOptionsOf(options),
-              beforeWrite: () => {
-                if (isCompromised()) throw lostLockError();
-              },
-            }),
-          lockOptions,
-        ),
-      ),
+      lockedWrite(options, (writeOptions) => adapter.updateGoal(goalId, mutate, writeOptions)),
     addGoal: <T>(goal: GoalRecord, admit: (stored: readonly GoalRecord[]) => T | null, options: StoreUpdateOptions = {}): Promise<T | null> =>
-      queued(() =>
-        withStateLock(
-          home,
-          (isCompromised) =>
-            adapter.addGoal(goal, admit, {
-              ...writeOptionsOf(options),
-              beforeWrite: () => {
-                if (isCompromised()) throw lostLockError();
-              },
-            }),
-          lockOptions,
-        ),
-      ),
+      lockedWrite(options, (writeOptions) => adapter.addGoal(goal, admit, writeOptions)),
     goalDir: (goalId: string): string => {
       if (!isSafeId(goalId)) {
         throw new GoaldError('usage', `"${goalId}" is not a goal id`, 'goal ids are letters, digits, - and _');
