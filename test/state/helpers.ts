@@ -9,7 +9,19 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
+import { GoaldError } from '../../src/errors.js';
+
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Catches the GoaldError a promise rejects with (throws when it resolves, or rejects with anything else). */
+export async function rejectionOf(promise: Promise<unknown>): Promise<GoaldError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof GoaldError)) throw new Error(`expected a GoaldError, got ${String(error)}`);
+  return error;
+}
 
 /** A fresh temp directory; the returned function removes it. */
 export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {

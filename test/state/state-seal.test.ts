@@ -12,7 +12,7 @@ import { stateFileSchema } from '../../state/state-schema.js';
 import { fileIdentity, isSealed, sealPathFor, STATE_SCHEMA_REVISION, writeSeal } from '../../state/state-seal.js';
 import { openStore } from '../../state/store.js';
 import { makeGoal } from './fixtures.js';
-import { makeTempDir } from './helpers.js';
+import { makeTempDir, rejectionOf } from './helpers.js';
 
 let home: string;
 let cleanup: () => Promise<void>;
@@ -29,13 +29,19 @@ async function identityOf(path: string): Promise<string> {
   return fileIdentity(await stat(path, { bigint: true }));
 }
 
+// What a new process's first read of the home fails with.
 async function readError(): Promise<GoaldError> {
-  const error = await (await openStore(home, { env: {} })).read().then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof GoaldError)) throw new Error(`expected a GoaldError, got ${String(error)}`);
-  return error;
+  return rejectionOf((await openStore(home, { env: {} })).read());
+}
+
+// A state.json no schema passes, and a note naming it; its path.
+async function sealedOddFile(): Promise<{ path: string; odd: unknown }> {
+  const path = join(home, 'state.json');
+  await openStore(home, { env: {} });
+  const odd = { version: 1, goals: [{ ...makeGoal('g1'), status: 'sideways' }], loops: [] };
+  await writeFile(path, `${JSON.stringify(odd, null, 2)}\n`);
+  writeSeal(path, await identityOf(path));
+  return { path, odd };
 }
 
 describe('the note beside state.json', () => {
@@ -52,12 +58,8 @@ describe('the note beside state.json', () => {
   });
 
   it("spares a new process the schema pass for the file it names, and for that file only", async () => {
-    const path = join(home, 'state.json');
-    await openStore(home, { env: {} });
     // A file no schema passes, with a note naming it: read as it is (what goald writes is checked as written).
-    const odd = { version: 1, goals: [{ ...makeGoal('g1'), status: 'sideways' }], loops: [] };
-    await writeFile(path, `${JSON.stringify(odd, null, 2)}\n`);
-    writeSeal(path, await identityOf(path));
+    const { path, odd } = await sealedOddFile();
     expect((await (await openStore(home, { env: {} })).read()).goals[0]?.status).toBe('sideways');
     // Changed by anything but goald (an editor, in place): checked, and refused, as before.
     await writeFile(path, `${JSON.stringify(odd, null, 2)} \n`);
@@ -68,11 +70,7 @@ describe('the note beside state.json', () => {
   });
 
   it('a torn note vouches for nothing', async () => {
-    const path = join(home, 'state.json');
-    await openStore(home, { env: {} });
-    const odd = { version: 1, goals: [{ ...makeGoal('g1'), status: 'sideways' }], loops: [] };
-    await writeFile(path, `${JSON.stringify(odd, null, 2)}\n`);
-    writeSeal(path, await identityOf(path));
+    const { path } = await sealedOddFile();
     const note = await readFile(sealPathFor(path), 'utf8');
     await writeFile(sealPathFor(path), note.slice(0, note.indexOf('\n') + 1)); // its line, without the rest
     expect((await readError()).code).toBe('state-corrupt');

@@ -7,7 +7,7 @@ import { findSecretInState } from '../../state/secret-guard.js';
 import { withStateLock } from '../../state/state-lock.js';
 import { openStore } from '../../state/store.js';
 import { makeGoal } from './fixtures.js';
-import { makeTempDir } from './helpers.js';
+import { makeTempDir, rejectionOf } from './helpers.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -20,16 +20,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await cleanup();
 });
-
-/** Catches the GoaldError a promise rejects with. */
-async function rejectionOf(promise: Promise<unknown>): Promise<GoaldError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof GoaldError)) throw new Error(`expected a GoaldError, got ${String(error)}`);
-  return error;
-}
 
 describe('openStore', () => {
   it('creates a missing home with mode 0700 and reads an empty state without writing', async () => {
