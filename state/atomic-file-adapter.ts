@@ -43,7 +43,7 @@ function readTextIfExists(path: string): string | null {
 }
 
 // The state file's text and its identity (state-seal.ts), from one open file: null when there is none.
-function readStateFile(path: string): { text: string; identity: string } | null {
+function readStateFile(path: string): { text: string; identity: string | null } | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -148,7 +148,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
   // The file's text with the state it parses to: #known when it is that text; else checked against the
   // schema (throws `state-corrupt`), unless the note beside it vouches for this very file (state-seal.ts);
   // known from now on. Never to be changed by the caller.
-  #checkedText(file: { text: string; identity: string }): StateText {
+  #checkedText(file: { text: string; identity: string | null }): StateText {
     const { text } = file;
     if (this.#known?.text === text) return this.#known;
     const sealed = isSealed(this.path, file.identity) ? parseSealedText(text) : null;
@@ -255,7 +255,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     this.#known = built;
     this.#written = text;
     // Every record of `text` was checked by the builder: the next process may read it without the schema.
-    if (identity !== null) writeSeal(this.path, identity);
+    writeSeal(this.path, identity);
   }
 }
 

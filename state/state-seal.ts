@@ -22,9 +22,13 @@ export function fileIdentity(stats: BigIntStats): string {
   return `${STATE_SCHEMA_REVISION} ${stats.dev} ${stats.ino} ${stats.size} ${stats.mtimeNs}`;
 }
 
-/** The identity of the file open on `fd`. */
-export function identityOfOpenFile(fd: number): string {
-  return fileIdentity(fstatSync(fd, { bigint: true }));
+/** The identity of the file open on `fd`; null when it cannot be had (then no note vouches for it). */
+export function identityOfOpenFile(fd: number): string | null {
+  try {
+    return fileIdentity(fstatSync(fd, { bigint: true }));
+  } catch {
+    return null;
+  }
 }
 
 /** The note beside `path`. */
@@ -38,7 +42,8 @@ export function sealPathFor(path: string): string {
 const SEAL_BYTES = 128;
 
 /** Notes that the file at `path` is the checked one with `identity`. Never throws: the note is only speed. */
-export function writeSeal(path: string, identity: string): void {
+export function writeSeal(path: string, identity: string | null): void {
+  if (identity === null) return;
   const line = `${identity}\n`;
   if (line.length > SEAL_BYTES) return;
   try {
@@ -54,7 +59,8 @@ export function writeSeal(path: string, identity: string): void {
 }
 
 /** Whether the note beside `path` vouches for the file with `identity` (a torn or stale note does not). */
-export function isSealed(path: string, identity: string): boolean {
+export function isSealed(path: string, identity: string | null): boolean {
+  if (identity === null) return false;
   try {
     const note = readFileSync(sealPathFor(path), 'utf8');
     return note.length === SEAL_BYTES && note.startsWith(`${identity}\n`) && note.trimEnd() === identity;
