@@ -67,7 +67,7 @@ export class WorkspaceQueue {
         ...(prepared.worktree === undefined ? {} : { worktree: prepared.worktree }),
       });
       goal.request = toJson({ condition: request.condition ?? null, flags: request.flags, env: request.env });
-      // (null: nothing added, the caller waits for the workspace instead)
+      // null (nothing added): the workspace is busy and the caller would rather wait for it than queue.
       const queued = await this.options.store.addGoal(goal, (stored) => {
         const busy = stored.filter((other) => other.workspace === goal.workspace && isLiveGoal(other));
         const blocking = busy.filter((other) => other.owner?.kind === 'daemon' || isForeignLive(other));
