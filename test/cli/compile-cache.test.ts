@@ -2,13 +2,14 @@
 // (never where an agent turn may write), taken on the next run without being rewritten, survived when
 // corrupt, refused in a directory others can write, off on request, and pruned of chunks no build has.
 
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { describe, expect, test } from 'vitest';
 
 import { cacheDirName } from '../../src/cli/compile-cache.js';
-import { goaldBin, goaldSandbox, type GoaldSandbox } from '../helpers/run-goald.js';
+import { goaldBin, goaldSandbox, repoRoot, type GoaldSandbox } from '../helpers/run-goald.js';
 
 const VERSION_DIR = cacheDirName(path.dirname(goaldBin));
 
@@ -92,4 +93,56 @@ describe('the compile cache', () => {
     expect(after).not.toContain(stale);
     expect(after).toContain(kept);
   });
+
+  describe('a cached chunk requires its siblings itself', () => {
+    // A bundle of three chunks: `first` requires `shared` and a builtin; `broken` throws once, then loads.
+    async function miniBundle(root: string): Promise<{ dir: string; cache: string }> {
+      const dir = path.join(root, 'bundle');
+      const cache = path.join(root, 'cache');
+      await mkdir(dir, { recursive: true });
+      await mkdir(cache, { mode: 0o700 });
+      await writeFile(path.join(dir, 'package.json'), '{"type":"commonjs"}\n');
+      await writeFile(path.join(dir, 'shared.js'), 'globalThis.loads = (globalThis.loads ?? 0) + 1; exports.value = {};\n');
+      await writeFile(path.join(dir, 'first.js'), 'exports.shared = require("./shared.js"); exports.path = require("node:path");\n');
+      await writeFile(path.join(dir, 'broken.js'), 'if (!globalThis.thrown) { globalThis.thrown = true; throw new Error("once"); } exports.ok = true;\n');
+      await writeFile(path.join(dir, 'uses-broken.js'), 'exports.load = () => require("./broken.js");\n');
+      return { dir, cache };
+    }
+
+    // Loads the chunks in `order` through Node's own require once the cache is on, and reports what it saw.
+    function load(dir: string, cache: string, order: string[]): unknown {
+      const script = `
+        const { enableCompileCache } = await import(${JSON.stringify(path.join(repoRoot, 'dist', 'src', 'cli', 'compile-cache.js'))});
+        const { createRequire } = await import('node:module');
+        const dir = ${JSON.stringify(dir)};
+        enableCompileCache(dir, { GOALD_COMPILE_CACHE: ${JSON.stringify(cache)} });
+        const req = createRequire(dir + '/entry.js');
+        const loaded = Object.fromEntries(${JSON.stringify(order)}.map((name) => [name, req('./' + name + '.js')]));
+        const first = req('./first.js');
+        const usesBroken = req('./uses-broken.js');
+        let firstTry = 'loaded';
+        try { usesBroken.load(); } catch (error) { firstTry = error.message; }
+        console.log(JSON.stringify({
+          loads: globalThis.loads,
+          sameShared: first.shared === req('./shared.js'),
+          builtin: first.path === req('node:path'),
+          inNodeCache: req.cache[dir + '/shared.js']?.exports === first.shared,
+          broken: [firstTry, usesBroken.load().ok, req('./broken.js') === usesBroken.load()],
+          order: Object.keys(loaded),
+        }));`;
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      return JSON.parse(run.stdout) as unknown;
+    }
+
+    test.each([['first', 'shared'], ['shared', 'first']])('once, whoever requires it first (%s, then %s), with and without a cache', async (...order) => {
+      const sandbox = await goaldSandbox();
+      const { dir, cache } = await miniBundle(sandbox.root);
+      const expected = { loads: 1, sameShared: true, builtin: true, inNodeCache: true, broken: ['once', true, true], order };
+      expect(load(dir, cache, order)).toEqual(expected);
+      expect((await readdir(path.join(cache, cacheDirName(dir)))).length).toBeGreaterThan(0);
+      expect(load(dir, cache, order)).toEqual(expected);
+    });
+  });
 });
+
