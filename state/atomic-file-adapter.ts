@@ -7,7 +7,7 @@
 
 import type { Adapter } from 'lowdb';
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { monotonicMs } from '../src/clock.js';
 import { isErrnoCode } from '../src/errno.js';
 import { GoaldError } from '../src/errors.js';
 import { tempPathFor, writeFileDurable, type DurableWriteOptions } from './durable-file.js';
@@ -117,7 +117,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
    * get a copy, so this one is never mutated.
    */
   #known: { text: string; state: StateFile } | null = null;
-  /** The text this adapter last wrote, and when it last refreshed the .bak (performance.now()). */
+  /** The text this adapter last wrote, and when it last refreshed the .bak (monotonicMs()). */
   #written: string | null = null;
   #backedUpAt: number | null = null;
 
@@ -243,7 +243,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
         const current = parseStateText(previous);
         if (!current.ok) throw stateCorruptError(this.path, current.problem);
       }
-      const now = performance.now();
+      const now = monotonicMs();
       const recentlyBackedUp = previous === this.#written && this.#backedUpAt !== null && now - this.#backedUpAt < BACKUP_REFRESH_MS;
       if (!recentlyBackedUp) {
         await keepAsBackup(this.path, previous);

@@ -8,8 +8,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { chmod, stat, unlink } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { performance } from 'node:perf_hooks';
 
+import { monotonicMs } from '../clock.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import { closeDashboard } from '../ui/dashboard-launcher.js';
 import { statusForCode, toErrorEnvelope } from './error-envelope.js';
@@ -137,13 +137,13 @@ async function removeSocketFile(socketPath: string, inode: number): Promise<void
 
 /** Serves one request; every failure becomes an error response for this request only. */
 async function handleRequest(req: IncomingMessage, res: ServerResponse, state: ServerState): Promise<void> {
-  const startedAt = performance.now();
+  const startedAt = monotonicMs();
   const method = req.method ?? 'GET';
   let loggedPath = '-';
   // An aborted request must not emit an unhandled 'error'.
   req.on('error', () => {});
   res.once('close', () => {
-    const ms = Math.round(performance.now() - startedAt);
+    const ms = Math.round(monotonicMs() - startedAt);
     const aborted = res.writableFinished ? '' : ' (closed early)';
     state.log(`${method} ${loggedPath} ${res.statusCode}${aborted} ${ms}ms`);
   });

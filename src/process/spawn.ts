@@ -8,9 +8,9 @@ import { spawn, type ChildProcess, type ChildProcessByStdio, type IOType } from 
 import { accessSync, constants } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { delimiter, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { Readable, type Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { monotonicMs } from '../clock.js';
 import { BWRAP_INFO_FD, bwrapInfoArgs, readSandboxInitPid, waitForSandboxEnd } from '../sandbox/sandbox-end.js';
 import type { SandboxWrap } from '../sandbox/types.js';
 import type { ReadyLeader } from './ready-leader.js';
@@ -172,7 +172,7 @@ function hasOutputPipes(child: ChildProcess): child is ChildProcessByStdio<Writa
 
 /** Starts an agent process in its own process group and supervises it until the whole group is gone. */
 export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
-  const startedAt = performance.now();
+  const startedAt = monotonicMs();
   const label = options.label ?? [options.command, ...options.args].join(' ');
   const transcript = openTranscript(
     options.transcriptPath,
@@ -187,7 +187,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
       signal: null,
       terminationReason,
       spawnError,
-      durationMs: performance.now() - startedAt,
+      durationMs: monotonicMs() - startedAt,
       pausedMs: 0,
       outputTail: '',
       outputBytes: 0,
@@ -263,18 +263,18 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
 
   const armTimeout = (): void => {
     if (options.timeoutMs <= 0 || leaderExited || termination !== null) return;
-    runningSince = performance.now();
+    runningSince = monotonicMs();
     timeoutTimer = setTimeout(() => kill('timeout'), Math.max(0, remainingMs));
   };
   const disarmTimeout = (): void => {
     if (timeoutTimer === undefined) return;
     clearTimeout(timeoutTimer);
     timeoutTimer = undefined;
-    remainingMs -= performance.now() - runningSince;
+    remainingMs -= monotonicMs() - runningSince;
   };
   const endSuspension = (): void => {
     if (suspendedSince === null) return;
-    pausedMs += performance.now() - suspendedSince;
+    pausedMs += monotonicMs() - suspendedSince;
     suspendedSince = null;
   };
 
@@ -297,7 +297,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
   const suspend = (): void => {
     if (leaderExited || termination !== null || suspendedSince !== null) return;
     signalGroup(groupId, 'SIGSTOP');
-    suspendedSince = performance.now();
+    suspendedSince = monotonicMs();
     disarmTimeout();
   };
 
@@ -369,7 +369,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
       splitter?.flush();
     }
     options.signal?.removeEventListener('abort', onAbort);
-    const durationMs = performance.now() - startedAt;
+    const durationMs = monotonicMs() - startedAt;
     transcript.close(
       `# goald: ${describeEnd(exitCode, exitSignal, terminationReason)} after ${Math.round(durationMs)} ms` +
         (strayProcessesKilled ? ' (killed processes the agent left running)' : '') +

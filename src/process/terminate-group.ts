@@ -1,8 +1,8 @@
 // Ending a process group, the one way goald does it: agents, checks and a restarted daemon's leftovers
 // all go through terminateGroup, so they share one grace period and one definition of "gone".
 
-import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
+import { monotonicMs } from '../clock.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
 
 export const SIGKILL_GRACE_MS = 5_000; // same grace as execa's forceKillAfterDelay
@@ -30,11 +30,11 @@ export interface TerminateGroupOptions {
 export async function terminateGroup(pgid: number, options: TerminateGroupOptions = {}): Promise<TerminationOutcome> {
   if (!signalGroup(pgid, 'SIGTERM')) return 'not-running';
   signalGroup(pgid, 'SIGCONT');
-  const killAt = performance.now() + (options.graceMs ?? SIGKILL_GRACE_MS);
+  const killAt = monotonicMs() + (options.graceMs ?? SIGKILL_GRACE_MS);
   let killedAt: number | null = null;
   // Zombies do not count as running: orphaned members are reaped by init, which may take its time.
   while (await isGroupAlive(pgid)) {
-    const now = performance.now();
+    const now = monotonicMs();
     if (killedAt === null && now >= killAt) {
       signalGroup(pgid, 'SIGKILL');
       killedAt = now;

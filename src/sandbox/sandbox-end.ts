@@ -6,6 +6,7 @@
 
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
+import { monotonicMs } from '../clock.js';
 import { z } from '../zod.js';
 import { readProcessStateNow } from '../process/process-group.js';
 
@@ -61,11 +62,11 @@ export function readSandboxInitPid(info: Readable): Promise<number | null> {
  * init belongs to: a pid in another group is the init's pid reused by someone else, so the init is gone.
  */
 export async function waitForSandboxEnd(initPid: number, pgid: number): Promise<boolean> {
-  const giveUpAt = performance.now() + END_WAIT_LIMIT_MS;
+  const giveUpAt = monotonicMs() + END_WAIT_LIMIT_MS;
   for (;;) {
     const init = readProcessStateNow(initPid);
     if (init === null || init.pgid !== pgid || init.state === 'Z' || init.state === 'X') return true;
-    if (performance.now() >= giveUpAt) return false;
+    if (monotonicMs() >= giveUpAt) return false;
     await delay(END_POLL_MS);
   }
 }

@@ -3,8 +3,7 @@
 // process is started ahead of the check (GATE): bwrap's set-up (~5 ms) and the fork then happen while the
 // snapshot reads the work tree, or while the check before it runs, not on the way to its result.
 
-import { performance } from 'node:perf_hooks';
-
+import { monotonicMs } from '../clock.js';
 import type { CheckSpec } from '../config/types.js';
 import { killMarkedProcesses, newProcessToken, readForkCount } from '../process/escaped-processes.js';
 import { readProcessStartTime } from '../process/process-identity.js';
@@ -112,7 +111,7 @@ function startCheck(check: CheckSpec, options: StartOptions): HeldCheck {
   if (child.pid !== undefined) onGroup?.({ pid: child.pid, startTime: readProcessStartTime(child.pid), token });
   // A shell that ended before its release (bwrap could not set up) leaves nothing to write to.
   child.stdin?.on('error', () => undefined);
-  let started = performance.now();
+  let started = monotonicMs();
   const tail = createTail(OUTPUT_TAIL_BYTES);
   // The test runner's counts, read from the whole output as it streams (test-counts.ts).
   const counter = createTestCounter();
@@ -152,7 +151,7 @@ function startCheck(check: CheckSpec, options: StartOptions): HeldCheck {
     released.then(
       () => {
         if (settled || terminating) return;
-        started = performance.now();
+        started = monotonicMs();
         child.stdin?.end('go\n');
         // A timeout of 0 (or less) means the check may run as long as it likes.
         if (check.timeoutMs > 0 && Number.isFinite(check.timeoutMs)) {
@@ -218,7 +217,7 @@ function resultOf(
     exitCode,
     passed: exitCode === 0 && !timedOut,
     timedOut,
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(monotonicMs() - started),
     outputTail,
     ...(tests === null ? {} : { tests }),
   };
