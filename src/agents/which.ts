@@ -55,11 +55,13 @@ export async function findExecutable(
   }
 
   const pathVariable = (options.env ?? process.env).PATH ?? '';
-  for (const directory of pathVariable.split(delimiter)) {
-    // An empty PATH entry means the current directory.
-    const path = resolve(cwd, directory, name);
-    if ((await checkExecutable(path)) === null) return { status: 'found', name, path };
-  }
+  // An empty PATH entry means the current directory. Every entry is looked at at once (a start waits on
+  // this: one by one, ten entries took ~1 ms of round trips through libuv's threads); the first in PATH's
+  // order wins, as in the shell.
+  const candidates = pathVariable.split(delimiter).map((directory) => resolve(cwd, directory, name));
+  const problems = await Promise.all(candidates.map(checkExecutable));
+  const path = candidates[problems.indexOf(null)];
+  if (path !== undefined) return { status: 'found', name, path };
   return { status: 'missing', name, message: `agent command ${name} was not found on PATH` };
 }
 

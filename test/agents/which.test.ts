@@ -65,6 +65,21 @@ describe('findExecutable', () => {
     expect(await findExecutable('./', { cwd: dir })).toMatchObject({ status: 'missing', message: 'agent command ./ is not a file' });
   });
 
+  test('the first entry of PATH that has it wins, as in the shell; a file that cannot run is passed over', async () => {
+    const dir = await makeTempDir();
+    for (const name of ['a', 'b', 'c']) await mkdir(join(dir, name));
+    for (const name of ['a', 'b']) {
+      await writeFile(join(dir, name, 'my-agent'), '#!/bin/sh\n');
+      await chmod(join(dir, name, 'my-agent'), 0o755);
+    }
+    await writeFile(join(dir, 'c', 'my-agent'), '#!/bin/sh\n');
+    const lookUp = (entries: string[]): Promise<unknown> =>
+      findExecutable('my-agent', { env: { PATH: entries.map((entry) => (entry.startsWith('/') ? entry : join(dir, entry))).join(':') } });
+    expect(await lookUp(['a', 'b'])).toEqual({ status: 'found', name: 'my-agent', path: join(dir, 'a', 'my-agent') });
+    expect(await lookUp(['b', 'a'])).toEqual({ status: 'found', name: 'my-agent', path: join(dir, 'b', 'my-agent') });
+    expect(await lookUp(['c', '/nonexistent', 'b', 'a'])).toEqual({ status: 'found', name: 'my-agent', path: join(dir, 'b', 'my-agent') });
+  });
+
   test('a directory on PATH with the same name does not count', async () => {
     const dir = await makeTempDir();
     await mkdir(join(dir, 'bin', 'my-agent'), { recursive: true });
