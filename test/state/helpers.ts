@@ -30,7 +30,7 @@ export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promi
 }
 
 /**
- * Transpiles state/, machines/ and the src/ modules state imports (errors, errno, serial queue, process identity,
+ * Transpiles state/, machines/ and the src/ modules state imports (clock, errors, errno, serial queue, process identity,
  * OS random bytes, zod) to JS
  * in a temp dir inside the repo (so bare imports such as `lowdb` resolve from node_modules, and
  * `"type": "module"` applies). Types are not checked.
@@ -40,6 +40,7 @@ export async function buildStateForChildren(): Promise<{ dir: string; cleanup: (
   const sources = [
     ...(await listTs(join(REPO_ROOT, 'state'))),
     ...(await listTs(join(REPO_ROOT, 'machines'))),
+    join(REPO_ROOT, 'src', 'clock.ts'),
     join(REPO_ROOT, 'src', 'errors.ts'),
     join(REPO_ROOT, 'src', 'errno.ts'),
     join(REPO_ROOT, 'src', 'os-random.ts'),
