@@ -116,7 +116,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
    * it parses to. Reading the same text again (no other process wrote meanwhile) skips the schema; callers
    * get a copy, so this one is never mutated.
    */
-  #known: { text: string; state: StateFile } | null = null;
+  #known: StateText | null = null;
   /** The text this adapter last wrote, and when it last refreshed the .bak (monotonicMs()). */
   #written: string | null = null;
   #backedUpAt: number | null = null;
@@ -153,7 +153,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     if (this.#known?.text === text) return this.#known;
     const sealed = isSealed(this.path, file.identity) ? parseSealedText(text) : null;
     if (sealed !== null) {
-      this.#known = { text, state: sealed };
+      this.#known = { text, state: sealed, vouched: true };
       return this.#known;
     }
     const parsed = parseStateText(text);

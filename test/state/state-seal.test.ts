@@ -87,6 +87,34 @@ describe('the note beside state.json', () => {
     expect((await readError()).message).toContain('goals.0.status');
   });
 
+  it('a registration takes the records of a file it vouches for as they stand; a key in the environment still has them checked', async () => {
+    const path = join(home, 'state.json');
+    await openStore(home, { env: {} });
+    // Written in goald's layout, but for one record's spacing: a file the note vouches for is goald's own, so
+    // a registration keeps each record's text without stringifying the whole state to compare it first.
+    const state = { version: 1, goals: [makeGoal('g1')], loops: [] };
+    const odd = `${JSON.stringify(state, null, 2)}\n`.replace('"status": "active"', '"status":  "active"');
+    await writeFile(path, odd);
+    writeSeal(path, await identityOf(path));
+    await (await openStore(home, { env: {} })).addGoal(makeGoal('g2'), () => true);
+    const kept = await readFile(path, 'utf8');
+    expect(kept).toContain('"status":  "active"');
+    expect(JSON.parse(kept)).toEqual({ ...state, goals: [makeGoal('g1'), makeGoal('g2')] });
+    // Unvouched (the same text, its note gone): checked record by record, to the same file (a record's text is
+    // kept when it reads back as the record).
+    await writeFile(path, odd);
+    await writeFile(sealPathFor(path), '');
+    await (await openStore(home, { env: {} })).addGoal(makeGoal('g2'), () => true);
+    expect(await readFile(path, 'utf8')).toBe(kept);
+    // Vouched, but holding a key this environment knows: checked record by record (redacted) all the same.
+    const key = 'sk-test-0123456789abcdefghijklmnop';
+    const holding = { version: 1, goals: [{ ...makeGoal('g1'), condition: `uses ${key}` }], loops: [] };
+    await writeFile(path, `${JSON.stringify(holding, null, 2)}\n`);
+    writeSeal(path, await identityOf(path));
+    await (await openStore(home, { env: { OPENAI_API_KEY: key } })).addGoal(makeGoal('g2'), () => true);
+    expect(await readFile(path, 'utf8')).not.toContain(key);
+  });
+
   // STATE_SCHEMA_REVISION must change with the schema: a note written under another one vouches for nothing.
   it('the schema is the one its revision names (bump STATE_SCHEMA_REVISION and this digest together)', () => {
     const schema = JSON.stringify(z.toJSONSchema(stateFileSchema, { unrepresentable: 'any' }));
