@@ -30,8 +30,8 @@ export interface StateText {
   text: string;
   state: StateFile;
   /**
-   * The text is one this builder wrote, as the note beside the file says (state-seal.ts): the pretty JSON of
-   * its state, record by record, so that need not be settled again (#isWholeFileClean).
+   * The text is one this builder wrote, as the note beside the file says (state-seal.ts): in its layout, each
+   * record's slice of it that record's text, so that need not be settled again (#isWholeFileClean).
    */
   vouched?: boolean;
 }

@@ -87,7 +87,7 @@ export function enableCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = p
  * The `require` a cached chunk runs with. The bundle's code requires only its sibling chunks (`./name.js`)
  * and Node's builtins, by literal names it was built with; Node's own `require` resolves each of those as
  * it would any path (stat, realpath, the package scope's type) and `createRequire` costs a module object per
- * chunk: ~4 ms of a `goald start`. A sibling is taken from, or put in, Node's own module cache under the
+ * chunk: ~2 ms of a `goald start`. A sibling is taken from, or put in, Node's own module cache under the
  * path Node would give it, so a chunk is never instantiated twice, whoever requires it first; anything else
  * goes to Node's `require`.
  */
