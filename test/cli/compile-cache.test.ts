@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 
 import { cacheDirName } from '../../src/cli/compile-cache.js';
+import { gitdir } from '../helpers/gitdir.js';
 import { goaldBin, goaldSandbox, repoRoot, type GoaldSandbox } from '../helpers/run-goald.js';
 
 const VERSION_DIR = cacheDirName(path.dirname(goaldBin));
@@ -144,5 +145,21 @@ describe('the compile cache', () => {
       expect(load(dir, cache, order)).toEqual(expected);
     });
   });
-});
 
+  test("a start through the bundle loads neither node:module's ES module loader nor perf_hooks (only speed, but every command's)", async () => {
+    const sandbox = await goaldSandbox();
+    const repo = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const list = path.join(sandbox.root, 'builtins.txt');
+    const preload = path.join(sandbox.root, 'builtins.cjs');
+    await writeFile(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+    const run = await sandbox.run(
+      ['start', 'done.txt exists', '--foreground', '-C', repo.dir, '--check', 'test -f done.txt', '--agent', 'touch done.txt', '--evaluator', 'none', '--cooldown', '0', '--no-sandbox', '--json'],
+      { env: { NODE_OPTIONS: `--require ${preload}` } },
+    );
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    const loaded = (await readFile(list, 'utf8')).split('\n');
+    expect(loaded).toContain('NativeModule vm'); // the compile cache was on
+    expect(loaded).toContain('NativeModule child_process'); // and the goal ran its turn
+    expect(loaded.filter((name) => /^NativeModule (module|perf_hooks|internal\/modules\/esm\/loader)$/.test(name))).toEqual([]);
+  });
+});
