@@ -137,7 +137,11 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
 
   /** The validated state and the text it came from (both null when there is no file). */
   readWithText(): StateOnDisk {
-    const file = readStateFile(this.path);
+    return this.#stateOnDisk(readStateFile(this.path));
+  }
+
+  // A file read (readStateFile) as readWithText gives it.
+  #stateOnDisk(file: { text: string; identity: string | null } | null): StateOnDisk {
     if (file === null) return { state: null, text: null };
     const { text } = this.#checkedText(file);
     // The caller's own copy: the text parsed again, which is the checked state (the schema only checks: no
@@ -210,7 +214,9 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     mutate: (goal: GoalRecord) => void,
     options: WriteOptions & { beforeWrite?: () => void } = {},
   ): Promise<boolean> {
-    const text = readTextIfExists(this.path);
+    // One read for both ways: the text compared below, or the file checked as readWithText would.
+    const file = readStateFile(this.path);
+    const text = file?.text ?? null;
     const known = this.#known;
     if (text !== null && known?.text === text && this.#text.lastText === text) {
       const index = known.state.goals.findIndex((goal) => goal.id === goalId);
@@ -223,7 +229,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
       await this.#put(built, text, options);
       return true;
     }
-    const onDisk = this.readWithText();
+    const onDisk = this.#stateOnDisk(file);
     const state = onDisk.state ?? createEmptyState();
     const goal = state.goals.find((candidate) => candidate.id === goalId);
     if (goal === undefined) return false;
