@@ -49,6 +49,9 @@ const { output } = await bundle.write({
     groups: [
       { name: 'compile-cache', test: /[\\/](src[\\/]cli[\\/]compile-cache|state[\\/]goald-home)\.ts$/, priority: 1 },
       { name: 'status', test: /[\\/]src[\\/](cli[\\/](fast-command|commands[\\/]control)|race[\\/]race-files)\.ts$/ },
+      // The agent command's lookup and the PATH search it shares with spawn.ts and the sandbox probe: one
+      // chunk, not a second file of a few hundred bytes that every start would load.
+      { name: 'which', test: /[\\/]src[\\/](agents[\\/]which|process[\\/]find-on-path)\.ts$/ },
     ],
   },
   // Names kept (no mangling): stack traces in daemon.log stay readable.

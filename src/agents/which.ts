@@ -1,9 +1,9 @@
 // Finds a command agent's executable before the first turn, so a typo in `--agent` fails the goal with
 // reason `agent-missing` and a clear message instead of burning a turn on "sh: 1: cluade: not found".
 
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { delimiter, resolve } from 'node:path';
+import { resolve } from 'node:path';
+
+import { executableProblem, findOnPath } from '../process/find-on-path.js';
 
 export type ExecutableLookup =
   | { status: 'found'; name: string; path: string }
@@ -38,44 +38,20 @@ export function readCommandName(commandLine: string): string | null {
 }
 
 /** Resolves a command line's executable on PATH (or as a path from `cwd`) without running anything. */
-export async function findExecutable(
-  commandLine: string,
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<ExecutableLookup> {
+export function findExecutable(commandLine: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ExecutableLookup {
   const name = readCommandName(commandLine);
   if (name === null) return { status: 'unknown', reason: 'the command starts with shell syntax or a builtin' };
   const cwd = options.cwd ?? process.cwd();
 
   if (name.includes('/')) {
     const path = resolve(cwd, name);
-    const problem = await checkExecutable(path);
+    const problem = executableProblem(path);
     return problem === null
       ? { status: 'found', name, path }
       : { status: 'missing', name, message: `agent command ${name} ${problem}` };
   }
 
-  const pathVariable = (options.env ?? process.env).PATH ?? '';
-  // An empty PATH entry means the current directory. Every entry is looked at at once (a start waits on
-  // this: one by one, ten entries took ~1 ms of round trips through libuv's threads); the first in PATH's
-  // order wins, as in the shell.
-  const candidates = pathVariable.split(delimiter).map((directory) => resolve(cwd, directory, name));
-  const problems = await Promise.all(candidates.map(checkExecutable));
-  const path = candidates[problems.indexOf(null)];
-  if (path !== undefined) return { status: 'found', name, path };
+  const path = findOnPath(name, { pathVariable: (options.env ?? process.env).PATH ?? '', cwd });
+  if (path !== null) return { status: 'found', name, path };
   return { status: 'missing', name, message: `agent command ${name} was not found on PATH` };
-}
-
-// Null when `path` is an executable file; otherwise what is wrong with it.
-async function checkExecutable(path: string): Promise<string | null> {
-  try {
-    if (!(await stat(path)).isFile()) return 'is not a file';
-  } catch {
-    return 'does not exist';
-  }
-  try {
-    await access(path, constants.X_OK);
-    return null;
-  } catch {
-    return 'is not executable (chmod +x?)';
-  }
 }

@@ -68,13 +68,13 @@ export function runNotifyCommand(command: string, body: string, env: NodeJS.Proc
 
 /** notify-send (Linux) or osascript (macOS), whichever is on PATH; a failure when neither is. */
 export async function showDesktop(notification: Notification, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ChannelResult> {
-  const notifySend = await findExecutable('notify-send', { env });
+  const notifySend = findExecutable('notify-send', { env });
   if (notifySend.status === 'found') {
     // The body may be read as markup by the notification server: escape it like any agent text.
     const body = notification.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
     return runBounded('desktop', notifySend.path, ['--app-name=goald', notification.title, body], { env, stdin: null, timeoutMs });
   }
-  const osascript = await findExecutable('osascript', { env });
+  const osascript = findExecutable('osascript', { env });
   if (osascript.status === 'found') {
     // The words travel as arguments, never inside the script's source.
     const script = ['-e', 'on run argv', '-e', 'display notification (item 2 of argv) with title (item 1 of argv)', '-e', 'end run'];

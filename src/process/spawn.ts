@@ -5,9 +5,8 @@
 // token limit, abort, stray and escaped processes, pipes held open) is settled in this one place.
 
 import { spawn, type ChildProcess, type ChildProcessByStdio, type IOType } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { delimiter, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { monotonicMs } from '../clock.js';
@@ -15,6 +14,7 @@ import { BWRAP_INFO_FD, bwrapInfoArgs, readSandboxInitPid, waitForSandboxEnd } f
 import type { SandboxWrap } from '../sandbox/types.js';
 import type { ReadyLeader } from './ready-leader.js';
 import { createBoundedTail } from './bounded-tail.js';
+import { findOnPath, executableProblem } from './find-on-path.js';
 import { killMarkedProcesses, markEnvironment, newProcessToken, readForkCount } from './escaped-processes.js';
 import { createLineSplitter, type LineSplitter } from './line-splitter.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
@@ -132,7 +132,7 @@ let deathSignalWrapper: string | null = null;
  * leader does. False, and nothing changes, where `setpriv` is not installed.
  */
 export function childrenDieWithThisProcess(env: NodeJS.ProcessEnv = process.env): boolean {
-  deathSignalWrapper = findExecutable('setpriv', '/', env);
+  deathSignalWrapper = findOnPath('setpriv', { pathVariable: env.PATH ?? '', cwd: '/', absoluteOnly: true });
   return deathSignalWrapper !== null;
 }
 
@@ -205,7 +205,7 @@ export function spawnAgentProcess(options: SpawnAgentOptions): AgentProcess {
 
   // Inside a sandbox, bwrap runs the command (setpriv too, for a worker's children): one it cannot find
   // would look like the agent failing.
-  if ((options.sandbox != null || deathSignalWrapper !== null) && findExecutable(options.command, options.cwd, options.env) === null) {
+  if ((options.sandbox != null || deathSignalWrapper !== null) && !canExec(options.command, options.cwd, options.env)) {
     return notStarted(`cannot start ${options.command}: ${options.command.includes('/') ? 'no such file' : 'not found on PATH'}`, null);
   }
   const stdin = options.stdin === null ? 'ignore' : 'pipe';
@@ -427,21 +427,10 @@ async function describeSpawnError(error: unknown, options: SpawnAgentOptions): P
   return `${prefix}: ${errorMessage(error)}`;
 }
 
-// The executable `command` names (by path from `cwd`, or on the environment's PATH); null when none.
-function findExecutable(command: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
-  const candidates = command.includes('/')
-    ? [resolve(cwd, command)]
-    : (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => resolve(cwd, dir, command));
-  return (
-    candidates.find((candidate) => {
-      try {
-        accessSync(candidate, constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    }) ?? null
-  );
+// Whether `command` names an executable (by path from `cwd`, or on the environment's PATH).
+function canExec(command: string, cwd: string, env: NodeJS.ProcessEnv): boolean {
+  if (command.includes('/')) return executableProblem(resolve(cwd, command)) === null;
+  return findOnPath(command, { pathVariable: env.PATH ?? '', cwd }) !== null;
 }
 
 async function isDirectory(path: string): Promise<boolean> {

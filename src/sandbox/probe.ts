@@ -2,8 +2,8 @@
 // once per executable and network setting per process (a daemon start), by running `true` inside; a
 // working bwrap is also remembered across processes (probe-cache.ts).
 
-import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { executableProblem, findOnPath } from '../process/find-on-path.js';
 import { spawnGroupLeader } from '../process/spawn.js';
 import { forgetRemembered, isRememberedWorking, PROBE_CACHE_FILE, probeKey, rememberWorking } from './probe-cache.js';
 
@@ -46,9 +46,9 @@ export function probeBwrap(configured: string | null, network: boolean, env: Nod
 }
 
 async function runProbe(configured: string | null, network: boolean, env: NodeJS.ProcessEnv, options: ProbeOptions): Promise<BwrapProbe> {
-  const executable = configured ?? findOnPath('bwrap', env.PATH ?? '');
+  const executable = configured ?? findOnPath('bwrap', { pathVariable: env.PATH ?? '', cwd: '/', absoluteOnly: true });
   if (executable === null) return { ok: false, executable: null, problem: 'bwrap (bubblewrap) is not installed or not on PATH', fix: INSTALL_FIX };
-  if (!isExecutable(executable)) {
+  if (executableProblem(executable) !== null) {
     return { ok: false, executable, problem: `sandbox.bwrap: ${executable} is not an executable file`, fix: INSTALL_FIX };
   }
   const remembered = options.goaldHome === undefined ? null : path.join(options.goaldHome, PROBE_CACHE_FILE);
@@ -95,21 +95,3 @@ function runQuietly(executable: string, args: string[]): Promise<{ code: number 
   });
 }
 
-// The first executable `name` on `pathVariable`; null when there is none.
-function findOnPath(name: string, pathVariable: string): string | null {
-  for (const directory of pathVariable.split(path.delimiter)) {
-    if (directory === '' || !path.isAbsolute(directory)) continue;
-    const candidate = path.join(directory, name);
-    if (isExecutable(candidate)) return candidate;
-  }
-  return null;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -64,7 +64,7 @@ export async function prepareGoal(request: {
   if (request.ancestry) settings.ancestry = { ...settings.ancestry, ...request.ancestry };
   if (settings.isolation?.mode === 'worktree') await requireHeadCommit(workspace.root);
   if (settings.agent.adapter === 'command') {
-    const lookup = await findExecutable(settings.agent.command, { cwd: workspace.root, env: request.env });
+    const lookup = findExecutable(settings.agent.command, { cwd: workspace.root, env: request.env });
     if (lookup.status === 'missing') {
       throw new GoaldError('config', lookup.message, 'install it, put it on PATH, or fix --agent');
     }

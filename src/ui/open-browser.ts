@@ -23,7 +23,7 @@ function browserOpener(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): strin
 export async function openBrowser(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<boolean> {
   const opener = browserOpener(platform, env);
   if (opener === null) return false;
-  const found = await findExecutable(opener, { env });
+  const found = findExecutable(opener, { env });
   if (found.status !== 'found') return false;
   return new Promise((resolve) => {
     let child;

@@ -31,15 +31,15 @@ describe('findExecutable', () => {
     await writeFile(join(dir, 'bin', 'my-agent'), '#!/bin/sh\n');
     await chmod(join(dir, 'bin', 'my-agent'), 0o755);
     const env = { PATH: `/nonexistent:${join(dir, 'bin')}` };
-    expect(await findExecutable('my-agent --flag {prompt}', { env })).toEqual({
+    expect(findExecutable('my-agent --flag {prompt}', { env })).toEqual({
       status: 'found',
       name: 'my-agent',
       path: join(dir, 'bin', 'my-agent'),
     });
   });
 
-  test('a command missing from PATH is missing, with a message', async () => {
-    expect(await findExecutable('goald-no-such-agent -p x', { env: { PATH: '/usr/bin:/bin' } })).toEqual({
+  test('a command missing from PATH is missing, with a message', () => {
+    expect(findExecutable('goald-no-such-agent -p x', { env: { PATH: '/usr/bin:/bin' } })).toEqual({
       status: 'missing',
       name: 'goald-no-such-agent',
       message: 'agent command goald-no-such-agent was not found on PATH',
@@ -53,16 +53,16 @@ describe('findExecutable', () => {
     await chmod(join(dir, 'run.sh'), 0o755);
     await chmod(join(dir, 'plain.sh'), 0o644);
 
-    expect(await findExecutable('./run.sh', { cwd: dir })).toMatchObject({ status: 'found', path: join(dir, 'run.sh') });
-    expect(await findExecutable('./plain.sh', { cwd: dir })).toMatchObject({
+    expect(findExecutable('./run.sh', { cwd: dir })).toMatchObject({ status: 'found', path: join(dir, 'run.sh') });
+    expect(findExecutable('./plain.sh', { cwd: dir })).toMatchObject({
       status: 'missing',
       message: 'agent command ./plain.sh is not executable (chmod +x?)',
     });
-    expect(await findExecutable('./gone.sh', { cwd: dir })).toMatchObject({
+    expect(findExecutable('./gone.sh', { cwd: dir })).toMatchObject({
       status: 'missing',
       message: 'agent command ./gone.sh does not exist',
     });
-    expect(await findExecutable('./', { cwd: dir })).toMatchObject({ status: 'missing', message: 'agent command ./ is not a file' });
+    expect(findExecutable('./', { cwd: dir })).toMatchObject({ status: 'missing', message: 'agent command ./ is not a file' });
   });
 
   test('the first entry of PATH that has it wins, as in the shell; a file that cannot run is passed over', async () => {
@@ -73,21 +73,21 @@ describe('findExecutable', () => {
       await chmod(join(dir, name, 'my-agent'), 0o755);
     }
     await writeFile(join(dir, 'c', 'my-agent'), '#!/bin/sh\n');
-    const lookUp = (entries: string[]): Promise<unknown> =>
+    const lookUp = (entries: string[]): unknown =>
       findExecutable('my-agent', { env: { PATH: entries.map((entry) => (entry.startsWith('/') ? entry : join(dir, entry))).join(':') } });
-    expect(await lookUp(['a', 'b'])).toEqual({ status: 'found', name: 'my-agent', path: join(dir, 'a', 'my-agent') });
-    expect(await lookUp(['b', 'a'])).toEqual({ status: 'found', name: 'my-agent', path: join(dir, 'b', 'my-agent') });
-    expect(await lookUp(['c', '/nonexistent', 'b', 'a'])).toEqual({ status: 'found', name: 'my-agent', path: join(dir, 'b', 'my-agent') });
+    expect(lookUp(['a', 'b'])).toEqual({ status: 'found', name: 'my-agent', path: join(dir, 'a', 'my-agent') });
+    expect(lookUp(['b', 'a'])).toEqual({ status: 'found', name: 'my-agent', path: join(dir, 'b', 'my-agent') });
+    expect(lookUp(['c', '/nonexistent', 'b', 'a'])).toEqual({ status: 'found', name: 'my-agent', path: join(dir, 'b', 'my-agent') });
   });
 
   test('a directory on PATH with the same name does not count', async () => {
     const dir = await makeTempDir();
     await mkdir(join(dir, 'bin', 'my-agent'), { recursive: true });
-    expect(await findExecutable('my-agent', { env: { PATH: join(dir, 'bin') } })).toMatchObject({ status: 'missing' });
+    expect(findExecutable('my-agent', { env: { PATH: join(dir, 'bin') } })).toMatchObject({ status: 'missing' });
   });
 
-  test('shell syntax and builtins cannot be checked up front', async () => {
-    expect(await findExecutable('cd x && make')).toMatchObject({ status: 'unknown' });
-    expect(await findExecutable('"quoted" cmd')).toMatchObject({ status: 'unknown' });
+  test('shell syntax and builtins cannot be checked up front', () => {
+    expect(findExecutable('cd x && make')).toMatchObject({ status: 'unknown' });
+    expect(findExecutable('"quoted" cmd')).toMatchObject({ status: 'unknown' });
   });
 });

@@ -75,7 +75,7 @@ export async function runApply(ref: string, rawOptions: Record<string, unknown>,
 // `gh pr create`, shown before it runs; gh itself asks for nothing (its output is passed on).
 async function openPullRequest(goal: GoalRecord, dir: string, json: boolean, io: CliIO): Promise<number> {
   const args = await pullRequestArgs(goal, dir);
-  const gh = await findExecutable('gh', { cwd: dir, env: io.env });
+  const gh = findExecutable('gh', { cwd: dir, env: io.env });
   if (gh.status !== 'found') {
     throw new GoaldError('usage', '--pr: gh (the GitHub CLI) is not on PATH', `install it (https://cli.github.com), or merge locally: goald apply ${goal.id}`);
   }
