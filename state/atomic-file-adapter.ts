@@ -42,8 +42,15 @@ function readTextIfExists(path: string): string | null {
   }
 }
 
-// The state file's text and its identity (state-seal.ts), from one open file: null when there is none.
-function readStateFile(path: string): { text: string; identity: string | null } | null {
+/** The state file as one read found it: its bytes, their text and the file's identity (state-seal.ts). */
+interface FileRead {
+  bytes: Buffer;
+  text: string;
+  identity: string | null;
+}
+
+// The state file's bytes and its identity (state-seal.ts), from one open file: null when there is none.
+function readStateFile(path: string): { bytes: Buffer; identity: string | null } | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -52,7 +59,7 @@ function readStateFile(path: string): { text: string; identity: string | null } 
     throw error;
   }
   try {
-    return { identity: identityOfOpenFile(fd), text: readFileSync(fd, 'utf8') };
+    return { identity: identityOfOpenFile(fd), bytes: readFileSync(fd) };
   } finally {
     closeSync(fd);
   }
@@ -117,6 +124,11 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
    * get a copy, so this one is never mutated.
    */
   #known: StateText | null = null;
+  /**
+   * The bytes of #known's text (as written, or as a read found them): a read that finds the same bytes
+   * takes that text without decoding the file again (~3 ms at 4 MB, a thousand goals).
+   */
+  #knownBytes: Buffer | null = null;
   /** The text this adapter last wrote, and when it last refreshed the .bak (monotonicMs()). */
   #written: string | null = null;
   #backedUpAt: number | null = null;
@@ -137,11 +149,19 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
 
   /** The validated state and the text it came from (both null when there is no file). */
   readWithText(): StateOnDisk {
-    return this.#stateOnDisk(readStateFile(this.path));
+    return this.#stateOnDisk(this.#readFile());
   }
 
-  // A file read (readStateFile) as readWithText gives it.
-  #stateOnDisk(file: { text: string; identity: string | null } | null): StateOnDisk {
+  // The state file as read: its text is #known's, not decoded again, when the bytes are those it came from.
+  #readFile(): FileRead | null {
+    const file = readStateFile(this.path);
+    if (file === null) return null;
+    if (this.#known !== null && this.#knownBytes?.equals(file.bytes) === true) return { ...file, text: this.#known.text };
+    return { ...file, text: file.bytes.toString('utf8') };
+  }
+
+  // A file read (#readFile) as readWithText gives it.
+  #stateOnDisk(file: FileRead | null): StateOnDisk {
     if (file === null) return { state: null, text: null };
     const { text } = this.#checkedText(file);
     // The caller's own copy: the text parsed again, which is the checked state (the schema only checks: no
@@ -152,17 +172,18 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
   // The file's text with the state it parses to: #known when it is that text; else checked against the
   // schema (throws `state-corrupt`), unless the note beside it vouches for this very file (state-seal.ts);
   // known from now on. Never to be changed by the caller.
-  #checkedText(file: { text: string; identity: string | null }): StateText {
+  #checkedText(file: FileRead): StateText {
     const { text } = file;
     if (this.#known?.text === text) return this.#known;
     const sealed = isSealed(this.path, file.identity) ? parseSealedText(text) : null;
     if (sealed !== null) {
       this.#known = { text, state: sealed, vouched: true };
-      return this.#known;
+    } else {
+      const parsed = parseStateText(text);
+      if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
+      this.#known = { text, state: parsed.state };
     }
-    const parsed = parseStateText(text);
-    if (!parsed.ok) throw stateCorruptError(this.path, parsed.problem);
-    this.#known = { text, state: parsed.state };
+    this.#knownBytes = file.bytes;
     return this.#known;
   }
 
@@ -174,7 +195,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
    * finished goals in the home as with none. `beforeWrite` may throw to cancel the write.
    */
   async addGoal<T>(goal: GoalRecord, admit: (stored: readonly GoalRecord[]) => T | null, options: WriteOptions & { beforeWrite?: () => void } = {}): Promise<T | null> {
-    const file = readStateFile(this.path);
+    const file = this.#readFile();
     const known = file === null ? null : this.#checkedText(file);
     const text = file?.text ?? null;
     const stored = known?.state.goals ?? [];
@@ -215,7 +236,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     options: WriteOptions & { beforeWrite?: () => void } = {},
   ): Promise<boolean> {
     // One read for both ways: the text compared below, or the file checked as readWithText would.
-    const file = readStateFile(this.path);
+    const file = this.#readFile();
     const text = file?.text ?? null;
     const known = this.#known;
     if (text !== null && known?.text === text && this.#text.lastText === text) {
@@ -257,8 +278,11 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
       }
     }
     let identity: string | null = null;
-    await writeFileDurable(this.path, text, { ...options, onFlushed: (fd) => (identity = identityOfOpenFile(fd)) });
+    // Encoded here rather than inside the write (the same cost), so the bytes are known for the next read.
+    const bytes = Buffer.from(text, 'utf8');
+    await writeFileDurable(this.path, bytes, { ...options, onFlushed: (fd) => (identity = identityOfOpenFile(fd)) });
     this.#known = built;
+    this.#knownBytes = bytes;
     this.#written = text;
     // Every record of `text` was checked by the builder: the next process may read it without the schema.
     writeSeal(this.path, identity);
