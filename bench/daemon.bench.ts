@@ -1,18 +1,21 @@
 // The daemon's costs a user feels: the `goald status` round trip (the real CLI process against a running
-// daemon) against a bare `node -e 0` (target ≤ 1.5×), and the daemon's resident memory idle (≤ 60 MB) and
+// daemon) against a bare `node -e 0` (target ≤ 1.5×), and for context the same in a home that also holds a
+// thousand finished goals (a `goald loop 30m` makes that many in three weeks), and the daemon's resident memory idle (≤ 60 MB) and
 // holding 50 waiting goals (≤ 150 MB; 50 goals queued in one workspace behind one long-running goal).
 // Run alone with `node dist/bench/daemon.bench.js [--runs N] [--goals N]` after `npm run build`.
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { createDaemonClient, waitForDaemon } from '../src/daemon/client.js';
+import { openStore } from '../state/store.js';
 import { runGit } from '../src/workspace/git.js';
 import { GOALD_BIN, median, numberFlag, round, runWhenMain } from './bench-runner.js';
+import { HISTORY_GOALS, realGoalRecord } from './state.bench.js';
 
 export const STATUS_RATIO_TARGET = 1.5;
 export const IDLE_RSS_TARGET_MB = 60;
@@ -31,6 +34,8 @@ export interface DaemonBenchResult {
    * process alike, e.g. NODE_EXTRA_CA_CERTS), and the same round trip with them kept; null without any.
    */
   inheritedEnv: { variables: string[]; statusMs: number; nodeMs: number; ratio: number } | null;
+  /** The same round trip (one goal active) in another home that also holds HISTORY_GOALS finished goals. */
+  besideHistory: { goals: number; stateMb: number; statusMs: number; nodeMs: number; ratio: number };
   /** VmRSS of the daemon after start-up, before any goal (MB). */
   idleRssMb: number;
   /** How many goals waited in the queue for the next figure. */
@@ -83,6 +88,7 @@ export async function benchDaemon(opts: { runs?: number; waitingGoals?: number }
       statusTimes.push(await timeProcess([bin, 'status'], env));
     }
     const inheritedEnv = await measureWithInheritedEnv(bin, env, runs);
+    const besideHistory = await measureBesideHistory(bin, path.join(root, 'history'), runs);
 
     for (let i = 0; i < waitingGoals; i++) {
       const { queued } = await client.startGoal(request(`waiting goal ${i + 1}`));
@@ -99,6 +105,7 @@ export async function benchDaemon(opts: { runs?: number; waitingGoals?: number }
       nodeMs: round(nodeMs),
       ratio: round(statusMs / nodeMs),
       inheritedEnv,
+      besideHistory,
       idleRssMb: round(idleRssMb),
       waitingGoals,
       waitingRssMb: round(waitingRssMb),
@@ -128,6 +135,42 @@ async function measureWithInheritedEnv(bin: string, env: NodeJS.ProcessEnv, runs
   const statusMs = median(statusTimes);
   const nodeMs = median(nodeTimes);
   return { variables, statusMs: round(statusMs), nodeMs: round(nodeMs), ratio: round(statusMs / nodeMs) };
+}
+
+/**
+ * `goald status` against a daemon of its own, in a home holding HISTORY_GOALS finished goals (copies of one
+ * real goal's record) beside the one active goal it lists.
+ */
+async function measureBesideHistory(bin: string, root: string, runs: number): Promise<DaemonBenchResult['besideHistory']> {
+  const env = benchEnv(root);
+  const home = env.GOALD_HOME as string;
+  const record = await realGoalRecord(path.join(root, 'record'));
+  const store = await openStore(home, { env: {} });
+  await store.update((state) => {
+    for (let index = 0; index < HISTORY_GOALS; index += 1) state.goals.push({ ...structuredClone(record), id: `gh${String(index).padStart(10, '0')}` });
+  });
+  const stateMb = statSync(path.join(home, 'state.json')).size / 1e6;
+  const socketPath = path.join(home, 'goald.sock');
+  let daemonPid: number | null = null;
+  try {
+    await timeProcess([bin, 'daemon'], env);
+    daemonPid = (await waitForDaemon(socketPath, { timeoutMs: DAEMON_START_TIMEOUT_MS })).pid;
+    const repo = await makeRepo(path.join(root, 'repo'));
+    const flags = { agent: 'sleep 600', check: ['exit 1'], evaluator: 'none', cooldown: '0' };
+    await createDaemonClient(socketPath).startGoal({ condition: 'hold the workspace', dir: repo, flags, env: {}, queue: true });
+    const statusTimes: number[] = [];
+    const nodeTimes: number[] = [];
+    await timeProcess([bin, 'status'], env);
+    for (let i = 0; i < runs; i++) {
+      nodeTimes.push(await timeProcess(['-e', '0'], env));
+      statusTimes.push(await timeProcess([bin, 'status'], env));
+    }
+    const statusMs = median(statusTimes);
+    const nodeMs = median(nodeTimes);
+    return { goals: HISTORY_GOALS, stateMb: round(stateMb), statusMs: round(statusMs), nodeMs: round(nodeMs), ratio: round(statusMs / nodeMs) };
+  } finally {
+    await stopDaemon(socketPath, daemonPid);
+  }
 }
 
 function benchEnv(root: string): NodeJS.ProcessEnv {
@@ -213,6 +256,7 @@ async function main(argv: string[]): Promise<void> {
         : [
             `  with ${result.inheritedEnv.variables.join(', ')}: status ${result.inheritedEnv.statusMs} ms, node ${result.inheritedEnv.nodeMs} ms, ratio ${result.inheritedEnv.ratio}`,
           ]),
+      `  beside ${result.besideHistory.goals} finished goals (state.json ${result.besideHistory.stateMb} MB): status ${result.besideHistory.statusMs} ms, node ${result.besideHistory.nodeMs} ms, ratio ${result.besideHistory.ratio}`,
       `  RSS idle         ${result.idleRssMb} MB (${mark(result.idleRssMb <= IDLE_RSS_TARGET_MB)} ${IDLE_RSS_TARGET_MB} MB)`,
       `  RSS ${result.waitingGoals} waiting   ${result.waitingRssMb} MB (${mark(result.waitingRssMb <= WAITING_RSS_TARGET_MB)} ${WAITING_RSS_TARGET_MB} MB)`,
       '',

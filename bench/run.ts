@@ -145,6 +145,14 @@ function benchesFor(argv: string[]): Bench[] {
           figure('daemon', 'goald status round trip', r.statusMs, 'ms', null, `median of ${r.runs}`),
           figure('daemon', 'node -e 0', r.nodeMs, 'ms'),
           figure('daemon', 'status / node -e 0', r.ratio, '×', STATUS_RATIO_TARGET),
+          figure(
+            'daemon',
+            `status / node -e 0, beside ${r.besideHistory.goals} finished goals`,
+            r.besideHistory.ratio,
+            '×',
+            null,
+            `${r.besideHistory.statusMs} ms vs ${r.besideHistory.nodeMs} ms; state.json ${r.besideHistory.stateMb} MB, still read whole`,
+          ),
           ...(r.inheritedEnv === null
             ? []
             : [figure('daemon', `status / node -e 0, with ${r.inheritedEnv.variables.join(', ')}`, r.inheritedEnv.ratio, '×', null, `${r.inheritedEnv.statusMs} ms vs ${r.inheritedEnv.nodeMs} ms; this shell's env, for context`)]),

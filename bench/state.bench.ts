@@ -108,8 +108,8 @@ export async function benchState(opts: { runs?: number } = {}): Promise<StateBen
   }
 }
 
-// A finished goal's record as goald writes it: one real goal run through the CLI.
-async function realGoalRecord(root: string): Promise<GoalRecord> {
+/** A finished goal's record as goald writes it: one real `goald start --foreground` run in `root`. */
+export async function realGoalRecord(root: string): Promise<GoalRecord> {
   const repo = path.join(root, 'repo');
   await mkdir(repo, { recursive: true });
   await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });

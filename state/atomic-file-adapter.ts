@@ -147,6 +147,13 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     }
   }
 
+  /** Copies of the stored goals `keep` accepts (read as read() would); the others are not copied. */
+  readGoals(keep: (goal: Readonly<GoalRecord>) => boolean): GoalRecord[] {
+    const file = this.#readFile();
+    if (file === null) return [];
+    return this.#checkedText(file).state.goals.filter(keep).map((goal) => structuredClone(goal));
+  }
+
   /** The validated state and the text it came from (both null when there is no file). */
   readWithText(): StateOnDisk {
     return this.#stateOnDisk(this.#readFile());

@@ -208,6 +208,12 @@ export interface Store {
   readonly home: string;
   /** A fresh read of the whole file (no lock). */
   read(): Promise<StateFile>;
+  /**
+   * read().goals, only those `keep` accepts (no lock): each kept goal is a copy, and the others are neither
+   * copied nor, when the file is the one last read or written, parsed again: beside a thousand finished
+   * goals, a list of the live ones costs ~2 ms (the file's bytes read and compared) where read() costs ~25.
+   */
+  readGoals(keep: (goal: Readonly<GoalRecord>) => boolean): Promise<GoalRecord[]>;
   /** Read-modify-write under the cross-process lock; re-reads first, fsyncs after. */
   update<T>(mutate: (state: StateFile) => T, options?: StoreUpdateOptions): Promise<T>;
   /**

@@ -22,7 +22,7 @@ import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { loadGoalRuntime } from './load-goal-runtime.js';
 import type { LoopHost, LoopRunRequest } from './loop-host.js';
 import { markGoalFailed, type HostFailureReason } from './mark-goal-failed.js';
-import { filterGoals, isLiveGoal, resolveGoalRef } from './resolve-goal.js';
+import { filterGoals, isLiveGoal, matchesGoalFilter, resolveGoalRef, type GoalFilter } from './resolve-goal.js';
 import { describeStorageFailure } from '../supervisor/storage-failure.js';
 import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
 import type { RaceHost } from '../race/race-host.js';
@@ -154,8 +154,16 @@ export class DaemonGoalHost implements GoalHost {
     };
   }
 
-  async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
-    return filterGoals(await this.readGoals(), filter);
+  async listGoals(filter: GoalFilter = {}): Promise<GoalRecord[]> {
+    await this.unstored.flush(this.store);
+    // Only what the filter can keep is copied out of the store: `goald status` (the live goals) beside a
+    // thousand finished goals costs the daemon ~2 ms, not ~25 for a whole copy of the state. A live goal whose
+    // ending is not stored yet shows as finished (apply), so it is taken too and filtered as it shows.
+    const goals = await this.store.readGoals((goal) => this.unstored.has(goal.id) || matchesGoalFilter(goal, filter));
+    return filterGoals(
+      goals.map((goal) => this.unstored.apply(goal)),
+      filter,
+    );
   }
 
   async getGoal(ref: string): Promise<GoalRecord> {

@@ -44,10 +44,20 @@ export function isLiveGoal(goal: GoalRecord): boolean {
 }
 
 /** The goals in `workspace` and of one of `status` (each absent or empty: any), as GET /v1/goals filters them. */
-export function filterGoals(goals: readonly GoalRecord[], filter: { workspace?: string; status?: string[] }): GoalRecord[] {
-  return goals.filter(
-    (goal) =>
-      (filter.workspace === undefined || goal.workspace === filter.workspace) &&
-      (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status)),
+export function filterGoals(goals: readonly GoalRecord[], filter: GoalFilter): GoalRecord[] {
+  return goals.filter((goal) => matchesGoalFilter(goal, filter));
+}
+
+/** What GET /v1/goals filters on: a workspace and statuses (each absent or empty: any). */
+export interface GoalFilter {
+  workspace?: string;
+  status?: string[];
+}
+
+/** Whether filterGoals keeps `goal`. */
+export function matchesGoalFilter(goal: Readonly<GoalRecord>, filter: GoalFilter): boolean {
+  return (
+    (filter.workspace === undefined || goal.workspace === filter.workspace) &&
+    (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status))
   );
 }

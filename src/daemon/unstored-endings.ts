@@ -54,6 +54,11 @@ export class UnstoredEndings {
     }
   }
 
+  /** Whether an ending of this goal waits to be stored (apply() may show it finished). */
+  has(goalId: string): boolean {
+    return this.pending.has(goalId);
+  }
+
   /** The goal as it should be shown: its stored record, or the ending the store has not taken yet. */
   apply(goal: GoalRecord): GoalRecord {
     const ending = this.pending.get(goal.id);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createDaemonClient } from '../../src/daemon/client.js';
 import { readTurnLog } from '../../state/turn-log.js';
 import { readGoal } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
@@ -76,6 +77,10 @@ describe.skipIf(skipReason !== null)('a full disk under GOALD_HOME (tmpfs)', () 
     const status = await sandbox.run(['status', id, '--json']);
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ goals: [{ id, status: 'failed', reason: 'storage' }] });
+    // Listed by the status it shows, whether the store took the end or still holds it back.
+    const client = createDaemonClient(sandbox.socket);
+    expect((await client.listGoals({ status: ['failed'] })).map((goal) => goal.id)).toEqual([id]);
+    expect(await client.listGoals({ status: ['active', 'paused'] })).toEqual([]);
     const logs = await sandbox.run(['logs', id, '-f', '--json']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(lastEvent(logs.stdout)).toMatchObject({ type: 'goal.finished', status: 'failed', reason: 'storage' });

@@ -233,6 +233,28 @@ describe('Store caching of what it read and wrote', () => {
     expect((await theirs.read()).goals.map((goal) => goal.id)).toEqual(['g1', 'g2', 'g3']);
   });
 
+  it('readGoals copies out only the goals it keeps, as stored now, never its cached records', async () => {
+    const mine = await openStore(home, { env: {} });
+    const theirs = await openStore(home, { env: {} });
+    expect(await mine.readGoals(() => true)).toEqual([]);
+    await mine.update((state) => {
+      state.goals.push(makeGoal('g1'), makeGoal('g2', { status: 'achieved' }), makeGoal('g3'));
+    });
+    const seen: string[] = [];
+    const live = await mine.readGoals((goal) => {
+      seen.push(goal.id);
+      return goal.status === 'active';
+    });
+    expect(seen).toEqual(['g1', 'g2', 'g3']);
+    expect(live.map((goal) => goal.id)).toEqual(['g1', 'g3']);
+    live[0]!.condition = 'changed by a caller'; // a caller's copy: the store's records stay as stored
+    expect((await mine.readGoals((goal) => goal.id === 'g1'))[0]?.condition).toBe(makeGoal('g1').condition);
+    await theirs.updateGoal('g3', (goal) => {
+      goal.status = 'paused';
+    });
+    expect((await mine.readGoals((goal) => goal.status === 'paused')).map((goal) => goal.id)).toEqual(['g3']);
+  });
+
   it('checks a file edited behind its back again, even right after writing it', async () => {
     const store = await openStore(home, { env: {} });
     await store.update((state) => {
