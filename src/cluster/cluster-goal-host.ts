@@ -21,7 +21,7 @@ import { refuseNextTurn } from '../breakers/index.js';
 import type { GoalSettings } from '../config/types.js';
 import { assertIndependentEvaluator, finishedError, notRaisedError } from '../daemon/goal-edit.js';
 import type { LoopRunRequest } from '../daemon/loop-host.js';
-import { filterGoals, isLiveGoal, resolveGoalRef } from '../daemon/resolve-goal.js';
+import { filterGoals, isLiveGoal, resolveGoalRef, type GoalFilter } from '../daemon/resolve-goal.js';
 import type {
   ClusterHealth,
   CreateLoopRequest,
@@ -149,7 +149,7 @@ export class ClusterGoalHost implements GoalHost {
     for (const connection of this.options.connections) connection.disconnect();
   }
 
-  async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
+  async listGoals(filter: GoalFilter = {}): Promise<GoalRecord[]> {
     return filterGoals(await this.readGoals(), filter);
   }
 

@@ -12,6 +12,7 @@ import { systemClock } from '../clock.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 import { parseErrorEnvelope } from './error-envelope.js';
+import type { GoalFilter } from './resolve-goal.js';
 import { arrayOf, isBoolean, isNumber, isOneOf, isRecord, isString, objectOf, withStringFields, type Check } from './reply-checks.js';
 import { MAX_BODY_BYTES } from './request-body.js';
 import { exchangeOverSocket } from './socket-exchange.js';
@@ -41,10 +42,6 @@ const NO_SERVERNAME = { servername: '' } as const;
 
 export type PingResponse = { ok: true } & ReturnType<GoalHost['info']>;
 
-export interface GoalFilter {
-  workspace?: string;
-  status?: string[];
-}
 
 export interface StreamEventsOptions {
   /** Default true: keep streaming live events until the goal finishes. False: past events only. */
@@ -158,6 +155,7 @@ export function createDaemonClient(socketPath: string, options: DaemonClientOpti
     const query = new URLSearchParams();
     if (filter.workspace !== undefined) query.set('workspace', filter.workspace);
     if (filter.status !== undefined && filter.status.length > 0) query.set('status', filter.status.join(','));
+    if (filter.idPrefix !== undefined) query.set('idPrefix', filter.idPrefix);
     const search = query.toString() === '' ? '' : `?${query.toString()}`;
     const reply = await call('GET', `/v1/goals${search}`, isGoalsReply);
     return isClusterHealth(reply.cluster) ? { goals: reply.goals, cluster: reply.cluster } : { goals: reply.goals };

@@ -155,26 +155,26 @@ export class DaemonGoalHost implements GoalHost {
   }
 
   async listGoals(filter: GoalFilter = {}): Promise<GoalRecord[]> {
-    await this.unstored.flush(this.store);
-    // Only what the filter can keep is copied out of the store: `goald status` (the live goals) beside a
-    // thousand finished goals costs the daemon ~2 ms, not ~25 for a whole copy of the state. A live goal whose
-    // ending is not stored yet shows as finished (apply), so it is taken too and filtered as it shows.
-    const goals = await this.store.readGoals((goal) => this.unstored.has(goal.id) || matchesGoalFilter(goal, filter));
-    return filterGoals(
-      goals.map((goal) => this.unstored.apply(goal)),
-      filter,
-    );
+    return filterGoals(await this.readGoals((goal) => matchesGoalFilter(goal, filter)), filter);
   }
 
   async getGoal(ref: string): Promise<GoalRecord> {
-    return resolveGoalRef(await this.readGoals(), ref);
+    return resolveGoalRef(await this.readGoals((goal) => goal.id.startsWith(ref)), ref);
   }
 
-  // The stored goals, with any ending the store has not taken yet (stored first, when it now can).
-  private async readGoals(): Promise<GoalRecord[]> {
+  // The stored goals `keep` accepts, with any ending the store has not taken yet (stored first, when it now
+  // can). Only those are copied out of the store: `goald status` (the live goals) beside a thousand finished
+  // goals costs the daemon ~2 ms, not ~25 for a whole copy of the state. A goal whose ending is held back
+  // shows as finished (apply), so it is taken too, for the caller to filter as it shows.
+  private async readGoals(keep: (goal: Readonly<GoalRecord>) => boolean): Promise<GoalRecord[]> {
     await this.unstored.flush(this.store);
-    const { goals } = await this.store.read();
+    const goals = await this.store.readGoals((goal) => this.unstored.has(goal.id) || keep(goal));
     return goals.map((goal) => this.unstored.apply(goal));
+  }
+
+  // One goal as readGoals shows it; undefined when it is not stored.
+  private async readGoal(goalId: string): Promise<GoalRecord | undefined> {
+    return (await this.readGoals((goal) => goal.id === goalId)).find((goal) => goal.id === goalId);
   }
 
   async startGoal(request: StartGoalRequest): Promise<StartGoalResponse> {
@@ -533,7 +533,7 @@ export class DaemonGoalHost implements GoalHost {
         if (this.shuttingDown) return;
         try {
           await this.queue.startNext(goal.workspace);
-          const finished = (await this.readGoals()).find((candidate) => candidate.id === goal.id);
+          const finished = await this.readGoal(goal.id);
           if (finished && !isLiveGoal(finished) && this.loopHost) await (await this.loopHost).onGoalFinished(finished);
         } catch (error) {
           // e.g. a disk still full: the next goal or loop run waits for the next occasion, the daemon goes on
@@ -580,7 +580,7 @@ export class DaemonGoalHost implements GoalHost {
     }
     let goal: GoalRecord | undefined;
     try {
-      goal = (await this.readGoals()).find((candidate) => candidate.id === goalId);
+      goal = await this.readGoal(goalId);
     } catch (error) {
       this.log(`goal ${goalId}: could not read its record (${error instanceof Error ? error.message : String(error)})`);
       return;

@@ -12,6 +12,7 @@ import { EDIT_OPTIONS, type EditFlags } from '../config/edit-options.js';
 import { readStartFlags, SETTING_OPTIONS, type SettingOption } from '../config/start-options.js';
 import { GoaldError } from '../errors.js';
 import { MAX_GUIDANCE_CHARS } from '../prompt/guidance-block.js';
+import type { GoalFilter } from './resolve-goal.js';
 import type { CreateLoopRequest, EditGoalRequest, PruneRequest, StartGoalRequest, StartRaceRequest } from './types.js';
 
 /** Environment names a client may forward: what config precedence reads, and nothing that authenticates. */
@@ -237,9 +238,14 @@ export function parseId(raw: string, kind: 'goal' | 'loop' | 'race'): string {
   );
 }
 
-/** Reads GET /v1/goals's query: `workspace` (a path) and `status` (a comma list of goal statuses). */
-export function parseListGoalsQuery(query: URLSearchParams): { workspace?: string; status?: string[] } {
-  const filter: { workspace?: string; status?: string[] } = {};
+/**
+ * Reads GET /v1/goals's query: `workspace` (a path), `status` (a comma list of goal statuses) and `idPrefix`
+ * (goals whose id starts with it; any text, which then matches no goal when it cannot start an id).
+ */
+export function parseListGoalsQuery(query: URLSearchParams): GoalFilter {
+  const filter: GoalFilter = {};
+  const idPrefix = query.get('idPrefix');
+  if (idPrefix !== null && idPrefix !== '') filter.idPrefix = idPrefix;
   const workspace = query.get('workspace');
   if (workspace !== null && workspace !== '') {
     if (!isAbsolute(workspace) || workspace.includes('\0')) {

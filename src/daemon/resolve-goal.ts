@@ -43,21 +43,33 @@ export function isLiveGoal(goal: GoalRecord): boolean {
   return LIVE_GOAL_STATUSES.includes(goal.status);
 }
 
-/** The goals in `workspace` and of one of `status` (each absent or empty: any), as GET /v1/goals filters them. */
+/**
+ * What to ask a daemon for to find the goal `ref` names (resolveGoalRef) or, without one, the workspace's
+ * live goal (resolveWorkspaceGoal): the goals the reference could name, and nothing of the home's history
+ * besides.
+ */
+export function goalFilterFor(ref: string | undefined): GoalFilter {
+  return ref === undefined ? { status: [...LIVE_GOAL_STATUSES] } : { idPrefix: ref };
+}
+
+/** The goals `filter` keeps, as GET /v1/goals filters them. */
 export function filterGoals(goals: readonly GoalRecord[], filter: GoalFilter): GoalRecord[] {
   return goals.filter((goal) => matchesGoalFilter(goal, filter));
 }
 
-/** What GET /v1/goals filters on: a workspace and statuses (each absent or empty: any). */
+/** What GET /v1/goals filters on (each absent or empty: any). */
 export interface GoalFilter {
   workspace?: string;
   status?: string[];
+  /** Goals whose id starts with this: what a goal reference on the command line can name. */
+  idPrefix?: string;
 }
 
 /** Whether filterGoals keeps `goal`. */
 export function matchesGoalFilter(goal: Readonly<GoalRecord>, filter: GoalFilter): boolean {
   return (
     (filter.workspace === undefined || goal.workspace === filter.workspace) &&
-    (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status))
+    (filter.status === undefined || filter.status.length === 0 || filter.status.includes(goal.status)) &&
+    (filter.idPrefix === undefined || goal.id.startsWith(filter.idPrefix))
   );
 }

@@ -6,6 +6,7 @@ import type { GoalRecord, GoalRollback, LoopRecord, SettingChange } from '../../
 import type { EditFlags } from '../config/edit-options.js';
 import type { StartFlags } from '../config/resolve-settings.js';
 import type { ProgressEvent } from '../supervisor/types.js';
+import type { GoalFilter } from './resolve-goal.js';
 import type { StartRaceRequest } from '../race/race-host.js';
 import type { RaceRecord } from '../race/race-record.js';
 
@@ -97,7 +98,7 @@ export interface GoalBranch {
 }
 
 export interface GoalHost {
-  listGoals(filter?: { workspace?: string; status?: string[] }): Promise<GoalRecord[]>;
+  listGoals(filter?: GoalFilter): Promise<GoalRecord[]>;
   /** A cluster daemon's Redis, as of the last listGoals (absent for the embedded daemon). */
   clusterHealth?(): ClusterHealth;
   /** Resolves an id or unique prefix. */

@@ -1,10 +1,10 @@
-// What `goald status` asks the daemon for: without a goal named, the live goals only (the reply does not
-// grow with the home's history, which keeps every finished goal); with one named, every goal, since a
-// prefix may name a finished one.
+// What `goald status` asks the daemon for: without a goal named, the live goals only; with one named, the
+// goals whose id starts with it (a prefix may name a finished one). Either way the reply does not grow with
+// the home's history, which keeps every finished goal.
 
 import { describe, expect, it } from 'vitest';
 
-import { runStatus } from '../../src/cli/commands/control.js';
+import { runPause, runResume, runStatus, runStop } from '../../src/cli/commands/control.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { startTestDaemon } from '../daemon/support.js';
 import { FakeGoalHost } from '../helpers/fake-goal-host.js';
@@ -40,14 +40,28 @@ describe('goald status', () => {
     expect(shown.goals.map((goal) => goal.id)).toEqual(['glive00000001']);
   });
 
-  it('with a goal named, asks for every goal, so a finished one is found by its prefix', async () => {
+  it('with a goal named, asks for the goals its id starts with, so a finished one is found by its prefix', async () => {
     const { host, filters } = hostWithHistory(3);
     const daemon = await startTestDaemon(host);
     const { io, out } = captureIO({ GOALD_SOCKET: daemon.socketPath, GOALD_HOME: daemon.dir });
     expect(await runStatus('gdone00000002', { json: true }, io)).toBe(0);
-    expect(filters).toEqual([{}]);
+    expect(filters).toEqual([{ idPrefix: 'gdone00000002' }]);
     const shown = JSON.parse(out.join('')) as { goals: Array<{ id: string; status: string }> };
     expect(shown.goals).toEqual([expect.objectContaining({ id: 'gdone00000002', status: 'achieved' })]);
+    // A prefix of several is ambiguous, one of none not found, as when every goal was listed.
+    await expect(runStatus('gdone', { json: true }, io)).rejects.toMatchObject({ code: 'ambiguous', message: '"gdone" matches 3 goals (gdone00000000, gdone00000001, gdone00000002)' });
+    await expect(runStatus('gnone', { json: true }, io)).rejects.toMatchObject({ code: 'not-found', message: 'no goal matches "gnone"' });
+  });
+
+  it('pause, resume and stop ask for the goals the reference can name, not the whole history', async () => {
+    const { host, filters } = hostWithHistory(5);
+    const daemon = await startTestDaemon(host);
+    const { io, out } = captureIO({ GOALD_SOCKET: daemon.socketPath, GOALD_HOME: daemon.dir });
+    expect(await runPause('glive', {}, io)).toBe(0);
+    expect(await runResume('glive', io)).toBe(0);
+    expect(await runStop('glive00000001', io)).toBe(0);
+    expect(filters).toEqual([{ idPrefix: 'glive' }, { idPrefix: 'glive' }, { idPrefix: 'glive00000001' }]);
+    expect(out.at(-1)).toBe('goal glive00000001 stopped');
   });
 
   it('the executable sends one request for a plain status, and shows its reply', async () => {

@@ -390,13 +390,17 @@ describe('request validation', () => {
     expect(host.editRequests[1]).toEqual({ flags: { check: ['npm test'], maxTurns: '9' }, applyConfig: false, resume: true });
   });
 
-  test('list filters: workspace and a comma list of statuses; unknown statuses are refused', async () => {
+  test('list filters: workspace, a comma list of statuses, an id prefix; unknown statuses are refused', async () => {
     const { client, host, socketPath } = await startTestDaemon();
     host.addGoal({ id: 'g1', workspace: '/w/a', status: 'active' });
     host.addGoal({ id: 'g2', workspace: '/w/a', status: 'failed' });
     host.addGoal({ id: 'g3', workspace: '/w/b', status: 'paused' });
     expect((await client.listGoals({ workspace: '/w/a' })).map((goal) => goal.id)).toEqual(['g1', 'g2']);
     expect((await client.listGoals({ status: ['paused', 'failed'] })).map((goal) => goal.id)).toEqual(['g2', 'g3']);
+    expect((await client.listGoals({ idPrefix: 'g2' })).map((goal) => goal.id)).toEqual(['g2']);
+    expect((await client.listGoals({ idPrefix: 'g', status: ['active', 'paused'] })).map((goal) => goal.id)).toEqual(['g1', 'g3']);
+    // Any text is a prefix: one no id can start with matches nothing (the CLI then says no goal matches).
+    expect(await client.listGoals({ idPrefix: '../x y' })).toEqual([]);
     const reply = await rawRequest(socketPath, 'GET', '/v1/goals?status=active,done');
     expect(reply.status).toBe(400);
     expect(errorOf(reply.json)).toMatchObject({ message: 'invalid query: unknown status "done"', hint: 'statuses are active, paused, achieved, failed (comma-separated)' });

@@ -5,6 +5,7 @@
 import { isAbsolute } from 'node:path';
 
 import { newLoopRecord } from '../../src/daemon/loop-record.js';
+import { filterGoals, type GoalFilter } from '../../src/daemon/resolve-goal.js';
 import { GoaldError } from '../../src/errors.js';
 import { createEmptySummary } from '../../state/state-schema.js';
 import type {
@@ -115,13 +116,9 @@ export class FakeGoalHost implements GoalHost {
     return { pid: process.pid, version: '0.0.0-test', startedAt: CREATED_AT, home: '/tmp/goald-test-home', goalsRunning };
   }
 
-  async listGoals(filter: { workspace?: string; status?: string[] } = {}): Promise<GoalRecord[]> {
+  async listGoals(filter: GoalFilter = {}): Promise<GoalRecord[]> {
     await this.enter('listGoals');
-    return [...this.goals.values()].filter(
-      (goal) =>
-        (filter.workspace === undefined || goal.workspace === filter.workspace) &&
-        (filter.status === undefined || filter.status.includes(goal.status)),
-    );
+    return filterGoals([...this.goals.values()], filter);
   }
 
   async getGoal(idOrPrefix: string): Promise<GoalRecord> {

@@ -8,7 +8,7 @@ import type { RaceRecord } from '../../race/race-record.js';
 import { connectIfRunning, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
 import type { ClusterHealth } from '../../daemon/types.js';
-import { isLiveGoal, LIVE_GOAL_STATUSES } from '../../daemon/resolve-goal.js';
+import { goalFilterFor, isLiveGoal } from '../../daemon/resolve-goal.js';
 import { EXIT, GoaldError, isGoaldError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import { renderGoalBox, renderGoalLine } from '../render-status.js';
@@ -25,12 +25,13 @@ async function readGoalsWithoutDaemon(env: NodeJS.ProcessEnv): Promise<GoalRecor
 // auto-start uses), so status still shows the stored state.
 const STATUS_TIMEOUT_MS = 5_000;
 
-// Goals from the daemon in one round trip (no ping first), or from the store when none answers. `liveOnly`:
-// the daemon sends the live goals only, so the reply does not grow with the home's history.
-async function listGoalsForStatus(env: NodeJS.ProcessEnv, liveOnly: boolean): Promise<{ goals: GoalRecord[]; daemon: boolean; cluster?: ClusterHealth }> {
+// Goals from the daemon in one round trip (no ping first), or from the store when none answers. Without a
+// goal named, the daemon sends the live goals only; with one, the goals whose id starts with it: either way
+// the reply does not grow with the home's history.
+async function listGoalsForStatus(env: NodeJS.ProcessEnv, ref: string | undefined): Promise<{ goals: GoalRecord[]; daemon: boolean; cluster?: ClusterHealth }> {
   try {
     const client = createDaemonClient(daemonSocketPath(env), { timeoutMs: STATUS_TIMEOUT_MS });
-    return { ...(await client.listGoalsWithHealth(liveOnly ? { status: [...LIVE_GOAL_STATUSES] } : {})), daemon: true };
+    return { ...(await client.listGoalsWithHealth(goalFilterFor(ref))), daemon: true };
   } catch (error) {
     if (!isGoaldError(error) || error.code !== 'daemon-unreachable') throw error;
     return { goals: await readGoalsWithoutDaemon(env), daemon: false };
@@ -63,7 +64,7 @@ async function requireDaemon(io: CliIO): Promise<DaemonClient> {
 /** `goald status [goal] [--json]`. */
 export async function runStatus(ref: string | undefined, options: { json?: boolean }, io: CliIO): Promise<number> {
   // A goal named by a prefix is looked up among all goals; without one, only live goals are shown.
-  const { goals, daemon, cluster } = await listGoalsForStatus(io.env, ref === undefined);
+  const { goals, daemon, cluster } = await listGoalsForStatus(io.env, ref);
   let shown: GoalRecord[];
   if (ref !== undefined) shown = [await lookupGoal(goals, ref, io.cwd)];
   else shown = goals.filter(isLiveGoal);
@@ -93,7 +94,7 @@ export async function runStatus(ref: string | undefined, options: { json?: boole
 /** `goald pause [goal] [--now]`. */
 export async function runPause(ref: string | undefined, options: { now?: boolean }, io: CliIO): Promise<number> {
   const client = await requireDaemon(io);
-  const goal = await lookupGoal(await client.listGoals(), ref, io.cwd);
+  const goal = await lookupGoal(await client.listGoals(goalFilterFor(ref)), ref, io.cwd);
   const updated = await client.pauseGoal(goal.id, options.now === true);
   io.out(
     updated.status === 'paused'
@@ -106,7 +107,7 @@ export async function runPause(ref: string | undefined, options: { now?: boolean
 /** `goald resume [goal]`. */
 export async function runResume(ref: string | undefined, io: CliIO): Promise<number> {
   const client = await requireDaemon(io);
-  const goal = await lookupGoal(await client.listGoals(), ref, io.cwd);
+  const goal = await lookupGoal(await client.listGoals(goalFilterFor(ref)), ref, io.cwd);
   const updated = await client.resumeGoal(goal.id);
   // An active goal had a pause pending (asked for mid-turn): it is cancelled, the turn goes on.
   io.out(goal.status === 'paused' ? `goal ${updated.id} resumed` : `goal ${updated.id} will not pause: the pause asked for is cancelled`);
@@ -116,7 +117,7 @@ export async function runResume(ref: string | undefined, io: CliIO): Promise<num
 /** `goald stop [goal]`: via the daemon, or SIGTERM to the foreground process running the goal. */
 export async function runStop(ref: string | undefined, io: CliIO): Promise<number> {
   const client = await connectIfRunning(io.env);
-  const goals = client ? await client.listGoals() : await readGoalsWithoutDaemon(io.env);
+  const goals = client ? await client.listGoals(goalFilterFor(ref)) : await readGoalsWithoutDaemon(io.env);
   const goal = await lookupGoal(goals, ref, io.cwd);
   if (goal.owner?.kind === 'foreground' && isLiveGoal(goal)) {
     try {

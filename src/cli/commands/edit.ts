@@ -2,6 +2,7 @@
 // of goal.config.json (`--apply-config`), or reopens a goal that failed on a budget breaker (`--resume`).
 
 import { ensureDaemon } from '../../daemon/auto-start.js';
+import { goalFilterFor } from '../../daemon/resolve-goal.js';
 import { EDIT_OPTION_KEYS, type EditFlags } from '../../config/edit-options.js';
 import { readStartFlags } from '../../config/start-options.js';
 import { EXIT } from '../../errors.js';
@@ -29,7 +30,7 @@ function toEditFlags(options: EditOptions): EditFlags {
 /** Runs `goald edit`; resolves with the exit code. */
 export async function runEdit(ref: string, options: EditOptions, io: CliIO): Promise<number> {
   const client = await ensureDaemon(io.env);
-  const goal = await lookupGoal(await client.listGoals(), ref, io.cwd);
+  const goal = await lookupGoal(await client.listGoals(goalFilterFor(ref)), ref, io.cwd);
   const reply = await client.editGoal(goal.id, {
     flags: toEditFlags(options),
     applyConfig: options.applyConfig === true,

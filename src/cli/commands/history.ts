@@ -3,7 +3,7 @@
 import { openStore, readTurnRecords, resolveGoaldHome } from '../../../state/index.js';
 import type { GoalRecord, Store } from '../../../state/types.js';
 import { connectIfRunning } from '../../daemon/auto-start.js';
-import { isLiveGoal } from '../../daemon/resolve-goal.js';
+import { goalFilterFor, isLiveGoal } from '../../daemon/resolve-goal.js';
 import { finishedEventOf } from '../../daemon/unstored-endings.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { readEventLog } from '../../supervisor/event-log.js';
@@ -75,7 +75,7 @@ export async function runShow(ref: string, options: { json?: boolean; receipt?: 
 export async function runLogs(ref: string | undefined, options: { follow?: boolean; json?: boolean }, io: CliIO): Promise<number> {
   const client = await connectIfRunning(io.env);
   const store = await openReadOnly(io.env);
-  const goals = client ? await client.listGoals() : (await store.read()).goals;
+  const goals = client ? await client.listGoals(goalFilterFor(ref)) : (await store.read()).goals;
   const goal = await lookupGoal(goals, ref, io.cwd);
   if (client && options.follow && isLiveGoal(goal)) {
     const controller = new AbortController();

@@ -7,7 +7,7 @@ import { openStore, resolveGoaldHome } from '../../../state/index.js';
 import type { GoalRecord, GoalRollback } from '../../../state/types.js';
 import { rollbackFinishedGoal } from '../../checkpoints/rollback-goal.js';
 import { connectIfRunning } from '../../daemon/auto-start.js';
-import { isLiveGoal } from '../../daemon/resolve-goal.js';
+import { goalFilterFor, isLiveGoal } from '../../daemon/resolve-goal.js';
 import { EXIT, GoaldError } from '../../errors.js';
 import { lookupGoal } from '../goal-lookup.js';
 import type { CliIO } from '../io.js';
@@ -18,7 +18,7 @@ export async function runRollback(ref: string, options: { toTurn?: string; json?
   const client = await connectIfRunning(io.env);
   let result: { goal: GoalRecord; rollback: GoalRollback };
   if (client) {
-    const goal = await lookupGoal(await client.listGoals(), ref, io.cwd);
+    const goal = await lookupGoal(await client.listGoals(goalFilterFor(ref)), ref, io.cwd);
     result = await client.rollbackGoal(goal.id, toTurn);
   } else {
     const store = await openStore(resolveGoaldHome(io.env));
