@@ -36,7 +36,7 @@ export function resolveWorkspaceGoal(goals: readonly GoalRecord[], workspace: st
 }
 
 /** The statuses of a live goal (holding or waiting for its workspace). */
-export const LIVE_GOAL_STATUSES: readonly GoalRecord['status'][] = ['active', 'paused'];
+const LIVE_GOAL_STATUSES: readonly GoalRecord['status'][] = ['active', 'paused'];
 
 /** A goal counts as live (holding or waiting for its workspace) while active or paused. */
 export function isLiveGoal(goal: GoalRecord): boolean {
