@@ -30,27 +30,26 @@ export async function runFastCommand(args: readonly string[], io: CliIO = proces
 
 // `status`, `status <goal>`, each with or without one `--json` anywhere after `status`.
 function parseStatusArgs(args: readonly string[]): { ref: string | undefined; json: boolean } | null {
-  if (args[0] !== 'status') return null;
-  let ref: string | undefined;
-  let json = false;
-  for (const arg of args.slice(1)) {
-    if (arg === '--json' && !json) json = true;
-    else if (ref === undefined && arg !== '' && !arg.startsWith('-')) ref = arg;
-    else return null;
-  }
-  return { ref, json };
+  const parsed = parsePlainArgs(args, 'status', '--json');
+  return parsed === null ? null : { ref: parsed.ref, json: parsed.flag };
 }
 
 // `watch --once`, `watch <goal> --once` (--once anywhere after `watch`): scripts poll it like status.
 // Without --once the view is interactive and goes through the full CLI.
 function parseWatchOnceArgs(args: readonly string[]): { ref: string | undefined } | null {
-  if (args[0] !== 'watch') return null;
+  const parsed = parsePlainArgs(args, 'watch', '--once');
+  return parsed?.flag === true ? { ref: parsed.ref } : null;
+}
+
+// `<command> [goal]` with `flag` at most once anywhere after the command; null for any other form.
+function parsePlainArgs(args: readonly string[], command: string, flag: string): { ref: string | undefined; flag: boolean } | null {
+  if (args[0] !== command) return null;
   let ref: string | undefined;
-  let once = false;
+  let seen = false;
   for (const arg of args.slice(1)) {
-    if (arg === '--once' && !once) once = true;
+    if (arg === flag && !seen) seen = true;
     else if (ref === undefined && arg !== '' && !arg.startsWith('-')) ref = arg;
     else return null;
   }
-  return once ? { ref } : null;
+  return { ref, flag: seen };
 }
