@@ -78,15 +78,7 @@ export async function benchDaemon(opts: { runs?: number; waitingGoals?: number }
     });
     await client.startGoal(request('hold the workspace'));
 
-    const statusTimes: number[] = [];
-    const nodeTimes: number[] = [];
-    await timeProcess([bin, 'status'], env); // warm the page cache for both sides
-    await timeProcess(['-e', '0'], env);
-    // Interleaved, so load from elsewhere weighs on both sides alike.
-    for (let i = 0; i < runs; i++) {
-      nodeTimes.push(await timeProcess(['-e', '0'], env));
-      statusTimes.push(await timeProcess([bin, 'status'], env));
-    }
+    const status = await timeStatus(bin, env, runs);
     const inheritedEnv = await measureWithInheritedEnv(bin, env, runs);
     const besideHistory = await measureBesideHistory(bin, path.join(root, 'history'), runs);
 
@@ -97,13 +89,9 @@ export async function benchDaemon(opts: { runs?: number; waitingGoals?: number }
     await delay(SETTLE_MS);
     const waitingRssMb = readRssMb(daemonPid);
 
-    const statusMs = median(statusTimes);
-    const nodeMs = median(nodeTimes);
     return {
       runs,
-      statusMs: round(statusMs),
-      nodeMs: round(nodeMs),
-      ratio: round(statusMs / nodeMs),
+      ...status,
       inheritedEnv,
       besideHistory,
       idleRssMb: round(idleRssMb),
@@ -126,15 +114,23 @@ async function measureWithInheritedEnv(bin: string, env: NodeJS.ProcessEnv, runs
   if (variables.length === 0) return null;
   const inherited: NodeJS.ProcessEnv = { ...env };
   for (const name of variables) inherited[name] = process.env[name];
+  return { variables, ...(await timeStatus(bin, inherited, runs)) };
+}
+
+/** Medians of `goald status` and `node -e 0` run `runs` times each, interleaved, after one warm-up of each. */
+async function timeStatus(bin: string, env: NodeJS.ProcessEnv, runs: number): Promise<{ statusMs: number; nodeMs: number; ratio: number }> {
+  await timeProcess([bin, 'status'], env); // warm the page cache for both sides
+  await timeProcess(['-e', '0'], env);
   const statusTimes: number[] = [];
   const nodeTimes: number[] = [];
+  // Interleaved, so load from elsewhere weighs on both sides alike.
   for (let i = 0; i < runs; i++) {
-    nodeTimes.push(await timeProcess(['-e', '0'], inherited));
-    statusTimes.push(await timeProcess([bin, 'status'], inherited));
+    nodeTimes.push(await timeProcess(['-e', '0'], env));
+    statusTimes.push(await timeProcess([bin, 'status'], env));
   }
   const statusMs = median(statusTimes);
   const nodeMs = median(nodeTimes);
-  return { variables, statusMs: round(statusMs), nodeMs: round(nodeMs), ratio: round(statusMs / nodeMs) };
+  return { statusMs: round(statusMs), nodeMs: round(nodeMs), ratio: round(statusMs / nodeMs) };
 }
 
 /**
@@ -158,16 +154,7 @@ async function measureBesideHistory(bin: string, root: string, runs: number): Pr
     const repo = await makeRepo(path.join(root, 'repo'));
     const flags = { agent: 'sleep 600', check: ['exit 1'], evaluator: 'none', cooldown: '0' };
     await createDaemonClient(socketPath).startGoal({ condition: 'hold the workspace', dir: repo, flags, env: {}, queue: true });
-    const statusTimes: number[] = [];
-    const nodeTimes: number[] = [];
-    await timeProcess([bin, 'status'], env);
-    for (let i = 0; i < runs; i++) {
-      nodeTimes.push(await timeProcess(['-e', '0'], env));
-      statusTimes.push(await timeProcess([bin, 'status'], env));
-    }
-    const statusMs = median(statusTimes);
-    const nodeMs = median(nodeTimes);
-    return { goals: HISTORY_GOALS, stateMb: round(stateMb), statusMs: round(statusMs), nodeMs: round(nodeMs), ratio: round(statusMs / nodeMs) };
+    return { goals: HISTORY_GOALS, stateMb: round(stateMb), ...(await timeStatus(bin, env, runs)) };
   } finally {
     await stopDaemon(socketPath, daemonPid);
   }

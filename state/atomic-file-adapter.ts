@@ -50,7 +50,7 @@ interface FileRead {
 }
 
 // The state file's bytes and its identity (state-seal.ts), from one open file: null when there is none.
-function readStateFile(path: string): { bytes: Buffer; identity: string | null } | null {
+function readStateFile(path: string): Omit<FileRead, 'text'> | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');

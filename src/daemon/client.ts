@@ -42,7 +42,6 @@ const NO_SERVERNAME = { servername: '' } as const;
 
 export type PingResponse = { ok: true } & ReturnType<GoalHost['info']>;
 
-
 export interface StreamEventsOptions {
   /** Default true: keep streaming live events until the goal finishes. False: past events only. */
   follow?: boolean;
