@@ -176,7 +176,7 @@ describe('the CLI against a cluster', () => {
       const progress = (await runGit(['show', `goald/${id}:progress.txt`], { cwd: remote, allowFailure: true })).stdout;
       if (!progress.startsWith(`turn 1\nturn ${next}\n`)) throw new Error(`progress.txt on the branch: ${JSON.stringify(progress)}`);
       return true;
-    });
+    }, 30_000);
 
     // Mid-turn: the agent's pid is fresh, and the stop reaches it on whichever worker runs it.
     const before = readFileSync(pidFile, 'utf8');
