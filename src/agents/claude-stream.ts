@@ -2,14 +2,14 @@
 // arrives: session id and model (`system/init`), tool calls (`tool_use` blocks of `assistant` events),
 // permission denials, usage limits (`rate_limit_event`, API error messages) and the final `result` with the
 // turn's usage and cost. Pure: lines in, a summary out; the clock is an argument. Over 400 lines because
-// Claude Code's event shapes and their quirks (below) are read in one place, next to each other.
+// Claude Code's event shapes (the zod schemas) and their quirks (below) are read in one place, beside
+// their readers.
 //
 // Usage while the turn runs: each assistant event carries the usage snapshot of its API call as it
 // started (input tokens, output_tokens ≈ 1), repeated on every content block of that call, so summing
 // the events would count the same input many times. The live count is, per API call (message id), its
 // input (uncached + cache writes) plus the larger of its reported output and its content's characters / 4.
 // It only grows, stays near what the final `result.usage` will say, and the result replaces it.
-// Over 400 lines because the zod schemas of the stream's event shapes live here beside their readers.
 
 import { z } from '../zod.js';
 import { readClaudeToolCall } from '../hook/claude-tool-call.js';
