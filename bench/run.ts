@@ -76,7 +76,7 @@ function benchesFor(argv: string[]): Bench[] {
           figure('supervisor', `goald start --foreground --no-sandbox, per turn`, r.supervisorPerTurnMs, 'ms', null, `${span}: ${r.supervisorShortMs} → ${r.supervisorLongMs} ms`),
           figure('supervisor', `the same in its bwrap sandbox, per turn`, r.sandboxedPerTurnMs, 'ms', null, `${span}: ${r.sandboxedShortMs} → ${r.sandboxedLongMs} ms`),
           figure('supervisor', `shell loop + fsync'd record, per turn`, r.shellPerTurnMs, 'ms', null, `${span}: ${r.shellShortMs} → ${r.shellLongMs} ms`),
-          figure('supervisor', 'per-turn supervisor / shell loop', r.ratio, '×', SUPERVISOR_RATIO_TARGET),
+          figure('supervisor', 'per-turn supervisor / shell loop', r.ratio, '×', SUPERVISOR_RATIO_TARGET, `medians of ${r.runs} runs of each`),
         ];
       },
     },

@@ -8,6 +8,8 @@
 // turns unsandboxed there (`--no-sandbox`: the shell loop has no sandbox); the same goal in goald's
 // default bubblewrap sandbox is measured too and reported beside it, so the sandbox's own cost per turn
 // (two `bwrap` set-ups: the agent's and the check's) is a figure of its own, not hidden in either.
+// Nine runs of each series by default: a slope is the difference of two medians, and with five runs one
+// slow phase of the host gave 1.37× and 1.49× in two full runs of the same build.
 // Run alone with `node dist/bench/supervisor.bench.js [--runs N]` after `npm run build`.
 
 import { spawn } from 'node:child_process';
@@ -48,7 +50,7 @@ const checkFor = (turns: number): string => `test "$(cat f.txt 2>/dev/null)" = $
 
 /** Measures both sides at both lengths (medians of `runs`, interleaved) and their per-turn slopes. */
 export async function benchSupervisor(opts: { runs?: number } = {}): Promise<SupervisorBenchResult> {
-  const runs = opts.runs ?? 5;
+  const runs = opts.runs ?? 9;
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gsb-')));
   try {
     let made = 0;
