@@ -1,10 +1,19 @@
 // `npm run bench`: runs every benchmark in sequence and prints one table of figures and ratios, each
 // against its target. A report, not a test: it exits 0 whatever the figures (a benchmark that fails to
 // run is reported as an error row). `--json` prints the same rows as one JSON object.
-// Options: --files N (snapshot), --runs N (start-up, status and hook round trips).
+// Options: --files N (snapshot), --runs N (start-up, status and hook round trips), --only NAME (one
+// benchmark, in this process).
+//
+// Each benchmark runs in a Node process of its own. Run in one process, the state and snapshot benches
+// left it at ~300 MB, and every process a later bench spawned paid for copying its page tables: `node -e
+// 0` took 25-29 ms there against 22 ms from a fresh process, the same few milliseconds added to both
+// sides of a ratio, which flattered the ratios measured late in the run (`goald status` read 1.40× in
+// the full run and 1.48-1.54× alone).
 
+import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 import { benchBuiltinAgent, OVERHEAD_TARGET_MS } from './builtin-agent.bench.js';
 import { benchCluster, CLUSTER_TIME_RATIO_TARGET, RECOVERY_TARGET_MS, STOP_LATENCY_TARGET_MS } from './cluster.bench.js';
@@ -50,6 +59,12 @@ function numberFlag(argv: string[], flag: string): number | undefined {
 }
 
 function benchesFor(argv: string[]): Bench[] {
+  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
+  const all = allBenches(argv);
+  return only === undefined ? all : all.filter((bench) => bench.name === only);
+}
+
+function allBenches(argv: string[]): Bench[] {
   const runs = numberFlag(argv, '--runs');
   return [
     {
@@ -268,6 +283,44 @@ export async function runBenches(argv: string[], onProgress: (line: string) => v
   return rows;
 }
 
+/** Runs each benchmark in a process of its own (`--only NAME --json`), one after another; see the top. */
+async function runIsolated(argv: string[], onProgress: (line: string) => void): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const passed = argv.filter((arg) => arg !== '--json');
+  for (const { name } of benchesFor(argv)) {
+    onProgress(`running ${name} ...`);
+    const started = performance.now();
+    try {
+      const own = await runInChild(name, passed);
+      rows.push(...own);
+      const failed = own.find((row) => row.figure === 'error');
+      onProgress(failed === undefined ? `  ${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s` : `  ${name} failed: ${failed.note ?? ''}`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      rows.push({ bench: name, figure: 'error', value: null, unit: 'ms', target: null, pass: null, note: message });
+      onProgress(`  ${name} failed: ${message}`);
+    }
+  }
+  return rows;
+}
+
+/** One benchmark's rows from `node run.js --only NAME --json` (its stderr passes through). */
+async function runInChild(name: string, argv: string[]): Promise<BenchRow[]> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...argv, '--only', name, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  const out = Buffer.concat(chunks).toString('utf8').trim();
+  const parsed: unknown = out === '' ? null : JSON.parse(out.split('\n').at(-1) ?? '');
+  if (code !== 0 || typeof parsed !== 'object' || parsed === null || !('rows' in parsed) || !Array.isArray(parsed.rows)) {
+    throw new Error(`the ${name} benchmark's process exited ${code} without its rows`);
+  }
+  return parsed.rows as BenchRow[];
+}
+
 /** The rows as a plain-text table. */
 export function renderTable(rows: BenchRow[]): string {
   const cells = rows.map((row) => [
@@ -286,7 +339,8 @@ export function renderTable(rows: BenchRow[]): string {
 
 async function main(argv: string[]): Promise<void> {
   const json = argv.includes('--json');
-  const rows = await runBenches(argv, json ? undefined : (line) => process.stderr.write(`${line}\n`));
+  const progress = json ? (): void => undefined : (line: string): void => void process.stderr.write(`${line}\n`);
+  const rows = argv.includes('--only') ? await runBenches(argv, progress) : await runIsolated(argv, progress);
   const context = { node: process.version, platform: `${process.platform}/${process.arch}`, cpus: cpus().length };
   if (json) {
     process.stdout.write(`${JSON.stringify({ ...context, rows })}\n`);
