@@ -2,7 +2,7 @@
 // against its target. A report, not a test: it exits 0 whatever the figures (a benchmark that fails to
 // run is reported as an error row). `--json` prints the same rows as one JSON object.
 // Options: --files N (snapshot), --runs N (start-up, status and hook round trips), --only NAME (one
-// benchmark, in this process).
+// benchmark, in this process; an unknown name exits 2).
 //
 // Each benchmark runs in a Node process of its own. Run in one process, the state and snapshot benches
 // left it at ~300 MB, and every process a later bench spawned paid for copying its page tables: `node -e
@@ -59,9 +59,14 @@ function numberFlag(argv: string[], flag: string): number | undefined {
 }
 
 function benchesFor(argv: string[]): Bench[] {
-  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
+  const only = onlyFlag(argv);
   const all = allBenches(argv);
   return only === undefined ? all : all.filter((bench) => bench.name === only);
+}
+
+// `--only NAME`: one benchmark; an unknown name is refused in main().
+function onlyFlag(argv: string[]): string | undefined {
+  return argv.includes('--only') ? (argv[argv.indexOf('--only') + 1] ?? '') : undefined;
 }
 
 function allBenches(argv: string[]): Bench[] {
@@ -265,43 +270,38 @@ function allBenches(argv: string[]): Bench[] {
   ];
 }
 
-/** Runs the benchmarks one after another (never in parallel: they would disturb each other's timings). */
-export async function runBenches(argv: string[], onProgress: (line: string) => void = () => {}): Promise<BenchRow[]> {
+/**
+ * Runs the benchmarks one after another (never in parallel: they would disturb each other's timings), each
+ * through `runOne`: in this process by default, or in a process of its own (runIsolated).
+ */
+export async function runBenches(
+  argv: string[],
+  onProgress: (line: string) => void = () => {},
+  runOne: (bench: Bench) => Promise<BenchRow[]> = (bench) => bench.run(),
+): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const bench of benchesFor(argv)) {
     onProgress(`running ${bench.name} ...`);
     const started = performance.now();
+    let own: BenchRow[];
     try {
-      rows.push(...(await bench.run()));
-      onProgress(`  ${bench.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      own = await runOne(bench);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      rows.push({ bench: bench.name, figure: 'error', value: null, unit: 'ms', target: null, pass: null, note: message.split('\n')[0] ?? message });
-      onProgress(`  ${bench.name} failed: ${message}`);
+      own = [{ bench: bench.name, figure: 'error', value: null, unit: 'ms', target: null, pass: null, note: message.split('\n')[0] ?? message }];
     }
+    rows.push(...own);
+    // An error row comes from this process's catch above, or from the benchmark's own process.
+    const failed = own.find((row) => row.figure === 'error');
+    onProgress(failed === undefined ? `  ${bench.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s` : `  ${bench.name} failed: ${failed.note ?? ''}`);
   }
   return rows;
 }
 
-/** Runs each benchmark in a process of its own (`--only NAME --json`), one after another; see the top. */
-async function runIsolated(argv: string[], onProgress: (line: string) => void): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
+/** Runs each benchmark in a process of its own (`--only NAME --json`); see the top. */
+function runIsolated(argv: string[], onProgress: (line: string) => void): Promise<BenchRow[]> {
   const passed = argv.filter((arg) => arg !== '--json');
-  for (const { name } of benchesFor(argv)) {
-    onProgress(`running ${name} ...`);
-    const started = performance.now();
-    try {
-      const own = await runInChild(name, passed);
-      rows.push(...own);
-      const failed = own.find((row) => row.figure === 'error');
-      onProgress(failed === undefined ? `  ${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s` : `  ${name} failed: ${failed.note ?? ''}`);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      rows.push({ bench: name, figure: 'error', value: null, unit: 'ms', target: null, pass: null, note: message });
-      onProgress(`  ${name} failed: ${message}`);
-    }
-  }
-  return rows;
+  return runBenches(argv, onProgress, (bench) => runInChild(bench.name, passed));
 }
 
 /** One benchmark's rows from `node run.js --only NAME --json` (its stderr passes through). */
@@ -338,9 +338,16 @@ export function renderTable(rows: BenchRow[]): string {
 }
 
 async function main(argv: string[]): Promise<void> {
+  const only = onlyFlag(argv);
+  const names = allBenches(argv).map((bench) => bench.name);
+  if (only !== undefined && !names.includes(only)) {
+    process.stderr.write(`bench: --only takes one of ${names.join(', ')}, not "${only}"\n`);
+    process.exitCode = 2;
+    return;
+  }
   const json = argv.includes('--json');
   const progress = json ? (): void => undefined : (line: string): void => void process.stderr.write(`${line}\n`);
-  const rows = argv.includes('--only') ? await runBenches(argv, progress) : await runIsolated(argv, progress);
+  const rows = only !== undefined ? await runBenches(argv, progress) : await runIsolated(argv, progress);
   const context = { node: process.version, platform: `${process.platform}/${process.arch}`, cpus: cpus().length };
   if (json) {
     process.stdout.write(`${JSON.stringify({ ...context, rows })}\n`);

@@ -141,7 +141,8 @@ describe('the CLI against a cluster', () => {
 
   it('pause lets the turn end and starts no more; a paused goal rolls back; resume goes on from there; stop kills the agent on its worker', { timeout: 90_000 }, async () => {
     const { sandbox, repo, remote } = await cluster();
-    // Each turn takes about a second, or a minute once the hold file exists (the turn the test stops); the goal never ends by itself.
+    // Each turn takes about a second, or a minute once the hold file exists (the turn the test stops); the
+    // goal never ends by itself.
     const holdFile = path.join(sandbox.root, 'hold');
     const heldPidFile = path.join(sandbox.root, 'held.pid');
     const agent = `cp "$GOALD_PROMPT_FILE" ${sandbox.root}/prompt-$GOALD_TURN.txt; if [ -f ${holdFile} ]; then echo $$ > ${heldPidFile}; sleep 60; else sleep 1; fi; echo "turn $GOALD_TURN" >> progress.txt`;
