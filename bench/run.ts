@@ -8,25 +8,15 @@
 // left it at ~300 MB, and every process a later bench spawned paid for copying its page tables: `node -e
 // 0` took 25-29 ms there against 22 ms from a fresh process, the same few milliseconds added to both
 // sides of a ratio, which flattered the ratios measured late in the run (`goald status` read 1.40× in
-// the full run and 1.48-1.54× alone).
+// the full run and 1.48-1.54× alone). For the same reason each benchmark's module is imported only when it
+// runs: with all of them imported (playwright-core, the SDKs, bullmq), the process measuring one held
+// ~105 MB of its own, and every process it spawned took ~1.5 ms longer than from a shell.
 
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
-import { benchBuiltinAgent, OVERHEAD_TARGET_MS } from './builtin-agent.bench.js';
-import { benchCluster, CLUSTER_TIME_RATIO_TARGET, RECOVERY_TARGET_MS, STOP_LATENCY_TARGET_MS } from './cluster.bench.js';
-import { ASSETS_TARGET_KB, EVENT_LATENCY_TARGET_MS, benchDashboard } from './dashboard.bench.js';
-import { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGET_MB } from './daemon.bench.js';
-import { benchGuard } from './guard.bench.js';
-import { SANDBOX_ADDED_TARGET_MS, benchSandbox } from './sandbox.bench.js';
-import { benchSnapshot } from './snapshot.bench.js';
-import { HISTORY_GOALS, benchState } from './state.bench.js';
-import { FIRST_SPAWN_RATIO_TARGET, VERSION_RATIO_TARGET, benchStartup } from './startup.bench.js';
-import { LONG_TURNS, SHORT_TURNS, SUPERVISOR_RATIO_TARGET, benchSupervisor } from './supervisor.bench.js';
-import { WATCH_RATIO_TARGET, benchViews } from './views.bench.js';
-import { RACE_RATIO_TARGET, WORKTREE_RATIO_TARGET, benchRace, benchWorktreeCreation } from './worktree.bench.js';
 
 const SNAPSHOT_RATIO_TARGET = 1.3; // issue 2: snapshot cost against `git status` on 50 000 files
 
@@ -75,6 +65,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'startup',
       run: async () => {
+        const { FIRST_SPAWN_RATIO_TARGET, VERSION_RATIO_TARGET, benchStartup } = await import('./startup.bench.js');
         const r = await benchStartup(runs === undefined ? {} : { runs });
         return [
           figure('startup', 'node -e 0', r.nodeMs, 'ms', null, `median of ${r.runs}`),
@@ -90,6 +81,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'supervisor',
       run: async () => {
+        const { LONG_TURNS, SHORT_TURNS, SUPERVISOR_RATIO_TARGET, benchSupervisor } = await import('./supervisor.bench.js');
         const r = await benchSupervisor();
         const span = `${SHORT_TURNS} → ${LONG_TURNS} turns`;
         return [
@@ -103,6 +95,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'state',
       run: async () => {
+        const { HISTORY_GOALS, benchState } = await import('./state.bench.js');
         const r = await benchState(runs === undefined ? {} : { runs });
         return [
           figure('state', "one goal's state write, home with that goal only", r.aloneMs, 'ms', null, `median of ${r.runs}, fsync included`),
@@ -116,6 +109,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'snapshot',
       run: async () => {
+        const { benchSnapshot } = await import('./snapshot.bench.js');
         const r = await benchSnapshot({ files: numberFlag(argv, '--files') });
         return [
           figure('snapshot', `snapshot(), ${r.files} files`, r.snapshotMs, 'ms'),
@@ -127,6 +121,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'worktree',
       run: async () => {
+        const { RACE_RATIO_TARGET, WORKTREE_RATIO_TARGET, benchRace, benchWorktreeCreation } = await import('./worktree.bench.js');
         // The race first: the creation's deletions of 50 000-file checkouts keep the disk busy for a while after.
         const race = await benchRace();
         const created = await benchWorktreeCreation({ files: numberFlag(argv, '--files') });
@@ -143,6 +138,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'guard',
       run: async () => {
+        const { benchGuard } = await import('./guard.bench.js');
         const rows: BenchRow[] = [];
         for (const turns of ['source', 'tests'] as const) {
           const r = await benchGuard({ runs, turns });
@@ -160,6 +156,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'daemon',
       run: async () => {
+        const { benchDaemon, IDLE_RSS_TARGET_MB, STATUS_RATIO_TARGET, WAITING_RSS_TARGET_MB } = await import('./daemon.bench.js');
         const r = await benchDaemon({ runs });
         return [
           figure('daemon', 'goald status round trip', r.statusMs, 'ms', null, `median of ${r.runs}`),
@@ -184,6 +181,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'views',
       run: async () => {
+        const { WATCH_RATIO_TARGET, benchViews } = await import('./views.bench.js');
         const r = await benchViews(runs === undefined ? {} : { runs });
         return [
           figure('views', 'goald watch --once', r.watchOnceMs, 'ms', null, `median of ${r.runs}`),
@@ -195,6 +193,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'dashboard',
       run: async () => {
+        const { ASSETS_TARGET_KB, EVENT_LATENCY_TARGET_MS, benchDashboard } = await import('./dashboard.bench.js');
         const r = await benchDashboard(runs === undefined ? {} : { runs });
         return [
           figure('dashboard', `first load, ${r.files} files gzipped (kB)`, r.assetsGzipKb, 'kB', ASSETS_TARGET_KB, `${r.assetsRawKb} kB raw`),
@@ -208,6 +207,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'sandbox',
       run: async () => {
+        const { SANDBOX_ADDED_TARGET_MS, benchSandbox } = await import('./sandbox.bench.js');
         const r = await benchSandbox(runs === undefined ? {} : { runs });
         return [
           figure('sandbox', 'trivial turn (command adapter, `true`)', r.turnMs, 'ms', null, `median of ${r.runs}`),
@@ -227,6 +227,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'builtin-agent',
       run: async () => {
+        const { benchBuiltinAgent, OVERHEAD_TARGET_MS } = await import('./builtin-agent.bench.js');
         const r = await benchBuiltinAgent(runs === undefined ? {} : { runs });
         return [
           figure('builtin-agent', 'loop overhead per iteration (outside model call and tool)', r.overheadMs, 'ms', OVERHEAD_TARGET_MS, `median of ${r.runs} × ${r.iterations} iterations; p95 ${r.overheadP95Ms} ms`),
@@ -238,6 +239,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'cluster',
       run: async () => {
+        const { benchCluster, CLUSTER_TIME_RATIO_TARGET, RECOVERY_TARGET_MS, STOP_LATENCY_TARGET_MS } = await import('./cluster.bench.js');
         const r = await benchCluster();
         const work = `${r.goals} goals × ${r.turns / r.goals} turns, agents sleep 1 s`;
         return [
