@@ -314,12 +314,20 @@ async function runInChild(name: string, argv: string[]): Promise<BenchRow[]> {
     child.on('error', reject);
     child.on('close', resolve);
   });
-  const out = Buffer.concat(chunks).toString('utf8').trim();
-  const parsed: unknown = out === '' ? null : JSON.parse(out.split('\n').at(-1) ?? '');
+  const parsed = lastJsonLine(Buffer.concat(chunks).toString('utf8'));
   if (code !== 0 || typeof parsed !== 'object' || parsed === null || !('rows' in parsed) || !Array.isArray(parsed.rows)) {
     throw new Error(`the ${name} benchmark's process exited ${code} without its rows`);
   }
   return parsed.rows as BenchRow[];
+}
+
+// The last line of a child's stdout as JSON; null when there is none or it is not JSON (an error row then).
+function lastJsonLine(out: string): unknown {
+  try {
+    return JSON.parse(out.trim().split('\n').at(-1) ?? '');
+  } catch {
+    return null;
+  }
 }
 
 /** The rows as a plain-text table. */
