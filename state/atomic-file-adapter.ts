@@ -16,7 +16,7 @@ import { withStateLock, type StateLockOptions } from './state-lock.js';
 import { createEmptyState, parseStateText } from './state-schema.js';
 import { identityOfOpenFile, isSealed, writeSeal } from './state-seal.js';
 import { StateTextBuilder, type StateText } from './state-text.js';
-import type { GoalRecord, StateFile } from './types.js';
+import type { GoalRecord, SeenStateListener, StateFile } from './types.js';
 
 /** The backup of a state file: its previous good content. */
 export function backupPathFor(path: string): string {
@@ -132,10 +132,36 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
   /** The text this adapter last wrote, and when it last refreshed the .bak (monotonicMs()). */
   #written: string | null = null;
   #backedUpAt: number | null = null;
+  /** Told of each version seen (#see); the identity last told, so a version is told once. */
+  #listener: SeenStateListener | null = null;
+  #toldIdentity: string | null = null;
 
   constructor(path: string, options: AtomicFileAdapterOptions = {}) {
     this.path = path;
     this.#text = new StateTextBuilder(path, options.env ?? process.env);
+  }
+
+  /**
+   * Tells `listener` of each version of the file this adapter reads or writes from now on (a write's
+   * under the caller's lock, right after its rename), and at once of the version on disk now (none when
+   * there is no file). The daemon's status snapshot is kept this way (src/daemon/status-snapshot.ts).
+   */
+  watch(listener: SeenStateListener): void {
+    this.#listener = listener;
+    this.#toldIdentity = null;
+    try {
+      const file = this.#readFile();
+      if (file !== null) this.#checkedText(file);
+    } catch {
+      // A file that cannot be read now is told when a good version is read or written.
+    }
+  }
+
+  // Tells the listener of a version, once.
+  #see(identity: string | null, state: StateFile): void {
+    if (this.#listener === null || identity === null || identity === this.#toldIdentity) return;
+    this.#toldIdentity = identity;
+    this.#listener({ identity, state });
   }
 
   /** The validated state, or null when the file does not exist yet; throws `state-corrupt` otherwise. */
@@ -178,8 +204,15 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
 
   // The file's text with the state it parses to: #known when it is that text; else checked against the
   // schema (throws `state-corrupt`), unless the note beside it vouches for this very file (state-seal.ts);
-  // known from now on. Never to be changed by the caller.
+  // known from now on, and told to the listener (#see). Never to be changed by the caller.
   #checkedText(file: FileRead): StateText {
+    const checked = this.#checkText(file);
+    this.#see(file.identity, checked.state);
+    return checked;
+  }
+
+  // #checkedText without telling anyone.
+  #checkText(file: FileRead): StateText {
     const { text } = file;
     if (this.#known?.text === text) return this.#known;
     const sealed = isSealed(this.path, file.identity) ? parseSealedText(text) : null;
@@ -293,6 +326,7 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
     this.#written = text;
     // Every record of `text` was checked by the builder: the next process may read it without the schema.
     writeSeal(this.path, identity);
+    this.#see(identity, built.state);
   }
 }
 

@@ -16,6 +16,11 @@ export function resolveSocketPath(env: NodeJS.ProcessEnv, home: string): string 
   return explicit !== undefined ? resolve(explicit) : join(home, SOCKET_FILE_NAME);
 }
 
+/** The daemon's status snapshot in a goald home (src/daemon/status-snapshot.ts). */
+export function statusSnapshotPath(home: string): string {
+  return join(home, 'status.json');
+}
+
 /** The path of state.json in a goald home. */
 export function stateFilePath(home: string): string {
   return join(home, STATE_FILE_NAME);

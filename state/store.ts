@@ -75,6 +75,7 @@ export async function openStore(home: string, options: StoreOptions = {}): Promi
     home,
     read: async () => (await adapter.read()) ?? createEmptyState(),
     readGoals: async (keep: (goal: Readonly<GoalRecord>) => boolean) => adapter.readGoals(keep),
+    watch: (listener) => adapter.watch(listener),
     update: <T>(mutate: (state: StateFile) => T, options: StoreUpdateOptions = {}): Promise<T> => queued(() => updateLocked(mutate, options)),
     updateGoal: (goalId: string, mutate: (goal: GoalRecord) => void, options: StoreUpdateOptions = {}): Promise<boolean> =>
       lockedWrite(options, (writeOptions) => adapter.updateGoal(goalId, mutate, writeOptions)),

@@ -203,6 +203,16 @@ export interface StoreUpdateOptions {
   after?: Promise<unknown>;
 }
 
+/** A version of state.json a store has seen: its identity (state-seal.ts) and its checked state. */
+export interface SeenState {
+  identity: string;
+  /** The store's own: never to be changed. */
+  state: Readonly<StateFile>;
+}
+
+/** Told of each new version of state.json a store reads or writes (synchronously; must not throw). */
+export type SeenStateListener = (seen: SeenState) => void;
+
 /** Locked, atomic access to state.json. */
 export interface Store {
   readonly home: string;
@@ -229,4 +239,9 @@ export interface Store {
   addGoal<T>(goal: GoalRecord, admit: (stored: readonly GoalRecord[]) => T | null, options?: StoreUpdateOptions): Promise<T | null>;
   /** The directory for one goal's own files (turns.jsonl, transcripts, snapshot index/objects). */
   goalDir(goalId: string): string;
+  /**
+   * Tells `listener` of each new version of state.json this store reads or writes from now on (a write's
+   * under the lock, right after its rename), and at once of the version on disk now. One listener at a time.
+   */
+  watch(listener: SeenStateListener): void;
 }

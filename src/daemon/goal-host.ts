@@ -21,8 +21,9 @@ import { LiveConfig } from './live-config.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { loadGoalRuntime } from './load-goal-runtime.js';
 import type { LoopHost, LoopRunRequest } from './loop-host.js';
-import { markGoalFailed, type HostFailureReason } from './mark-goal-failed.js';
-import { filterGoals, isLiveGoal, matchesGoalFilter, resolveGoalRef, type GoalFilter } from './resolve-goal.js';
+import { markGoalFailed, type GoalEnding, type HostFailureReason } from './mark-goal-failed.js';
+import { filterGoals, goalFilterFor, isLiveGoal, matchesGoalFilter, resolveGoalRef, type GoalFilter } from './resolve-goal.js';
+import type { StatusSnapshotWriter } from './status-snapshot.js';
 import { describeStorageFailure } from '../supervisor/storage-failure.js';
 import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
 import type { RaceHost } from '../race/race-host.js';
@@ -47,6 +48,8 @@ export interface GoalHostOptions {
   /** Called when a client asks the daemon to stop. */
   requestShutdown: () => void;
   clock?: Clock;
+  /** Kept current with the live goals, for `goald status` to read without a round trip (status-snapshot.ts). */
+  statusSnapshot?: StatusSnapshotWriter;
 }
 
 export class DaemonGoalHost implements GoalHost {
@@ -107,6 +110,16 @@ export class DaemonGoalHost implements GoalHost {
       isClosing,
     });
     this.notifier = createNotifier({ store: this.store, env: this.env, log: this.log });
+    const snapshot = options.statusSnapshot;
+    // Each new version of state.json (this daemon's write, or another process's it read) is published with
+    // the live goals the status route would send for it; while an ending waits outside the store, none is.
+    if (snapshot !== undefined) {
+      const liveFilter = goalFilterFor(undefined);
+      this.store.watch(({ identity, state }) => {
+        if (this.unstored.isEmpty()) snapshot.publish(identity, filterGoals(state.goals, liveFilter));
+        else snapshot.withdraw();
+      });
+    }
     this.editor = new GoalEditor({
       store: this.store,
       env: this.env,
@@ -515,7 +528,7 @@ export class DaemonGoalHost implements GoalHost {
         if (outcome.unstored !== undefined) {
           this.log(`goal ${goal.id}: its end could not be stored yet (${outcome.unstored}); it is stored once the disk takes writes`);
           const ending = { status: outcome.status, reason: outcome.failure?.reason ?? null, message: outcome.failure?.message ?? null };
-          this.unstored.add(goal.id, ending, new Date(this.clock.now()));
+          this.holdEnding(goal.id, ending, new Date(this.clock.now()));
         }
       },
       async (error: unknown) => {
@@ -568,6 +581,13 @@ export class DaemonGoalHost implements GoalHost {
     this.emit(goalId, event);
   }
 
+  // An ending the store refused, shown from memory until stored: the status snapshot (which would show the
+  // goal still live) is withdrawn meanwhile.
+  private holdEnding(goalId: string, ending: GoalEnding, at: Date): void {
+    this.unstored.add(goalId, ending, at);
+    this.options.statusSnapshot?.withdraw();
+  }
+
   // A goal whose supervisor could not end it (it crashed): stored as failed when the store takes it (else
   // shown so until it does), and `goal.finished` announced, so nobody waits for an end that never comes.
   private async endWithoutSupervisor(goalId: string, reason: HostFailureReason, message: string): Promise<void> {
@@ -576,7 +596,7 @@ export class DaemonGoalHost implements GoalHost {
       await markGoalFailed(this.store, goalId, reason, message, now);
     } catch (error) {
       this.log(`goal ${goalId}: its end could not be stored yet (${error instanceof Error ? error.message : String(error)})`);
-      this.unstored.add(goalId, { status: 'failed', reason, message }, now);
+      this.holdEnding(goalId, { status: 'failed', reason, message }, now);
     }
     let goal: GoalRecord | undefined;
     try {

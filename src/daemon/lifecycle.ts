@@ -13,6 +13,7 @@ import { createControlServer } from './server.js';
 import type { GoalHost } from './types.js';
 import type { Store } from '../../state/types.js';
 import { checkSocketPath } from './socket-path.js';
+import { StatusSnapshotWriter } from './status-snapshot.js';
 
 export interface DaemonOptions {
   env: NodeJS.ProcessEnv;
@@ -54,7 +55,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       await releaseLock();
       throw error;
     });
-  const host = await createGoalHost({ store, env, log, requestShutdown }).catch(async (error: unknown) => {
+  const statusSnapshot = new StatusSnapshotWriter(home, socketPath);
+  const host = await createGoalHost({ store, env, log, requestShutdown, statusSnapshot }).catch(async (error: unknown) => {
     await releaseLock();
     throw error;
   });
@@ -64,6 +66,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     log('shutting down');
     await server?.close().catch((error: unknown) => log(`closing the socket failed: ${String(error)}`));
     await host.detachAll();
+    statusSnapshot.close(); // `goald status` asks the socket, finds no daemon, and says so
     await releaseLock();
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
@@ -81,6 +84,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   try {
     server = await createControlServer({ socketPath, host, log });
   } catch (error) {
+    statusSnapshot.close();
     await releaseLock();
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
@@ -97,12 +101,19 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
 type RunningHost = GoalHost & { recover(): Promise<void>; detachAll(): Promise<void> };
 
 // Cluster mode's modules (BullMQ, ioredis) load only when GOALD_REDIS_URL or the user config's `cluster.redis` ask for them.
-async function createGoalHost(options: { store: Store; env: NodeJS.ProcessEnv; log: (line: string) => void; requestShutdown: () => void }): Promise<RunningHost> {
-  const { store, env, log, requestShutdown } = options;
+async function createGoalHost(options: {
+  store: Store;
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  requestShutdown: () => void;
+  statusSnapshot: StatusSnapshotWriter;
+}): Promise<RunningHost> {
+  const { store, env, log, requestShutdown, statusSnapshot } = options;
   const { resolveClusterSettings } = await import('../cluster/cluster-settings.js');
   const { settings: cluster, warnings: configWarnings } = await resolveClusterSettings(env);
   for (const warning of configWarnings) log(`warning: ${warning}`);
-  if (cluster === null) return new DaemonGoalHost({ store, env, version: GOALD_VERSION, log, requestShutdown });
+  // A cluster daemon's goals live in Redis, not in state.json: its status goes over the socket.
+  if (cluster === null) return new DaemonGoalHost({ store, env, version: GOALD_VERSION, log, requestShutdown, statusSnapshot });
   const { url } = cluster;
   const [{ connectCluster, logReachability }, { ClusterGoalHost }, { createTurnQueue }, { Redis }] = await Promise.all([
     import('../cluster/connect-cluster.js'),

@@ -54,6 +54,11 @@ export class UnstoredEndings {
     }
   }
 
+  /** Whether no ending waits to be stored. */
+  isEmpty(): boolean {
+    return this.pending.size === 0;
+  }
+
   /** Whether an ending of this goal waits to be stored (apply() may show it finished). */
   has(goalId: string): boolean {
     return this.pending.has(goalId);

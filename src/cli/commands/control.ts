@@ -9,6 +9,7 @@ import { connectIfRunning, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
 import type { ClusterHealth } from '../../daemon/types.js';
 import { goalFilterFor, isLiveGoal } from '../../daemon/resolve-goal.js';
+import { readStatusSnapshot } from '../../daemon/status-snapshot.js';
 import { EXIT, GoaldError, isGoaldError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import { renderGoalBox, renderGoalLine } from '../render-status.js';
@@ -25,12 +26,16 @@ async function readGoalsWithoutDaemon(env: NodeJS.ProcessEnv): Promise<GoalRecor
 // auto-start uses), so status still shows the stored state.
 const STATUS_TIMEOUT_MS = 5_000;
 
-// Goals from the daemon in one round trip (no ping first), or from the store when none answers. Without a
-// goal named, the daemon sends the live goals only; with one, the goals whose id starts with it: either way
-// the reply does not grow with the home's history.
+// Goals from the daemon's status snapshot when it is certainly current (status-snapshot.ts), else in one
+// round trip (no ping first), or from the store when no daemon answers. Without a goal named, the daemon
+// sends the live goals only; with one, the goals whose id starts with it (the snapshot holds no finished
+// goal a prefix could also name): either way the reply does not grow with the home's history.
 async function listGoalsForStatus(env: NodeJS.ProcessEnv, ref: string | undefined): Promise<{ goals: GoalRecord[]; daemon: boolean; cluster?: ClusterHealth }> {
+  const socketPath = daemonSocketPath(env);
+  const snapshot = ref === undefined ? readStatusSnapshot(resolveGoaldHome(env), socketPath) : null;
+  if (snapshot !== null) return { goals: snapshot, daemon: true };
   try {
-    const client = createDaemonClient(daemonSocketPath(env), { timeoutMs: STATUS_TIMEOUT_MS });
+    const client = createDaemonClient(socketPath, { timeoutMs: STATUS_TIMEOUT_MS });
     return { ...(await client.listGoalsWithHealth(goalFilterFor(ref))), daemon: true };
   } catch (error) {
     if (!isGoaldError(error) || error.code !== 'daemon-unreachable') throw error;

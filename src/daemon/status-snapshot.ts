@@ -1,0 +1,149 @@
+// `goald status` without a round trip. Shell prompts, editors and scripts poll it; over the socket each
+// poll loads node:net, connects and waits for the daemon (~5 ms of a ~33 ms command, bench/daemon.bench.ts)
+// and wakes the daemon for a reply it could have written down once. So the daemon keeps
+// `<home>/status.json`: the goals a plain `goald status` shows (the live ones), written each time it
+// writes or reads a new version of state.json, beside that version's identity (state-seal.ts) and the
+// daemon's own (pid, start time, socket).
+//
+// The CLI takes the file only when it is certainly what the socket would answer: the daemon named there is
+// the one running (same pid and start time, not a zombie), it listens on the socket this CLI would ask, and state.json is
+// still the version the goals were taken from. Anything else (another process wrote state.json, the daemon
+// died, a home without /proc) falls back to the socket, which answers as always. The daemon holds the
+// version it published open, so that file's inode cannot be reused by a later state.json with the same
+// size and timestamp. Endings the store could not take (disk full) live in the daemon only: while it holds
+// one, it withdraws the file. Like the socket, the file is trusted only when this user owns it and nobody
+// else can write it; whoever runs as the user can write it, as they can write state.json (DESIGN.md's
+// trust boundary: the agent's sandbox hides GOALD_HOME).
+
+import type { GoalRecord } from '../../state/types.js';
+import { statusSnapshotPath, stateFilePath } from '../../state/paths.js';
+import { fileIdentity } from '../../state/state-seal.js';
+import { isRunningProcess, readProcessStartTime } from '../process/process-identity.js';
+import { arrayOf, isNumber, isOneOf, isString, objectOf, withStringFields } from './reply-checks.js';
+
+// Loaded on first use (not imported): see state/home-trust.ts.
+const fs = (): typeof import('node:fs') => process.getBuiltinModule('node:fs');
+
+/** Bumped when the file's shape changes: a file of another format is not read. */
+const SNAPSHOT_FORMAT = 1;
+const GROUP_OTHER_WRITE = 0o022;
+
+/** What the daemon writes. */
+interface StatusSnapshot {
+  format: typeof SNAPSHOT_FORMAT;
+  daemon: { pid: number; startTime: string; socket: string };
+  /** The identity of the state.json version the goals come from (state-seal.ts fileIdentity). */
+  state: string;
+  /** The live goals, as GET /v1/goals?status=active,paused answers. */
+  goals: GoalRecord[];
+}
+
+// The light checks the client applies to the socket's reply (client.ts): the file is written by our own code.
+const isSnapshot = objectOf({
+  format: isOneOf(SNAPSHOT_FORMAT),
+  daemon: objectOf({ pid: isNumber, startTime: isString, socket: isString }),
+  state: isString,
+  goals: arrayOf(withStringFields<GoalRecord>('id', 'status', 'workspace')),
+});
+
+/** Keeps the status snapshot of one daemon. Never throws: the file is only speed, the socket the truth. */
+export class StatusSnapshotWriter {
+  readonly #path: string;
+  readonly #statePath: string;
+  readonly #daemon: StatusSnapshot['daemon'] | null;
+  /** The state.json version last published, held open (see the top of this file). */
+  #held: number | null = null;
+  #closed = false;
+
+  constructor(home: string, socketPath: string) {
+    this.#path = statusSnapshotPath(home);
+    this.#statePath = stateFilePath(home);
+    const startTime = readProcessStartTime(process.pid);
+    // Without a start time (no /proc) a dead daemon's pid, reused, would vouch for a stale file: none is kept.
+    this.#daemon = startTime === null ? null : { pid: process.pid, startTime, socket: socketPath };
+  }
+
+  /**
+   * Publishes `goals` (the live goals) as those of the state.json version `identity`: only while that
+   * version is still the one at the path, which is then held open until the next publish.
+   */
+  publish(identity: string, goals: readonly GoalRecord[]): void {
+    if (this.#daemon === null || this.#closed) return;
+    const { openSync, closeSync, fstatSync, writeFileSync, renameSync } = fs();
+    let fd: number | null = null;
+    try {
+      fd = openSync(this.#statePath, 'r');
+      if (fileIdentity(fstatSync(fd, { bigint: true })) !== identity) {
+        this.withdraw(); // replaced since (another process wrote): the socket answers until the next version
+        return;
+      }
+      const snapshot: StatusSnapshot = { format: SNAPSHOT_FORMAT, daemon: this.#daemon, state: identity, goals: [...goals] };
+      // Not fsynced: after a crash the daemon it names is gone, and the file with it.
+      const draft = `${this.#path}.${process.pid}.tmp`;
+      writeFileSync(draft, JSON.stringify(snapshot), { mode: 0o600 });
+      renameSync(draft, this.#path);
+      this.#hold(fd);
+      fd = null;
+    } catch {
+      this.withdraw();
+    } finally {
+      if (fd !== null) closeSync(fd);
+    }
+  }
+
+  /** Removes the file: the socket answers `goald status` until the next publish. */
+  withdraw(): void {
+    try {
+      fs().unlinkSync(this.#path);
+    } catch {
+      // already gone (or the home is: nothing to mislead anyone then)
+    }
+    this.#hold(null);
+  }
+
+  /** At shutdown: the file goes, and nothing is published any more. */
+  close(): void {
+    this.#closed = true;
+    this.withdraw();
+  }
+
+  #hold(fd: number | null): void {
+    if (this.#held !== null) fs().closeSync(this.#held);
+    this.#held = fd;
+  }
+}
+
+/**
+ * The live goals from the status snapshot of the daemon listening on `socketPath`, when the file is
+ * certainly what that daemon would answer now (see the top of this file); null otherwise.
+ */
+export function readStatusSnapshot(home: string, socketPath: string): GoalRecord[] | null {
+  const { openSync, closeSync, fstatSync, readFileSync, statSync } = fs();
+  let text: string;
+  try {
+    const fd = openSync(statusSnapshotPath(home), 'r');
+    try {
+      const stats = fstatSync(fd);
+      const uid = process.getuid?.();
+      if (!stats.isFile() || uid === undefined || stats.uid !== uid || (stats.mode & GROUP_OTHER_WRITE) !== 0) return null;
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null; // none (the usual case without a daemon)
+  }
+  let snapshot: unknown;
+  try {
+    snapshot = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isSnapshot(snapshot) || snapshot.daemon.socket !== socketPath) return null;
+  try {
+    if (fileIdentity(statSync(stateFilePath(home), { bigint: true })) !== snapshot.state) return null;
+  } catch {
+    return null;
+  }
+  return isRunningProcess(snapshot.daemon.pid, snapshot.daemon.startTime) ? snapshot.goals : null;
+}
