@@ -1,5 +1,6 @@
-// The daemon's costs a user feels: the `goald status` round trip (the real CLI process against a running
-// daemon) against a bare `node -e 0` (target ≤ 1.5×), and for context the same in a home that also holds a
+// The daemon's costs a user feels: `goald status` (the real CLI process against a running daemon, which
+// answers it from the daemon's status snapshot) against a bare `node -e 0` (target ≤ 1.5×), and for
+// context the same over the socket (`goald status <goal>`) and in a home that also holds a
 // thousand finished goals (a `goald loop 30m` makes that many in three weeks), and the daemon's resident memory idle (≤ 60 MB) and
 // holding 50 waiting goals (≤ 150 MB; 50 goals queued in one workspace behind one long-running goal).
 // Run alone with `node dist/bench/daemon.bench.js [--runs N] [--goals N]` after `npm run build`.
@@ -29,6 +30,11 @@ export interface DaemonBenchResult {
   nodeMs: number;
   /** statusMs / nodeMs; the target is ≤ 1.5. */
   ratio: number;
+  /**
+   * `goald status <goal>` (the same goal named), which asks the socket: the round trip a plain status
+   * makes when the daemon's status snapshot is not current (src/daemon/status-snapshot.ts); for context.
+   */
+  overSocket: { statusMs: number; nodeMs: number; ratio: number };
   /**
    * Start-up variables this shell has that were left out of the figures above (they slow every node
    * process alike, e.g. NODE_EXTRA_CA_CERTS), and the same round trip with them kept; null without any.
@@ -76,9 +82,10 @@ export async function benchDaemon(opts: { runs?: number; waitingGoals?: number }
       env: {},
       queue: true,
     });
-    await client.startGoal(request('hold the workspace'));
+    const { goal } = await client.startGoal(request('hold the workspace'));
 
     const status = await timeStatus(bin, env, runs);
+    const overSocket = await timeStatus(bin, env, runs, [goal.id]);
     const inheritedEnv = await measureWithInheritedEnv(bin, env, runs);
     const besideHistory = await measureBesideHistory(bin, path.join(root, 'history'), runs);
 
@@ -92,6 +99,7 @@ export async function benchDaemon(opts: { runs?: number; waitingGoals?: number }
     return {
       runs,
       ...status,
+      overSocket,
       inheritedEnv,
       besideHistory,
       idleRssMb: round(idleRssMb),
@@ -117,16 +125,20 @@ async function measureWithInheritedEnv(bin: string, env: NodeJS.ProcessEnv, runs
   return { variables, ...(await timeStatus(bin, inherited, runs)) };
 }
 
-/** Medians of `goald status` and `node -e 0` run `runs` times each, interleaved, after one warm-up of each. */
-async function timeStatus(bin: string, env: NodeJS.ProcessEnv, runs: number): Promise<{ statusMs: number; nodeMs: number; ratio: number }> {
-  await timeProcess([bin, 'status'], env); // warm the page cache for both sides
+/**
+ * Medians of `goald status [args]` and `node -e 0` run `runs` times each, interleaved, after one warm-up
+ * of each.
+ */
+async function timeStatus(bin: string, env: NodeJS.ProcessEnv, runs: number, args: string[] = []): Promise<{ statusMs: number; nodeMs: number; ratio: number }> {
+  const status = [bin, 'status', ...args];
+  await timeProcess(status, env); // warm the page cache for both sides
   await timeProcess(['-e', '0'], env);
   const statusTimes: number[] = [];
   const nodeTimes: number[] = [];
   // Interleaved, so load from elsewhere weighs on both sides alike.
   for (let i = 0; i < runs; i++) {
     nodeTimes.push(await timeProcess(['-e', '0'], env));
-    statusTimes.push(await timeProcess([bin, 'status'], env));
+    statusTimes.push(await timeProcess(status, env));
   }
   const statusMs = median(statusTimes);
   const nodeMs = median(nodeTimes);
