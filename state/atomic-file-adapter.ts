@@ -161,7 +161,11 @@ export class AtomicFileAdapter implements Adapter<StateFile> {
   #see(identity: string | null, state: StateFile): void {
     if (this.#listener === null || identity === null || identity === this.#toldIdentity) return;
     this.#toldIdentity = identity;
-    this.#listener({ identity, state });
+    try {
+      this.#listener({ identity, state });
+    } catch {
+      // The listener's trouble (it is only told) never fails a read or a write of the state.
+    }
   }
 
   /** The validated state, or null when the file does not exist yet; throws `state-corrupt` otherwise. */

@@ -78,7 +78,7 @@ describe('a sandboxed turn (bubblewrap)', () => {
     }
   });
 
-  it("cannot write GOALD_HOME/state.json or the user's config: goald's files are unchanged", async () => {
+  it("cannot write GOALD_HOME/state.json, the daemon's status snapshot or the user's config: goald's files are unchanged", async () => {
     const context = await setup();
     const { sandbox } = context;
     const userConfig = path.join(sandbox.root, 'config', 'goald', 'config.json');
@@ -86,17 +86,20 @@ describe('a sandboxed turn (bubblewrap)', () => {
     const configText = `${JSON.stringify({ sandbox: { mode: 'required', network: true } })}\n`;
     await writeFile(userConfig, configText);
     const stateFile = path.join(sandbox.home, 'state.json');
-    const { run, id, report } = await runProbe(context, 'write-goald', [stateFile, userConfig]);
+    // What a plain `goald status` shows: a forged one could say the goal is gone (src/daemon/status-snapshot.ts).
+    const statusFile = path.join(sandbox.home, 'status.json');
+    const { run, id, report } = await runProbe(context, 'write-goald', [stateFile, statusFile, userConfig]);
     expectAchieved(run);
     const writes = report.writes as Record<string, string>;
     const deletes = report.deletes as Record<string, string>;
-    for (const file of [stateFile, userConfig]) {
+    for (const file of [stateFile, statusFile, userConfig]) {
       expect(writes[file], file).not.toBe('ok');
       expect(deletes[file], file).not.toBe('ok');
     }
     expect(await readFile(userConfig, 'utf8')).toBe(configText);
     const state = await readFile(stateFile, 'utf8');
     expect(state).not.toContain('hacked');
+    expect(await readFile(statusFile, 'utf8').catch(() => '')).not.toContain('hacked');
     expect(readGoal(sandbox, id).status).toBe('achieved');
   });
 
