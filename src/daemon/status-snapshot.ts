@@ -6,14 +6,15 @@
 // daemon's own (pid, start time, socket).
 //
 // The CLI takes the file only when it is certainly what the socket would answer: the daemon named there is
-// the one running (same pid and start time, not a zombie), it listens on the socket this CLI would ask, and state.json is
-// still the version the goals were taken from. Anything else (another process wrote state.json, the daemon
-// died, a home without /proc) falls back to the socket, which answers as always. The daemon holds the
-// version it published open, so that file's inode cannot be reused by a later state.json with the same
-// size and timestamp. Endings the store could not take (disk full) live in the daemon only: while it holds
-// one, it withdraws the file. Like the socket, the file is trusted only when this user owns it and nobody
-// else can write it; whoever runs as the user can write it, as they can write state.json (DESIGN.md's
-// trust boundary: the agent's sandbox hides GOALD_HOME).
+// the one running (same pid and start time, not a zombie), it listens on the socket this CLI would ask,
+// and state.json is still the version the goals were taken from. Anything else (another process wrote
+// state.json, the daemon died, a home without /proc) falls back to the socket, which answers as always.
+// The daemon holds the version it published open, so that file's inode cannot be reused by a later
+// state.json with the same size and timestamp (the kernel's file clock ticks every few ms). Endings the
+// store could not take (disk full) live in the daemon only: while it holds one, it withdraws the file.
+// Like the socket, the file is trusted only when this user owns it and nobody else can write it; whoever
+// runs as the user can write it, as they can write state.json (DESIGN.md's trust boundary: the agent's
+// sandbox hides GOALD_HOME).
 
 import type { GoalRecord } from '../../state/types.js';
 import { statusSnapshotPath, stateFilePath } from '../../state/paths.js';
@@ -108,8 +109,13 @@ export class StatusSnapshotWriter {
   }
 
   #hold(fd: number | null): void {
-    if (this.#held !== null) fs().closeSync(this.#held);
+    const previous = this.#held;
     this.#held = fd;
+    try {
+      if (previous !== null) fs().closeSync(previous);
+    } catch {
+      // closed already: nothing held
+    }
   }
 }
 
