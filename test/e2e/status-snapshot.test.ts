@@ -44,13 +44,27 @@ async function withoutSocket<T>(sandbox: GoaldSandbox, body: () => Promise<T>): 
   }
 }
 
+// A daemon running one goal whose first turn is held at its gate (the test opens the gates).
+async function goalInItsFirstTurn(): Promise<{ sandbox: GoaldSandbox; agent: ReturnType<typeof gatedAgent>; id: string }> {
+  const workspace = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+  const sandbox = await goaldSandbox();
+  const agent = gatedAgent(sandbox.root);
+  const { id } = await submitGoal(sandbox, ['two steps', '-C', workspace.dir, ...FAST, '--check', stepsCheck(2), '--agent', agent.command]);
+  await waitForPidFile(agent.agentPidFile(1));
+  return { sandbox, agent, id };
+}
+
+// `goald status --json` once it answers from the snapshot (the socket aside), after the daemon's writes settle.
+function statusFromSnapshot(sandbox: GoaldSandbox, what: string): Promise<StatusJson & { stderr: string }> {
+  return waitUntil(what, async () => {
+    const fromFile = await withoutSocket(sandbox, () => statusJson(sandbox));
+    return fromFile.daemon ? fromFile : false;
+  });
+}
+
 describe('goald status from the daemon status snapshot', () => {
   it('answers without the socket exactly as the socket would, and follows each change', async () => {
-    const workspace = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
-    const sandbox = await goaldSandbox();
-    const agent = gatedAgent(sandbox.root);
-    const { id } = await submitGoal(sandbox, ['two steps', '-C', workspace.dir, ...FAST, '--check', stepsCheck(2), '--agent', agent.command]);
-    await waitForPidFile(agent.agentPidFile(1));
+    const { sandbox, agent, id } = await goalInItsFirstTurn();
 
     // Once the daemon has written the turn's start, the file answers, and says what the socket says.
     const settled = await waitUntil('status answers from the snapshot as the socket does', async () => {
@@ -66,10 +80,7 @@ describe('goald status from the daemon status snapshot', () => {
     // or status finds it stale and asks the socket).
     expect((await sandbox.run(['pause', id, '--now'])).code).toBe(0);
     expect((await statusJson(sandbox)).goals).toMatchObject([{ id, status: 'paused' }]);
-    const paused = await waitUntil('the paused goal in the snapshot', async () => {
-      const fromFile = await withoutSocket(sandbox, () => statusJson(sandbox));
-      return fromFile.daemon ? fromFile : false;
-    });
+    const paused = await statusFromSnapshot(sandbox, 'the paused goal in the snapshot');
     expect(paused.goals).toMatchObject([{ id, status: 'paused' }]);
 
     // Another process writes state.json (the same bytes, a new file): the snapshot names the version before,
@@ -88,11 +99,7 @@ describe('goald status from the daemon status snapshot', () => {
   });
 
   it('a killed daemon leaves its snapshot behind, which status does not believe; a stopped one removes it', async () => {
-    const workspace = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
-    const sandbox = await goaldSandbox();
-    const agent = gatedAgent(sandbox.root);
-    const { id } = await submitGoal(sandbox, ['two steps', '-C', workspace.dir, ...FAST, '--check', stepsCheck(2), '--agent', agent.command]);
-    await waitForPidFile(agent.agentPidFile(1));
+    const { sandbox, agent, id } = await goalInItsFirstTurn();
     const snapshot = path.join(sandbox.home, 'status.json');
     expect(existsSync(snapshot)).toBe(true);
 
@@ -107,10 +114,7 @@ describe('goald status from the daemon status snapshot', () => {
 
     // The next daemon recovers the goal and publishes its own; `daemon stop` takes the file away.
     expect((await sandbox.run(['daemon'])).code).toBe(0);
-    const recovered = await waitUntil('the new daemon\'s snapshot', async () => {
-      const fromFile = await withoutSocket(sandbox, () => statusJson(sandbox));
-      return fromFile.daemon ? fromFile : false;
-    });
+    const recovered = await statusFromSnapshot(sandbox, "the new daemon's snapshot");
     expect(recovered.goals).toMatchObject([{ id, status: 'active' }]);
     await agent.open(2);
     expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
