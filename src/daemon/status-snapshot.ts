@@ -124,10 +124,11 @@ export class StatusSnapshotWriter {
  * certainly what that daemon would answer now (see the top of this file); null otherwise.
  */
 export function readStatusSnapshot(home: string, socketPath: string): GoalRecord[] | null {
-  const { openSync, closeSync, fstatSync, readFileSync, statSync } = fs();
+  const { openSync, closeSync, fstatSync, readFileSync, statSync, constants } = fs();
   let text: string;
   try {
-    const fd = openSync(statusSnapshotPath(home), 'r');
+    // Not blocking on a FIFO put in its place (nor following a link): only a regular file is read.
+    const fd = openSync(statusSnapshotPath(home), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     try {
       const stats = fstatSync(fd);
       const uid = process.getuid?.();

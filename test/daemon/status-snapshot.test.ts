@@ -3,7 +3,7 @@
 // `goald status` reading it, are tried end to end in test/e2e/status-snapshot.test.ts.
 
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { filterGoals, goalFilterFor } from '../../src/daemon/resolve-goal.js';
@@ -124,7 +124,7 @@ describe('StatusSnapshotWriter and readStatusSnapshot', () => {
     expect(readStatusSnapshot(home, SOCKET)).toHaveLength(1);
   });
 
-  it('is refused when others may write it, or it is not one: torn, another format, goals that are not goals', async () => {
+  it('is refused when others may write it, or it is not one: a FIFO, a link, torn, another format, goals that are not goals', async () => {
     const writer = new StatusSnapshotWriter(home, SOCKET);
     const store = await watchedStore(writer);
     await store.update((state) => void state.goals.push(makeGoal('g1')));
@@ -135,6 +135,16 @@ describe('StatusSnapshotWriter and readStatusSnapshot', () => {
     expect(readStatusSnapshot(home, SOCKET)).toBeNull();
     chmodSync(statusSnapshotPath(home), 0o600);
     expect(readStatusSnapshot(home, SOCKET)).toHaveLength(1);
+
+    // A FIFO in its place (a hostile process of the user's): refused at once, not waited on; a link neither.
+    rmSync(statusSnapshotPath(home));
+    expect(spawnSync('mkfifo', [statusSnapshotPath(home)]).status).toBe(0);
+    expect(readStatusSnapshot(home, SOCKET)).toBeNull();
+    rmSync(statusSnapshotPath(home));
+    writeFileSync(`${statusSnapshotPath(home)}.real`, text, { mode: 0o600 });
+    symlinkSync(`${statusSnapshotPath(home)}.real`, statusSnapshotPath(home));
+    expect(readStatusSnapshot(home, SOCKET)).toBeNull();
+    rmSync(statusSnapshotPath(home));
 
     for (const bad of [text.slice(0, text.length >> 1), JSON.stringify({ ...snapshot, format: 2 }), JSON.stringify({ ...snapshot, goals: [{ id: 'g1' }] }), '[]']) {
       writeFileSync(statusSnapshotPath(home), bad);
