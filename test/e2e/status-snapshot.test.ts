@@ -117,8 +117,11 @@ describe('goald status from the daemon status snapshot', () => {
     const recovered = await statusFromSnapshot(sandbox, "the new daemon's snapshot");
     expect(recovered.goals).toMatchObject([{ id, status: 'active' }]);
     await agent.open(2);
+    const next = sandboxDaemonPid(sandbox) as number;
     expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
-    await waitUntil('the snapshot removed at shutdown', () => !existsSync(snapshot));
+    // `daemon stop` returns once the daemon has taken the request; it exits after its shutdown.
+    await waitUntilGone(next);
+    expect(existsSync(snapshot)).toBe(false);
     expect(sandboxDaemonPid(sandbox)).toBeNull();
   });
 });
