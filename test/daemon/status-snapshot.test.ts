@@ -5,27 +5,18 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { filterGoals, goalFilterFor } from '../../src/daemon/resolve-goal.js';
 import { readStatusSnapshot, StatusSnapshotWriter } from '../../src/daemon/status-snapshot.js';
 import { statusSnapshotPath, stateFilePath } from '../../state/paths.js';
 import { openStore } from '../../state/store.js';
 import type { Store } from '../../state/types.js';
 import { makeGoal } from '../state/fixtures.js';
-import { makeTempDir } from '../state/helpers.js';
+import { tempDirPerTest } from '../state/helpers.js';
 
 let home: string;
-let cleanup: () => Promise<void>;
 const SOCKET = '/tmp/goald-test.sock';
-
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await makeTempDir());
-  home = join(dir, 'home');
-});
-afterEach(async () => {
-  await cleanup();
-});
+tempDirPerTest((dir) => (home = join(dir, 'home')));
 
 // A store whose versions are published as the daemon publishes them (goal-host.ts).
 async function watchedStore(writer: StatusSnapshotWriter): Promise<Store> {

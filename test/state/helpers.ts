@@ -8,6 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { afterEach, beforeEach } from 'vitest';
 
 import { GoaldError } from '../../src/errors.js';
 
@@ -27,6 +28,20 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<GoaldError
 export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'goald-state-'));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh temp directory for each test of the file (vitest's hooks), handed to `made`; removed after the test. */
+export function tempDirPerTest(made: (dir: string) => void): void {
+  let cleanup: (() => Promise<void>) | null = null;
+  beforeEach(async () => {
+    const temp = await makeTempDir();
+    cleanup = temp.cleanup;
+    made(temp.dir);
+  });
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = null;
+  });
 }
 
 /**

@@ -1,18 +1,12 @@
 import { mkdir, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GoaldError } from '../../src/errors.js';
 import { withStateLock } from '../../state/state-lock.js';
-import { buildStateForChildren, makeTempDir, spawnNode } from './helpers.js';
+import { buildStateForChildren, spawnNode, tempDirPerTest } from './helpers.js';
 
 let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-});
-afterEach(async () => {
-  await cleanup();
-});
+tempDirPerTest((made) => (dir = made));
 
 const lockDir = (): string => join(dir, 'state.json.lock');
 const exists = (path: string): Promise<boolean> => stat(path).then(

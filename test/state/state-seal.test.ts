@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { GoaldError } from '../../src/errors.js';
 import { z } from '../../src/zod.js';
@@ -12,18 +12,10 @@ import { stateFileSchema } from '../../state/state-schema.js';
 import { fileIdentity, isSealed, sealPathFor, STATE_SCHEMA_REVISION, writeSeal } from '../../state/state-seal.js';
 import { openStore } from '../../state/store.js';
 import { makeGoal } from './fixtures.js';
-import { makeTempDir, rejectionOf } from './helpers.js';
+import { rejectionOf, tempDirPerTest } from './helpers.js';
 
 let home: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  let dir: string;
-  ({ dir, cleanup } = await makeTempDir());
-  home = join(dir, 'home');
-});
-afterEach(async () => {
-  await cleanup();
-});
+tempDirPerTest((dir) => (home = join(dir, 'home')));
 
 async function identityOf(path: string): Promise<string> {
   return fileIdentity(await stat(path, { bigint: true }));

@@ -1,24 +1,19 @@
 import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GoaldError } from '../../src/errors.js';
 import { restoreFromBackup } from '../../state/atomic-file-adapter.js';
 import { findSecretInState } from '../../state/secret-guard.js';
 import { withStateLock } from '../../state/state-lock.js';
 import { openStore } from '../../state/store.js';
 import { makeGoal } from './fixtures.js';
-import { makeTempDir, rejectionOf } from './helpers.js';
+import { rejectionOf, tempDirPerTest } from './helpers.js';
 
 let dir: string;
-let cleanup: () => Promise<void>;
 let home: string;
-
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
+tempDirPerTest((made) => {
+  dir = made;
   home = join(dir, 'nested', 'home');
-});
-afterEach(async () => {
-  await cleanup();
 });
 
 describe('openStore', () => {

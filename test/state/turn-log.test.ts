@@ -1,20 +1,13 @@
 import { appendFile, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileDurable } from '../../state/durable-file.js';
 import { appendTurnRecord, readTurnLog, readTurnRecords, turnLogPath } from '../../state/turn-log.js';
 import { makeTurn } from './fixtures.js';
-import { makeTempDir } from './helpers.js';
+import { tempDirPerTest } from './helpers.js';
 
 let dir: string;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ dir, cleanup } = await makeTempDir());
-});
-afterEach(async () => {
-  await cleanup();
-});
+tempDirPerTest((made) => (dir = made));
 
 describe('turn log', () => {
   it('appends one JSON line per record and reads them back in order', async () => {
