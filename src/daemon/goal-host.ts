@@ -23,7 +23,7 @@ import { loadGoalRuntime } from './load-goal-runtime.js';
 import type { LoopHost, LoopRunRequest } from './loop-host.js';
 import { markGoalFailed, type GoalEnding, type HostFailureReason } from './mark-goal-failed.js';
 import { filterGoals, goalFilterFor, isLiveGoal, matchesGoalFilter, resolveGoalRef, type GoalFilter } from './resolve-goal.js';
-import type { StatusSnapshotWriter } from './status-snapshot.js';
+import type { StatusSnapshotWriter } from './status-snapshot-writer.js';
 import { describeStorageFailure } from '../supervisor/storage-failure.js';
 import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
 import type { RaceHost } from '../race/race-host.js';

@@ -13,7 +13,7 @@ import { createControlServer } from './server.js';
 import type { GoalHost } from './types.js';
 import type { Store } from '../../state/types.js';
 import { checkSocketPath } from './socket-path.js';
-import { StatusSnapshotWriter } from './status-snapshot.js';
+import { StatusSnapshotWriter } from './status-snapshot-writer.js';
 
 export interface DaemonOptions {
   env: NodeJS.ProcessEnv;

@@ -1,4 +1,5 @@
-// `goald status` without a round trip. Shell prompts, editors and scripts poll it; over the socket each
+// `goald status` without a round trip: the file's format and the CLI's reader (the daemon's writer is
+// status-snapshot-writer.ts, kept apart so the CLI's status path loads none of it). Shell prompts, editors and scripts poll it; over the socket each
 // poll loads node:net, connects and waits for the daemon (~5 ms of a ~33 ms command, bench/daemon.bench.ts)
 // and wakes the daemon for a reply it could have written down once. So the daemon keeps
 // `<home>/status.json`: the goals a plain `goald status` shows (the live ones), written each time it
@@ -19,18 +20,18 @@
 import type { GoalRecord } from '../../state/types.js';
 import { statusSnapshotPath, stateFilePath } from '../../state/paths.js';
 import { fileIdentity } from '../../state/state-seal.js';
-import { isRunningProcess, readProcessStartTime } from '../process/process-identity.js';
+import { isRunningProcess } from '../process/process-identity.js';
 import { arrayOf, isNumber, isOneOf, isString, objectOf, withStringFields } from './reply-checks.js';
 
 // Loaded on first use (not imported): see state/home-trust.ts.
 const fs = (): typeof import('node:fs') => process.getBuiltinModule('node:fs');
 
 /** Bumped when the file's shape changes: a file of another format is not read. */
-const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 1;
 const GROUP_OTHER_WRITE = 0o022;
 
-/** What the daemon writes. */
-interface StatusSnapshot {
+/** What the daemon writes (status-snapshot-writer.ts). */
+export interface StatusSnapshot {
   format: typeof SNAPSHOT_FORMAT;
   daemon: { pid: number; startTime: string; socket: string };
   /** The identity of the state.json version the goals come from (state-seal.ts fileIdentity). */
@@ -46,78 +47,6 @@ const isSnapshot = objectOf({
   state: isString,
   goals: arrayOf(withStringFields<GoalRecord>('id', 'status', 'workspace')),
 });
-
-/** Keeps the status snapshot of one daemon. Never throws: the file is only speed, the socket the truth. */
-export class StatusSnapshotWriter {
-  readonly #path: string;
-  readonly #statePath: string;
-  readonly #daemon: StatusSnapshot['daemon'] | null;
-  /** The state.json version last published, held open (see the top of this file). */
-  #held: number | null = null;
-  #closed = false;
-
-  constructor(home: string, socketPath: string) {
-    this.#path = statusSnapshotPath(home);
-    this.#statePath = stateFilePath(home);
-    const startTime = readProcessStartTime(process.pid);
-    // Without a start time (no /proc) a dead daemon's pid, reused, would vouch for a stale file: none is kept.
-    this.#daemon = startTime === null ? null : { pid: process.pid, startTime, socket: socketPath };
-  }
-
-  /**
-   * Publishes `goals` (the live goals) as those of the state.json version `identity`: only while that
-   * version is still the one at the path, which is then held open until the next publish.
-   */
-  publish(identity: string, goals: readonly GoalRecord[]): void {
-    if (this.#daemon === null || this.#closed) return;
-    const { openSync, closeSync, fstatSync, writeFileSync, renameSync } = fs();
-    let fd: number | null = null;
-    try {
-      fd = openSync(this.#statePath, 'r');
-      if (fileIdentity(fstatSync(fd, { bigint: true })) !== identity) {
-        this.withdraw(); // replaced since (another process wrote): the socket answers until the next version
-        return;
-      }
-      const snapshot: StatusSnapshot = { format: SNAPSHOT_FORMAT, daemon: this.#daemon, state: identity, goals: [...goals] };
-      // Not fsynced: after a crash the daemon it names is gone, and the file with it.
-      const draft = `${this.#path}.${process.pid}.tmp`;
-      writeFileSync(draft, JSON.stringify(snapshot), { mode: 0o600 });
-      renameSync(draft, this.#path);
-      this.#hold(fd);
-      fd = null;
-    } catch {
-      this.withdraw();
-    } finally {
-      if (fd !== null) closeSync(fd);
-    }
-  }
-
-  /** Removes the file: the socket answers `goald status` until the next publish. */
-  withdraw(): void {
-    try {
-      fs().unlinkSync(this.#path);
-    } catch {
-      // already gone (or the home is: nothing to mislead anyone then)
-    }
-    this.#hold(null);
-  }
-
-  /** At shutdown: the file goes, and nothing is published any more. */
-  close(): void {
-    this.#closed = true;
-    this.withdraw();
-  }
-
-  #hold(fd: number | null): void {
-    const previous = this.#held;
-    this.#held = fd;
-    try {
-      if (previous !== null) fs().closeSync(previous);
-    } catch {
-      // closed already: nothing held
-    }
-  }
-}
 
 /**
  * The live goals from the status snapshot of the daemon listening on `socketPath`, when the file is

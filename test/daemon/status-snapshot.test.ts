@@ -7,7 +7,8 @@ import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { filterGoals, goalFilterFor } from '../../src/daemon/resolve-goal.js';
-import { readStatusSnapshot, StatusSnapshotWriter } from '../../src/daemon/status-snapshot.js';
+import { readStatusSnapshot } from '../../src/daemon/status-snapshot.js';
+import { StatusSnapshotWriter } from '../../src/daemon/status-snapshot-writer.js';
 import { statusSnapshotPath, stateFilePath } from '../../state/paths.js';
 import { openStore } from '../../state/store.js';
 import type { Store } from '../../state/types.js';
@@ -155,6 +156,23 @@ describe('StatusSnapshotWriter and readStatusSnapshot', () => {
     expect(existsSync(statusSnapshotPath(home))).toBe(false);
     await store.update((state) => void state.goals.push(makeGoal('g3')));
     expect(existsSync(statusSnapshotPath(home))).toBe(false);
+  });
+
+  it("removes a dead daemon's unfinished draft when it starts, and leaves a live process's alone", async () => {
+    await openStore(home, { env: {} });
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const deadDraft = join(home, `.status.json.${dead.stdout}.0a1b2c3d.tmp`);
+    const liveDraft = join(home, `.status.json.${process.pid}.0a1b2c3d.tmp`);
+    writeFileSync(deadDraft, '{"format":1');
+    writeFileSync(liveDraft, '{"format":1');
+    const writer = new StatusSnapshotWriter(home, SOCKET);
+    expect(existsSync(deadDraft)).toBe(false);
+    expect(existsSync(liveDraft)).toBe(true);
+    const store = await watchedStore(writer);
+    await store.update((state) => void state.goals.push(makeGoal('g1')));
+    expect(readStatusSnapshot(home, SOCKET)?.map((goal) => goal.id)).toEqual(['g1']);
+    // Its own drafts are renamed into place: none is left beside the file.
+    expect(readdirSync(home).filter((name) => name.startsWith('.status.json.') && name !== `.status.json.${process.pid}.0a1b2c3d.tmp`)).toEqual([]);
   });
 
   it('publishes the version on disk when the store is first watched', async () => {
