@@ -185,6 +185,7 @@ export function createGoalSnapshotter(store: Store, goal: Pick<GoalRecord, 'id'>
   return createSnapshotter({
     workspace: workspace.root,
     gitDir: workspace.gitDir,
+    commonDir: workspace.commonDir,
     objectsDir: workspace.objectsDir,
     stateDir: store.goalDir(goal.id),
   });

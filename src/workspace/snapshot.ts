@@ -10,6 +10,7 @@ import { GoaldError } from '../errors.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
 import { addAndWriteTree, runGit } from './git.js';
 import { splitFirstLine } from './first-line.js';
+import { prepareSnapshotGitDir } from './snapshot-git-dir.js';
 import { createTreeReader } from './tree-reader.js';
 import type { FileChange, Snapshotter, TurnDelta } from './types.js';
 
@@ -21,6 +22,8 @@ export interface SnapshotterOptions {
   workspace: string;
   /** This work tree's git directory, where the user's index lives (ResolvedWorkspace.gitDir). */
   gitDir: string;
+  /** The repository's common git directory (ResolvedWorkspace.commonDir); defaults to `gitDir`. */
+  commonDir?: string;
   /** The user's object store, read as an alternate (ResolvedWorkspace.objectsDir). */
   objectsDir: string;
   /** The goal's own directory; receives `index` and `objects/`. */
@@ -65,9 +68,14 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   // a run that died mid-`git add` (SIGKILL, power loss), and would fail every snapshot from now on.
   rmSync(`${privateIndex}.lock`, { force: true });
   await seedIndex(options.indexFile ?? path.join(options.gitDir, 'index'), privateIndex);
+  // The repository's configuration and ignore rules as the goal found them (snapshot-git-dir.ts).
+  const gitDir = path.join(stateDir, 'git');
+  prepareSnapshotGitDir(gitDir, { gitDir: options.gitDir, commonDir: options.commonDir ?? options.gitDir });
 
   const cwd = options.workspace;
   const env = {
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: cwd,
     GIT_INDEX_FILE: privateIndex,
     GIT_OBJECT_DIRECTORY: privateObjects,
     GIT_ALTERNATE_OBJECT_DIRECTORIES: quoteAlternate(path.resolve(options.objectsDir)),

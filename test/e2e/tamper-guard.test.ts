@@ -122,6 +122,18 @@ describe('the tamper guard against hostile agents', () => {
     expect(finishedOf(run)).toMatchObject({ status: 'achieved', turns: 1 });
   });
 
+  it('(g) an agent that lists its new file in .git/info/exclude cannot keep it out of the snapshot the judge reads', async () => {
+    const repo = await gitdir({ files: { 'README.md': 'hello\n' }, initialCommit: true });
+    const sandbox = await goaldSandbox();
+    const agent = 'echo helper.js >> .git/info/exclude; echo "module.exports = 1" > helper.js';
+    const run = await sandbox.run(['start', 'helper.js exists', '-C', repo.dir, '--check', 'test -f helper.js', '--agent', agent, '--evaluator', 'none', ...FOREGROUND, '--max-turns', '1']);
+    expect(run.code, run.stderr).toBe(0);
+    const [turn] = turnsFinished(run);
+    expect(turn?.view).toMatchObject({ files: ['helper.js'] });
+    // The live file keeps the agent's line: goald reads its own copy from the goal's start.
+    expect(await readFile(path.join(repo.dir, '.git', 'info', 'exclude'), 'utf8')).toContain('helper.js');
+  });
+
   it('(f) --no-guard turns the guard off: the `exit 0` agent then achieves the goal (the documented opt-out)', async () => {
     const repo = await buggyProject();
     const sandbox = await goaldSandbox();

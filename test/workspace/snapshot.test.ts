@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -67,6 +68,54 @@ describe('snapshot', () => {
     const after = await snap.snapshot();
     const delta = await snap.diff(before, after);
     expect(delta.files).toEqual([{ path: 'notes/new.txt', status: 'A', added: 2, deleted: 0 }]);
+  });
+
+  test("ignore rules are the repository's as the goal found them: a turn's edit to .git cannot hide a file", async () => {
+    const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
+    await writeFile(repo.path('.git/info/exclude'), 'ignored-at-start.txt\n');
+    const stateDir = await tempStateDir();
+    const snap = await snapshotterFor(repo.dir, stateDir);
+    const before = await snap.snapshot();
+    // What a hostile turn writes to keep its files from the judge: the live .git/info/exclude, a
+    // core.excludesFile in .git/config, and a FIFO in place of an ignore file (which git would block on).
+    await writeFile(repo.path('.git/info/exclude'), 'ignored-at-start.txt\nhidden.txt\n');
+    await writeFile(repo.path('more-ignores'), 'hidden-too.txt\n');
+    await repo.git('config', 'core.excludesFile', repo.path('more-ignores'));
+    await repo.write('hidden.txt', 'conftest that passes everything\n');
+    await repo.write('hidden-too.txt', 'x\n');
+    await repo.write('ignored-at-start.txt', 'still ignored\n');
+    const after = await snap.snapshot();
+    const files = (await snap.diff(before, after)).files.map((file) => file.path);
+    expect(files).toEqual(['hidden-too.txt', 'hidden.txt', 'more-ignores']);
+    // A restarted daemon's snapshotter keeps the rules the goal started with.
+    const restarted = await snapshotterFor(repo.dir, stateDir);
+    expect(await restarted.snapshot()).toBe(after);
+    // The user's own git still reads the live files (goald copied them; it changed nothing there).
+    expect(await repo.git('check-ignore', 'hidden.txt')).toBe('hidden.txt');
+  });
+
+  test('a FIFO at .git/info/exclude when the goal starts is skipped, not read', async () => {
+    const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
+    await rm(repo.path('.git/info/exclude'), { force: true });
+    execFileSync('mkfifo', [repo.path('.git/info/exclude')]);
+    await repo.write('new.txt', 'new\n');
+    // Opening a FIFO for writing without blocking succeeds only while a reader waits on it: git, had it
+    // been given the live file, would wait there (until this writer, or forever).
+    let readerWaited = false;
+    const writer = setTimeout(() => {
+      try {
+        closeSync(openSync(repo.path('.git/info/exclude'), constants.O_WRONLY | constants.O_NONBLOCK));
+        readerWaited = true;
+      } catch {
+        // ENXIO: nobody reads it
+      }
+    }, 1_000);
+    onTestFinished(() => clearTimeout(writer));
+    const snap = await snapshotterFor(repo.dir);
+    const tree = await snap.snapshot();
+    clearTimeout(writer);
+    expect(readerWaited).toBe(false);
+    expect((await snap.diff(EMPTY_TREE_HASH, tree)).files.map((file) => file.path)).toEqual(['README.md', 'new.txt']);
   });
 
   test('modifications, additions and deletions show with numstat', async () => {
