@@ -141,21 +141,19 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
  *
  * `onIndexed`: called once `git add` has succeeded, before write-tree. From then on the work tree may
  * change without changing the snapshot: write-tree and diff-tree read only the index and objects.
- *
- * `filterDrivers`: the drivers the configuration git will read names, when the caller knows them (listed by
- * listFilterDrivers from configuration that has not changed since): overridden without the listing.
  */
 export async function addAndWriteTree(
   addArgs: readonly string[],
   writeTreeArgs: readonly string[],
-  options: RunGitOptions & { onIndexed?: () => void; filterDrivers?: readonly string[] },
+  options: RunGitOptions & { onIndexed?: () => void },
   thenArgs?: readonly string[],
 ): Promise<GitResult> {
   if (thenArgs !== undefined && !TREE_ONLY_COMMANDS.has(subcommandOf(thenArgs) ?? '')) {
     throw new GoaldError('internal', `git ${thenArgs.join(' ')} may read work-tree files: it cannot follow a snapshot in its shell`);
   }
   const git = (args: readonly string[]): string => `git ${[...HARDENING_CONFIG, ...args].map(quoteForShell).join(' ')}`;
-  const listing = [
+  const script = [
+    `g() { git ${HARDENING_CONFIG.map(quoteForShell).join(' ')} "$@"; }`,
     // Newline-separated: a subsection name cannot hold a newline (git's config parser refuses one).
     `keys=$(g config --name-only --get-regexp '^filter\\.' </dev/null)`,
     'status=$?',
@@ -177,12 +175,6 @@ export async function addAndWriteTree(
     '$keys',
     'GOALD_FILTER_KEYS',
     'if [ "$n" -gt 0 ]; then export GIT_CONFIG_COUNT="$n"; fi',
-  ];
-  const { filterDrivers, ...rest } = options;
-  const known = filterDrivers ?? null;
-  const script = [
-    `g() { git ${HARDENING_CONFIG.map(quoteForShell).join(' ')} "$@"; }`,
-    ...(known === null ? listing : []),
     // add's stdout goes to stderr: the shell's stdout holds only the marker and what write-tree prints.
     `g ${addArgs.map(quoteForShell).join(' ')} </dev/null >&2 || exit`,
     ...(options.onIndexed === undefined ? [] : [`echo ${INDEXED_LINE}`]),
@@ -190,9 +182,7 @@ export async function addAndWriteTree(
   ].join('\n');
   const then = thenArgs === undefined ? '' : ` + ${subcommandOf(thenArgs) ?? 'diff-tree'}`;
   const label = `${subcommandOf(addArgs) ?? 'add'} + ${subcommandOf(writeTreeArgs) ?? 'write-tree'}${then} (one shell)`;
-  const { onIndexed, ...unlisted } = rest;
-  // The known drivers' overrides travel in the environment, as the listing would have exported them.
-  const gitOptions = known === null || known.length === 0 ? unlisted : { ...unlisted, env: { ...unlisted.env, ...filterOverrides(known) } };
+  const { onIndexed, ...gitOptions } = options;
   if (onIndexed === undefined) return runHardenedGit([label], gitOptions, ['/bin/sh', ['-c', script]]);
   const collected: Buffer[] = [];
   const deliver = gitOptions.onStdout ?? ((chunk: Buffer): void => void collected.push(chunk));
@@ -354,7 +344,7 @@ function subcommandOf(args: readonly string[]): string | undefined {
 }
 
 /** The names of the filter drivers any configuration of this repository defines (includes followed). */
-export async function listFilterDrivers(options: RunGitOptions): Promise<string[]> {
+async function listFilterDrivers(options: RunGitOptions): Promise<string[]> {
   const listed = await runHardenedGit(['config', '--null', '--name-only', '--get-regexp', '^filter\\.'], {
     cwd: options.cwd,
     env: options.env,

@@ -51,52 +51,6 @@ export function prepareSnapshotGitDir(dir: string, source: SnapshotGitSource): v
   renameSync(temporary, path.join(dir, HEAD_FILE));
 }
 
-/**
- * What a snapshot's git reads of configuration that may name a filter driver, as one string to compare: the
- * goal's copies in `dir` (which do not change) and the user's global and the system files, read now (the
- * system file where Debian's git has it, or GIT_CONFIG_SYSTEM). Null when any of them mentions `include`:
- * the files an include names are not read here, so nothing can be vouched for (the snapshot then lists the
- * drivers), and when a variable names a relative path (git would take it from the workspace).
- */
-export function snapshotConfigFingerprint(dir: string, env: NodeJS.ProcessEnv): string | null {
-  const others = [...(globalConfigFiles(env) ?? [null]), systemConfigFile(env)];
-  if (others.includes(null)) return null;
-  let fingerprint = '';
-  for (const file of [path.join(dir, 'config'), path.join(dir, 'config.worktree'), ...others]) {
-    if (file === null || file === undefined) continue;
-    const bytes = readRegularFile(file);
-    // latin1: one character a byte, so any bytes compare exactly.
-    const text = bytes === null ? null : bytes.toString('latin1');
-    if (text !== null && /include/i.test(text)) return null;
-    fingerprint += `${file}\0${text === null ? '-' : `+${text}`}\0`;
-  }
-  return fingerprint;
-}
-
-// An absolute path from a variable; undefined when it is unset or empty, null when it is relative.
-function absoluteFrom(value: string | undefined): string | null | undefined {
-  if (value === undefined || value === '') return undefined;
-  return path.isAbsolute(value) ? value : null;
-}
-
-// The global files git reads: GIT_CONFIG_GLOBAL alone when set, else the XDG file and ~/.gitconfig.
-function globalConfigFiles(env: NodeJS.ProcessEnv): string[] | null {
-  const global = absoluteFrom(env.GIT_CONFIG_GLOBAL);
-  if (global !== undefined) return global === null ? null : [global];
-  const home = absoluteFrom(env.HOME);
-  const xdgHome = absoluteFrom(env.XDG_CONFIG_HOME);
-  if (home === null || xdgHome === null) return null;
-  const xdg = xdgHome ?? (home === undefined ? undefined : path.join(home, '.config'));
-  return [...(xdg === undefined ? [] : [path.join(xdg, 'git', 'config')]), ...(home === undefined ? [] : [path.join(home, '.gitconfig')])];
-}
-
-// The system file (none with GIT_CONFIG_NOSYSTEM); null when GIT_CONFIG_SYSTEM is relative.
-function systemConfigFile(env: NodeJS.ProcessEnv): string | null | undefined {
-  if (env.GIT_CONFIG_NOSYSTEM !== undefined && env.GIT_CONFIG_NOSYSTEM !== '' && env.GIT_CONFIG_NOSYSTEM !== '0') return undefined;
-  const named = absoluteFrom(env.GIT_CONFIG_SYSTEM);
-  return named === undefined ? '/etc/gitconfig' : named;
-}
-
 // A regular file's bytes; null when it is missing or anything else. Opened without blocking: a FIFO a
 // turn left at `.git/info/exclude` must not hang goald (a FIFO is never read; a symlink is followed, as
 // git would).

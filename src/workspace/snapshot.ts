@@ -8,9 +8,9 @@ import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
-import { addAndWriteTree, listFilterDrivers, runGit } from './git.js';
+import { addAndWriteTree, runGit } from './git.js';
 import { splitFirstLine } from './first-line.js';
-import { prepareSnapshotGitDir, snapshotConfigFingerprint } from './snapshot-git-dir.js';
+import { prepareSnapshotGitDir } from './snapshot-git-dir.js';
 import { createTreeReader } from './tree-reader.js';
 import type { FileChange, Snapshotter, TurnDelta } from './types.js';
 
@@ -85,34 +85,6 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   // Two `git add` on one index race for its lock and the loser fails, so snapshots run one at a time.
   let queue: Promise<unknown> = Promise.resolve();
 
-  // The filter drivers the snapshots' configuration names, listed once and trusted while that configuration
-  // reads the same (snapshotConfigFingerprint): a snapshot then skips its shell's listing, one process. The
-  // first two snapshots list in their shell; the listing kept here runs after the second, off a start's path.
-  let drivers: { names: string[]; config: string } | null = null;
-  let taken = 0;
-  let learning = false;
-  const knownDrivers = (): { filterDrivers?: string[] } => {
-    if (drivers === null) return {};
-    const config = snapshotConfigFingerprint(gitDir, process.env);
-    return config === drivers.config ? { filterDrivers: drivers.names } : {};
-  };
-  const learnDrivers = async (): Promise<void> => {
-    const before = snapshotConfigFingerprint(gitDir, process.env);
-    if (before === null) return;
-    const names = await listFilterDrivers({ cwd, env });
-    if (snapshotConfigFingerprint(gitDir, process.env) === before) drivers = { names, config: before };
-  };
-  // After each snapshot: learn the drivers from the second on, when they are not known for the current
-  // configuration (never awaited; a failure leaves the snapshots listing as before).
-  const afterSnapshot = (): void => {
-    taken += 1;
-    if (taken < 2 || learning || knownDrivers().filterDrivers !== undefined) return;
-    learning = true;
-    void learnDrivers()
-      .catch(() => undefined)
-      .finally(() => (learning = false));
-  };
-
   const listFiles = async (fromTree: string, toTree: string, signal?: AbortSignal): Promise<FileChange[]> => {
     const listed = await runGit(['diff-tree', ...PLAIN_DIFF_FLAGS, '--raw', '--numstat', '-z', fromTree, toTree], { cwd, env, signal });
     return parseRawNumstat(listed.stdout);
@@ -121,8 +93,7 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   const takeSnapshot = async (signal?: AbortSignal, onIndexed?: () => void): Promise<string> => {
     // One listing of the filter drivers for both commands, in the same shell right before them: the turn
     // that could have configured a driver has ended (its processes killed) before a snapshot is taken.
-    const written = await addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal, ...knownDrivers(), ...(onIndexed ? { onIndexed } : {}) });
-    afterSnapshot();
+    const written = await addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal, ...(onIndexed ? { onIndexed } : {}) });
     return written.stdout.trim();
   };
 
@@ -181,11 +152,7 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
         return (chunk) => stream.push(chunk);
       });
       const options = { cwd, env, signal, input: pairsIn, onStdout, ...(onIndexed ? { onIndexed } : {}) };
-      const run = queue.then(async () => {
-        const result = await addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], { ...options, ...knownDrivers() }, DIFF_STDIN_ARGS);
-        afterSnapshot();
-        return result;
-      });
+      const run = queue.then(() => addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], options, DIFF_STDIN_ARGS));
       queue = run.catch(() => undefined);
       const done = run.then(() => {
         if (diff === null) throw new GoaldError('internal', `git write-tree printed no tree in ${cwd}`);

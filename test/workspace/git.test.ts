@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, onTestFinished, test } from 'vitest';
 
 import { GoaldError } from '../../src/errors.js';
-import { addAndWriteTree, GIT_TIMEOUT_MS, gitEnv, listFilterDrivers, pipeGit, runGit } from '../../src/workspace/git.js';
+import { addAndWriteTree, GIT_TIMEOUT_MS, gitEnv, pipeGit, runGit } from '../../src/workspace/git.js';
 import { gitdir } from '../helpers/gitdir.js';
 
 describe('runGit', () => {
@@ -169,27 +169,6 @@ describe('runGit against a hostile repository', () => {
     expect(staged).toBe(await repo.git('hash-object', '--no-filters', 'a.txt'));
     const listings = (await readFile(trace, 'utf8')).split('\n').filter((line) => line.includes('config --name-only --get-regexp'));
     expect(listings).toHaveLength(1);
-  });
-
-  test('a snapshot told its drivers lists none and still runs none (the overrides in its environment)', async () => {
-    const { repo, marker } = await hostileRepo();
-    const odd = `a=b.c'"$(touch\${IFS}${marker('odd-clean')})\`*`;
-    await repo.git('config', 'filter.evil.clean', `touch ${marker('clean')}; cat`);
-    await repo.git('config', `filter.${odd}.clean`, `touch ${marker('odd-clean')}; cat`);
-    await repo.git('config', `filter.${odd}.required`, 'true');
-    await repo.write('.gitattributes', `*.txt filter=evil\n*.odd filter=${odd}\n`);
-    await repo.write('a.txt', 'changed\n');
-    await repo.write('y.odd', 'odd\n');
-    const drivers = await listFilterDrivers({ cwd: repo.dir });
-    expect(drivers.sort()).toEqual([odd, 'evil'].sort());
-    const trace = repo.path('../git-trace-known.log');
-    onTestFinished(() => rm(trace, { force: true }));
-    await addAndWriteTree(['add', '--all'], ['write-tree'], { cwd: repo.dir, env: { GIT_TRACE: trace }, filterDrivers: drivers });
-    for (const name of ['clean', 'odd-clean']) expect(existsSync(marker(name)), name).toBe(false);
-    const staged = (await runGit(['ls-files', '-s', 'a.txt'], { cwd: repo.dir })).stdout.split(/\s+/)[1];
-    expect(staged).toBe(await repo.git('hash-object', '--no-filters', 'a.txt'));
-    const listings = (await readFile(trace, 'utf8')).split('\n').filter((line) => line.includes('--get-regexp'));
-    expect(listings).toEqual([]);
   });
 
   test('a snapshot in a repository without filter drivers, and one whose add fails, say so', async () => {

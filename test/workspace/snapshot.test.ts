@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, writeFileSync } from 'node:fs';
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, openSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -10,7 +10,6 @@ import { resolveWorkspace } from '../../src/workspace/find-workspace.js';
 import { createSnapshotter, cutPatch, EMPTY_TREE_HASH } from '../../src/workspace/snapshot.js';
 import type { Snapshotter } from '../../src/workspace/types.js';
 import { gitdir, type Gitdir, type GitdirOptions } from '../helpers/gitdir.js';
-import { waitUntil } from '../helpers/wait.js';
 
 async function tempStateDir(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'goald-state-'));
@@ -117,72 +116,6 @@ describe('snapshot', () => {
     clearTimeout(writer);
     expect(readerWaited).toBe(false);
     expect((await snap.diff(EMPTY_TREE_HASH, tree)).files.map((file) => file.path)).toEqual(['README.md', 'new.txt']);
-  });
-
-  test("filter drivers are listed until known, then again only when the user's config changes; none runs", async () => {
-    const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
-    const stateDir = await tempStateDir();
-    const globalConfig = path.join(stateDir, '..', `${path.basename(stateDir)}-global.gitconfig`);
-    const trace = path.join(stateDir, '..', `${path.basename(stateDir)}-trace.log`);
-    const marker = path.join(stateDir, '..', `${path.basename(stateDir)}-filter.ran`);
-    await writeFile(globalConfig, '[user]\n\tname = someone\n');
-    // The variables git reads from goald's own environment: set for this test only.
-    const saved = { GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL, GIT_TRACE: process.env.GIT_TRACE };
-    process.env.GIT_CONFIG_GLOBAL = globalConfig;
-    process.env.GIT_TRACE = trace;
-    onTestFinished(async () => {
-      for (const [name, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
-      await Promise.all([globalConfig, trace, marker].map((file) => rm(file, { force: true })));
-    });
-    const listings = async (): Promise<number> =>
-      (await readFile(trace, 'utf8').catch(() => '')).split('\n').filter((line) => line.includes(' config ') && line.includes('--get-regexp')).length;
-
-    const snap = await snapshotterFor(repo.dir, stateDir);
-    await repo.write('one.txt', '1\n');
-    await snap.snapshot();
-    await repo.write('two.txt', '2\n');
-    await snap.snapshot();
-    // Two listings in the snapshots' shells, then the one kept, after the second snapshot.
-    await waitUntil('the drivers listed once more, to be kept', async () => (await listings()) === 3);
-    await repo.write('three.txt', '3\n');
-    await snap.snapshot();
-    // The turn's snapshot with its diff, from one shell (as the supervisor takes it): no listing either.
-    const turn = await snap.snapshotAndDiffSince?.(await snap.snapshot(), EMPTY_TREE_HASH);
-    expect((await turn?.diff)?.delta.files).toEqual([]);
-    expect(await listings()).toBe(3);
-
-    // The user's global config now names a driver (an agent without a sandbox could write it there).
-    await appendFile(globalConfig, `[filter "evil"]\n\tclean = touch ${marker}; cat\n\trequired = true\n`);
-    await repo.write('.gitattributes', '*.txt filter=evil\n');
-    await repo.write('four.txt', '4\n');
-    const tree = await snap.snapshot();
-    expect(await listings()).toBeGreaterThan(3);
-    expect(existsSync(marker)).toBe(false);
-    expect((await snap.diff(EMPTY_TREE_HASH, tree)).files.map((file) => file.path)).toContain('four.txt');
-  });
-
-  test('a config that includes another file is never vouched for: every snapshot lists the drivers', async () => {
-    const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
-    await repo.git('config', 'include.path', '../shared.gitconfig');
-    const stateDir = await tempStateDir();
-    const trace = path.join(stateDir, '..', `${path.basename(stateDir)}-trace.log`);
-    const saved = process.env.GIT_TRACE;
-    process.env.GIT_TRACE = trace;
-    onTestFinished(async () => {
-      if (saved === undefined) delete process.env.GIT_TRACE;
-      else process.env.GIT_TRACE = saved;
-      await rm(trace, { force: true });
-    });
-    const snap = await snapshotterFor(repo.dir, stateDir);
-    for (let turn = 0; turn < 4; turn++) {
-      await repo.write(`file-${turn}.txt`, `${turn}\n`);
-      await snap.snapshot();
-    }
-    const listed = (await readFile(trace, 'utf8')).split('\n').filter((line) => line.includes(' config ') && line.includes('--get-regexp'));
-    expect(listed).toHaveLength(4);
   });
 
   test('modifications, additions and deletions show with numstat', async () => {
