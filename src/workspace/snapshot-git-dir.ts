@@ -41,10 +41,13 @@ const HEAD_TEXT = 'ref: refs/heads/goald-snapshot\n';
 export function prepareSnapshotGitDir(dir: string, source: SnapshotGitSource): void {
   if (readRegularFile(path.join(dir, HEAD_FILE))?.toString('utf8') === HEAD_TEXT) return;
   rmSync(dir, { recursive: true, force: true });
-  for (const sub of ['info', 'refs', 'objects']) mkdirSync(path.join(dir, sub), { recursive: true, mode: 0o700 });
+  // `refs` and HEAD make it a git directory; objects are always given apart (GIT_OBJECT_DIRECTORY).
+  mkdirSync(path.join(dir, 'refs'), { recursive: true, mode: 0o700 });
   for (const { from, file } of COPIED) {
     const content = readRegularFile(path.join(source[from], file));
-    if (content !== null) writeFileSync(path.join(dir, file), content, { mode: 0o600 });
+    if (content === null) continue;
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(dir, file), content, { mode: 0o600 });
   }
   const temporary = path.join(dir, `${HEAD_FILE}.${process.pid}.tmp`);
   writeFileSync(temporary, HEAD_TEXT, { mode: 0o600 });
