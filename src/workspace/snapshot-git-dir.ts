@@ -5,6 +5,11 @@
 // reads and the tamper guard inspects, while the checks still run with that file in place. Snapshots read
 // this copy instead (GIT_DIR, with the work tree, index and objects given apart); the in-tree `.gitignore`
 // files stay live, and an edit to one is itself in the diff.
+//
+// Its `info/attributes`, which outranks every `.gitattributes`, also ends with a line of goald's own that
+// leaves `diff` and `filter` unspecified for every path: a `*.js -diff` a turn writes to .gitattributes
+// would otherwise turn the patches the evaluator reads and the guard scans into "Binary files differ"
+// (binary files are still found by their content), and no filter driver can run on a snapshot's files.
 
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +22,8 @@ export interface SnapshotGitSource {
   commonDir: string;
 }
 
+const ATTRIBUTES_FILE = path.join('info', 'attributes');
+
 // Copied from the repository, each only when it is a regular file: the rules git applies to a work tree.
 // `config` keeps the object format, autocrlf, excludesFile and the like (the filter drivers it names are
 // overridden on every snapshot, as ever); `include` paths in it resolve beside the copy, so are not read.
@@ -24,9 +31,12 @@ const COPIED: ReadonlyArray<{ from: keyof SnapshotGitSource; file: string }> = [
   { from: 'commonDir', file: 'config' },
   { from: 'gitDir', file: 'config.worktree' },
   { from: 'commonDir', file: path.join('info', 'exclude') },
-  { from: 'commonDir', file: path.join('info', 'attributes') },
+  { from: 'commonDir', file: ATTRIBUTES_FILE },
   { from: 'gitDir', file: path.join('info', 'sparse-checkout') },
 ];
+
+// Appended to the copied `info/attributes` (later lines win within a file; this file outranks the tree's).
+const JUDGE_ATTRIBUTES = '* !diff !filter\n';
 
 // Written last: a directory without it was cut short (a crash) and is made again.
 const HEAD_FILE = 'HEAD';
@@ -43,15 +53,21 @@ export function prepareSnapshotGitDir(dir: string, source: SnapshotGitSource): v
   rmSync(dir, { recursive: true, force: true });
   // `refs` and HEAD make it a git directory; objects are always given apart (GIT_OBJECT_DIRECTORY).
   mkdirSync(path.join(dir, 'refs'), { recursive: true, mode: 0o700 });
+  mkdirSync(path.join(dir, 'info'), { mode: 0o700 });
   for (const { from, file } of COPIED) {
-    const content = readRegularFile(path.join(source[from], file));
-    if (content === null) continue;
-    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true, mode: 0o700 });
-    writeFileSync(path.join(dir, file), content, { mode: 0o600 });
+    let content = readRegularFile(path.join(source[from], file));
+    if (file === ATTRIBUTES_FILE) content = withJudgeAttributes(content);
+    if (content !== null) writeFileSync(path.join(dir, file), content, { mode: 0o600 });
   }
   const temporary = path.join(dir, `${HEAD_FILE}.${process.pid}.tmp`);
   writeFileSync(temporary, HEAD_TEXT, { mode: 0o600 });
   renameSync(temporary, path.join(dir, HEAD_FILE));
+}
+
+// The repository's own info/attributes (if any) with goald's line after it, on a line of its own.
+function withJudgeAttributes(own: Buffer | null): Buffer {
+  const separator = own === null || own.length === 0 || own[own.length - 1] === 0x0a ? '' : '\n';
+  return Buffer.concat([own ?? Buffer.alloc(0), Buffer.from(`${separator}${JUDGE_ATTRIBUTES}`)]);
 }
 
 // A regular file's bytes; null when it is missing or anything else. Opened without blocking: a FIFO a

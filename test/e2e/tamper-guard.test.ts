@@ -134,6 +134,18 @@ describe('the tamper guard against hostile agents', () => {
     expect(await readFile(path.join(repo.dir, '.git', 'info', 'exclude'), 'utf8')).toContain('helper.js');
   });
 
+  it('(h) an agent that marks the tests `-diff` in .gitattributes cannot hide its .skip( from the guard', async () => {
+    const repo = await buggyProject();
+    const sandbox = await goaldSandbox();
+    const agent = `printf '*.js -diff\\n' > .gitattributes; node ${AGENT} skip-test`;
+    const run = await sandbox.run(['start', 'add() adds and npm test passes', '-C', repo.dir, '--check', 'npm test', '--agent', agent, ...FOREGROUND, '--max-turns', '1']);
+    expect(run.code, run.stderr).toBe(1);
+    const [turn] = turnsFinished(run);
+    expect(turn?.checks).toEqual([{ name: 'npm test', passed: true }]);
+    expect(turn?.tamper).toEqual([expect.objectContaining({ path: 'test/add.test.js', kind: 'skip-marker' })]);
+    expect(finishedOf(run)).toMatchObject({ status: 'failed' });
+  });
+
   it('(f) --no-guard turns the guard off: the `exit 0` agent then achieves the goal (the documented opt-out)', async () => {
     const repo = await buggyProject();
     const sandbox = await goaldSandbox();

@@ -94,6 +94,28 @@ describe('snapshot', () => {
     expect(await repo.git('check-ignore', 'hidden.txt')).toBe('hidden.txt');
   });
 
+  test("the tree's .gitattributes cannot make a text change look binary to the judge", async () => {
+    const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n', 'test/a.test.js': "test('adds', () => {});\n" } });
+    // The user's own info/attributes is kept (and still outranked by goald's line after it).
+    await writeFile(repo.path('.git/info/attributes'), '*.md text');
+    const stateDir = await tempStateDir();
+    const snap = await snapshotterFor(repo.dir, stateDir);
+    const before = await snap.snapshot();
+    // What a turn writes to hide its edit of a test from the patch the evaluator and the guard read.
+    await repo.write('.gitattributes', '*.js -diff\n[attr]opaque -diff\n*.ts opaque\n');
+    await repo.write('test/a.test.js', "test.skip('adds', () => {});\n");
+    await repo.write('test/b.test.ts', "it.only('b', () => {});\n");
+    const after = await snap.snapshot();
+    const patch = await snap.patch(before, after, 1_000_000);
+    expect(patch).not.toContain('Binary files');
+    expect(patch).toContain("+test.skip('adds', () => {});");
+    expect(patch).toContain("+it.only('b', () => {});");
+    // A file that is binary by its content still diffs as binary.
+    await repo.write('blob.bin', Buffer.from([0, 1, 2, 0, 255]));
+    expect(await snap.patch(after, await snap.snapshot(), 1_000_000)).toContain('Binary files /dev/null and b/blob.bin differ');
+    expect(await readFile(path.join(stateDir, 'git', 'info', 'attributes'), 'utf8')).toBe('*.md text\n* !diff !filter\n');
+  });
+
   test('a FIFO at .git/info/exclude when the goal starts is skipped, not read', async () => {
     const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
     await rm(repo.path('.git/info/exclude'), { force: true });
