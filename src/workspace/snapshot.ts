@@ -80,7 +80,23 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     GIT_OBJECT_DIRECTORY: privateObjects,
     GIT_ALTERNATE_OBJECT_DIRECTORIES: quoteAlternate(path.resolve(options.objectsDir)),
   };
-  const addArgs = [...SNAPSHOT_CONFIG, 'add', '--all', '--', '.', ...excludeStateDir(cwd, stateDir)];
+  const baseAddArgs = [...SNAPSHOT_CONFIG, 'add', '--all', '--', '.', ...excludeStateDir(cwd, stateDir)];
+  // Nested repositories without a commit, kept out of this goal's snapshots from the first that met one.
+  const uncommittedRepos = new Set<string>();
+  const addArgs = (): string[] => [...baseAddArgs, ...[...uncommittedRepos].map((repo) => `:(exclude,literal)${repo}`)];
+  // `git add` stops at the first nested repository that has no commit yet (a turn's `git init` in a
+  // directory, `cargo new`), naming it: the snapshot is taken again without it, one at a time.
+  const withoutUncommittedRepos = async <T>(attempt: () => Promise<T>): Promise<T> => {
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const repo = uncommittedRepoIn(error);
+        if (repo === null || uncommittedRepos.has(repo) || uncommittedRepos.size >= MAX_UNCOMMITTED_REPOS) throw error;
+        uncommittedRepos.add(repo);
+      }
+    }
+  };
 
   // Two `git add` on one index race for its lock and the loser fails, so snapshots run one at a time.
   let queue: Promise<unknown> = Promise.resolve();
@@ -93,8 +109,50 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   const takeSnapshot = async (signal?: AbortSignal, onIndexed?: () => void): Promise<string> => {
     // One listing of the filter drivers for both commands, in the same shell right before them: the turn
     // that could have configured a driver has ended (its processes killed) before a snapshot is taken.
-    const written = await addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal, ...(onIndexed ? { onIndexed } : {}) });
+    const written = await withoutUncommittedRepos(() =>
+      addAndWriteTree(addArgs(), [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal, ...(onIndexed ? { onIndexed } : {}) }),
+    );
     return written.stdout.trim();
+  };
+
+  // One attempt at a turn's snapshot and its diffs from one shell (snapshotAndDiffSince).
+  const snapshotAndDiffOnce: NonNullable<Snapshotter['snapshotAndDiffSince']> = (fromTree, baseTree, signal, onIndexed) => {
+    // The snapshot's shell becomes `diff-tree --stdin` once write-tree has printed the tree: the pairs
+    // are written to its stdin as soon as that line arrives, and the rest of its output is the diff.
+    const pairsIn = new PassThrough();
+    let diff: { tree: string; stream: DiffTreeStream } | null = null;
+    let treeLine: (tree: string) => void = () => undefined;
+    let noTree: (error: unknown) => void = () => undefined;
+    const tree = new Promise<string>((resolve, reject) => {
+      treeLine = resolve;
+      noTree = reject;
+    });
+    const onStdout = splitFirstLine((line) => {
+      const toTree = line.toString('utf8').trim();
+      const requests = diffSincePairs(fromTree, toTree, baseTree);
+      let input: string;
+      try {
+        input = stdinFor(requests);
+      } catch (error) {
+        pairsIn.end(); // diff-tree reads nothing and ends; the run reports this
+        noTree(error);
+        return () => undefined;
+      }
+      const stream = new DiffTreeStream(requests, { keepPatchBytes: DELTA_PATCH_KEEP_BYTES });
+      diff = { tree: toTree, stream };
+      pairsIn.end(input);
+      treeLine(toTree);
+      return (chunk) => stream.push(chunk);
+    });
+    const options = { cwd, env, signal, input: pairsIn, onStdout, ...(onIndexed ? { onIndexed } : {}) };
+    const run = queue.then(() => addAndWriteTree(addArgs(), [...SNAPSHOT_CONFIG, 'write-tree'], options, DIFF_STDIN_ARGS));
+    queue = run.catch(() => undefined);
+    const done = run.then(() => {
+      if (diff === null) throw new GoaldError('internal', `git write-tree printed no tree in ${cwd}`);
+      return diffSinceResult(fromTree, diff.tree, baseTree, diff.stream.finish());
+    });
+    done.catch((error: unknown) => noTree(error)); // before the tree line: the snapshot failed (a no-op after it)
+    return tree.then((toTree) => ({ tree: toTree, diff: done }));
   };
 
   return {
@@ -124,43 +182,9 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     },
 
     snapshotAndDiffSince(fromTree, baseTree, signal, onIndexed) {
-      // The snapshot's shell becomes `diff-tree --stdin` once write-tree has printed the tree: the pairs
-      // are written to its stdin as soon as that line arrives, and the rest of its output is the diff.
-      const pairsIn = new PassThrough();
-      let diff: { tree: string; stream: DiffTreeStream } | null = null;
-      let treeLine: (tree: string) => void = () => undefined;
-      let noTree: (error: unknown) => void = () => undefined;
-      const tree = new Promise<string>((resolve, reject) => {
-        treeLine = resolve;
-        noTree = reject;
-      });
-      const onStdout = splitFirstLine((line) => {
-        const toTree = line.toString('utf8').trim();
-        const requests = diffSincePairs(fromTree, toTree, baseTree);
-        let input: string;
-        try {
-          input = stdinFor(requests);
-        } catch (error) {
-          pairsIn.end(); // diff-tree reads nothing and ends; the run reports this
-          noTree(error);
-          return () => undefined;
-        }
-        const stream = new DiffTreeStream(requests, { keepPatchBytes: DELTA_PATCH_KEEP_BYTES });
-        diff = { tree: toTree, stream };
-        pairsIn.end(input);
-        treeLine(toTree);
-        return (chunk) => stream.push(chunk);
-      });
-      const options = { cwd, env, signal, input: pairsIn, onStdout, ...(onIndexed ? { onIndexed } : {}) };
-      const run = queue.then(() => addAndWriteTree(addArgs, [...SNAPSHOT_CONFIG, 'write-tree'], options, DIFF_STDIN_ARGS));
-      queue = run.catch(() => undefined);
-      const done = run.then(() => {
-        if (diff === null) throw new GoaldError('internal', `git write-tree printed no tree in ${cwd}`);
-        return diffSinceResult(fromTree, diff.tree, baseTree, diff.stream.finish());
-      });
-      done.catch((error: unknown) => noTree(error)); // before the tree line: the snapshot failed (a no-op after it)
-      return tree.then((toTree) => ({ tree: toTree, diff: done }));
+      return withoutUncommittedRepos(() => snapshotAndDiffOnce(fromTree, baseTree, signal, onIndexed));
     },
+
 
     async patch(fromTree, toTree, maxChars, signal): Promise<string> {
       if (fromTree === toTree) return '';
@@ -273,6 +297,15 @@ function statIfExists(file: string): Stats | null {
 function quoteAlternate(dir: string): string {
   if (!/[:"\\]/.test(dir)) return dir;
   return `"${dir.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+// A turn could make any number of them; past this many, the snapshot fails as git does.
+const MAX_UNCOMMITTED_REPOS = 32;
+
+/** The nested repository a failed `git add` named as having no commit yet (its path from the top), or null. */
+function uncommittedRepoIn(error: unknown): string | null {
+  if (!(error instanceof GoaldError)) return null;
+  return /error: '(.+)\/' does not have a commit checked out/.exec(error.message)?.[1] ?? null;
 }
 
 /** Keeps a state directory placed inside the workspace out of its own snapshots. */

@@ -53,6 +53,18 @@ describe('goald start --foreground', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('a turn that makes a nested git repository without a commit (`cargo new`) goes on; its files are not in the snapshot', async () => {
+    const repo = await repoWithCommit();
+    const sandbox = await goaldSandbox();
+    const agent = 'mkdir -p crate && git init -q crate && echo "fn main() {}" > crate/main.rs && echo done > notes.txt';
+    const result = await sandbox.run(['start', 'the crate exists', ...FAST, '-C', repo.dir, '--check', 'test -f crate/main.rs', '--agent', agent, '--evaluator', 'none', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(finished(result.stdout)).toMatchObject({ status: 'achieved', turns: 1 });
+    const turn = parseJsonLines(result.stdout).find((event) => event.type === 'turn.finished');
+    expect(turn?.view).toMatchObject({ files: ['notes.txt'] });
+  });
+
   it('achieves a goal after a few turns and prints progress and the final box', async () => {
     const repo = await repoWithCommit();
     const sandbox = await goaldSandbox();

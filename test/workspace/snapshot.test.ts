@@ -116,6 +116,24 @@ describe('snapshot', () => {
     expect(await readFile(path.join(stateDir, 'git', 'info', 'attributes'), 'utf8')).toBe('*.md text\n* !diff !filter\n');
   });
 
+  test('nested repositories without a commit (a turn’s `git init`) are left out instead of failing the snapshot', async () => {
+    const { repo, snap } = await setup();
+    const before = await snap.snapshot();
+    for (const nested of ['crate', 'deep/pkg']) {
+      await repo.write(`${nested}/lib.rs`, 'fn main() {}\n');
+      execFileSync('git', ['init', '--quiet', repo.path(nested)]);
+    }
+    await repo.write('notes.txt', 'kept\n');
+    const after = await snap.snapshot();
+    expect((await snap.diff(before, after)).files.map((file) => file.path)).toEqual(['notes.txt']);
+    // The turn's snapshot with its diffs from one shell, on a third one made since: left out as well.
+    await repo.write('third/x.txt', 'x\n');
+    execFileSync('git', ['init', '--quiet', repo.path('third')]);
+    await repo.write('more.txt', 'more\n');
+    const turn = await snap.snapshotAndDiffSince?.(after, before);
+    expect((await turn?.diff)?.delta.files.map((file) => file.path)).toEqual(['more.txt']);
+  });
+
   test('a FIFO at .git/info/exclude when the goal starts is skipped, not read', async () => {
     const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
     await rm(repo.path('.git/info/exclude'), { force: true });
