@@ -65,6 +65,19 @@ describe('goald start --foreground', () => {
     expect(turn?.view).toMatchObject({ files: ['notes.txt'] });
   });
 
+  it('a goal whose snapshot fails beyond what goald handles ends failed and announced (exit 70), not left active', async () => {
+    const repo = await repoWithCommit();
+    const sandbox = await goaldSandbox();
+    // More nested repositories without a commit than a snapshot leaves out (32): git add keeps failing.
+    const agent = 'for n in $(seq 33); do mkdir -p "r$n" && git init -q "r$n" && echo x > "r$n/f"; done';
+    const result = await sandbox.run(['start', 'never', ...FAST, '-C', repo.dir, '--check', 'false', '--agent', agent, '--evaluator', 'none', '--json']);
+    expect(result.code).toBe(EXIT.internal);
+    expect(result.stderr).toMatch(/does not have a commit checked out/);
+    expect(finished(result.stdout)).toMatchObject({ status: 'failed', reason: 'stopped', turns: 0 });
+    const state = JSON.parse(await readFile(path.join(sandbox.home, 'state.json'), 'utf8')) as { goals: Array<Record<string, unknown>> };
+    expect(state.goals).toEqual([expect.objectContaining({ status: 'failed', reason: 'stopped', reasonMessage: expect.stringMatching(/^goald hit an internal error: /) as unknown })]);
+  });
+
   it('achieves a goal after a few turns and prints progress and the final box', async () => {
     const repo = await repoWithCommit();
     const sandbox = await goaldSandbox();

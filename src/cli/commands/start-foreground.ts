@@ -73,6 +73,25 @@ async function renderOutcomeBox(store: Store, goalId: string, outcome: GoalOutco
   });
 }
 
+// A supervisor that crashed (a goald bug, or git failing in a way goald does not expect) leaves its goal
+// failed, `stopped` with the error, and announced, as the daemon does; the error is still reported (exit 70).
+// Without it the record stayed `active`, owned by a process that is gone.
+async function recordCrash(store: Store, goalId: string, error: unknown, print: (event: ProgressEvent) => void): Promise<void> {
+  try {
+    const { markGoalFailed } = await import('../../daemon/mark-goal-failed.js');
+    const { finishedEventOf } = await import('../../daemon/unstored-endings.js');
+    const message = error instanceof Error ? error.message : String(error);
+    await markGoalFailed(store, goalId, 'stopped', `goald hit an internal error: ${message}`, new Date());
+    const goal = (await store.read()).goals.find((candidate) => candidate.id === goalId);
+    if (goal === undefined) return;
+    const event = finishedEventOf(goal);
+    createEventLogObserver(store.goalDir(goalId)).onEvent?.(event);
+    print(event);
+  } catch {
+    // The store cannot take it either (disk full): the error itself is what is reported.
+  }
+}
+
 /** Runs the goal here; `early` is the workspace lookup start.ts began for `early.dir`. Resolves with the exit code. */
 export async function runInForeground(
   condition: string | undefined,
@@ -160,7 +179,10 @@ export async function runInForeground(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const outcome = await supervisor.run();
+    const outcome = await supervisor.run().catch(async (error: unknown) => {
+      await recordCrash(store, goal.id, error, print);
+      throw error;
+    });
     if (outcome === null) throw new GoaldError('internal', 'the goal was detached from this process unexpectedly');
     if (outcome.unstored !== undefined) io.err(`goald: warning: the goal's end could not be stored (${outcome.unstored}); until space is freed, goald status shows its last stored state`);
     if (!options.json) io.out(await renderOutcomeBox(store, goal.id, outcome));
