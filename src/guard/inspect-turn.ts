@@ -29,7 +29,12 @@ const WHOLE_FILE_CONTEXT = 1_000_000;
 export async function inspectTurn(input: GuardInput, reader: GuardTreeReader, signal?: AbortSignal): Promise<GuardReport> {
   const { settings, delta } = input;
   const report = cleanReport();
-  if (!settings.enabled || delta.empty || delta.files.length === 0) return report;
+  if (!settings.enabled) return report;
+  // What the snapshots cannot show is said on every turn, whatever else changed: the evaluator reads it.
+  for (const repo of reader.leftOut?.() ?? []) {
+    report.notes.push({ path: `${repo}/`, kind: 'nested-repo', detail: 'a git repository of its own, with no commit yet: its files are in no snapshot, diff or inspection' });
+  }
+  if (delta.empty || delta.files.length === 0) return report;
   findPathTamper(input, report);
 
   const isTest = (file: string): boolean => matchesPathPattern(file, settings.testFiles);

@@ -23,6 +23,7 @@ export const TEST_FINDING_KINDS: readonly TamperKind[] = ['deleted-test', 'renam
 export const GUARD_NOTE_KINDS = [
   'assertions-removed', // test files lost more assertions than they gained
   'config-change', // goal.config.json changed, but nothing shows the agent wrote it
+  'nested-repo', // a nested git repository without a commit, left out of the snapshots: nobody sees its files
 ] as const;
 export type GuardNoteKind = (typeof GUARD_NOTE_KINDS)[number];
 
@@ -74,8 +75,8 @@ export interface GoaldPaths {
   ignore: readonly string[];
 }
 
-/** What the guard reads from the two trees: a Snapshotter's optional pathPatch. */
-export type GuardTreeReader = Pick<Snapshotter, 'pathPatch'>;
+/** What the guard reads from the snapshotter: the two trees' patch, and what its snapshots leave out. */
+export type GuardTreeReader = Pick<Snapshotter, 'pathPatch' | 'leftOut'>;
 
 /** The report of a clean turn (and of every turn with the guard off). */
 export function cleanReport(): GuardReport {

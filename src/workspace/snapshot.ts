@@ -158,6 +158,8 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   return {
     ...createTreeReader({ cwd, env, plainDiffFlags: PLAIN_DIFF_FLAGS }),
 
+    leftOut: () => [...uncommittedRepos],
+
     snapshot(signal, onIndexed) {
       const run = queue.then(() => takeSnapshot(signal, onIndexed));
       queue = run.catch(() => undefined);

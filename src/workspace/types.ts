@@ -73,6 +73,8 @@ export interface Snapshotter {
     onChunk: (chunk: Buffer) => void,
     options?: { contextLines?: number; signal?: AbortSignal },
   ): Promise<void>;
+  /** Nested git repositories without a commit that the snapshots leave out (paths from the top), so far. */
+  leftOut?(): readonly string[];
 }
 
 export interface CheckResult {

@@ -63,6 +63,9 @@ describe('goald start --foreground', () => {
     expect(finished(result.stdout)).toMatchObject({ status: 'achieved', turns: 1 });
     const turn = parseJsonLines(result.stdout).find((event) => event.type === 'turn.finished');
     expect(turn?.view).toMatchObject({ files: ['notes.txt'] });
+    // The judge is told what it cannot see: the turn record's guard notes (the evaluator reads them).
+    const records = parseJsonLines(await readFile(path.join(await goalDirOf(sandbox.home), 'turns.jsonl'), 'utf8'));
+    expect(records.at(-1)?.guardNotes).toEqual([expect.objectContaining({ path: 'crate/', kind: 'nested-repo' })]);
   });
 
   it('a goal whose snapshot fails beyond what goald handles ends failed and announced (exit 70), not left active', async () => {

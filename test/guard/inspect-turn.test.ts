@@ -1,6 +1,7 @@
 // The guard on real git-made deltas: a repository, a snapshot before and after the "turn", the
 // snapshotter's own delta and readers, and inspectTurn's findings.
 
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, realpath, rm, symlink, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -215,6 +216,21 @@ describe('inspectTurn', () => {
     // Once seen as the agent's, the edit stays tamper in later turns until it is reverted.
     const later = await turn.inspect(() => turn.repo.write('goal.config.json', '{"checks":[{"run":"exit 0"}]} \n'), { prior: seen });
     expect(later.tamper).toEqual([expect.objectContaining({ path: 'goal.config.json', kind: 'config-edit' })]);
+  });
+
+  it('notes a nested repository the snapshots leave out, on every turn, even one that changed nothing else', async () => {
+    const turn = await repoWithTests();
+    // A conftest.py a test runner would load, in a directory the agent made a repository of its own.
+    const hidden = (): Promise<void> => {
+      execFileSync('git', ['init', '--quiet', turn.repo.path('tests/helpers')]);
+      return turn.repo.write('tests/helpers/conftest.py', 'import pytest\n');
+    };
+    const first = await turn.inspect(hidden);
+    const note = { path: 'tests/helpers/', kind: 'nested-repo', detail: expect.stringContaining('its files are in no snapshot') as unknown };
+    expect(first.tamper).toEqual([]);
+    expect(first.notes).toEqual([note]);
+    const next = await turn.inspect(() => Promise.resolve());
+    expect(next.notes).toEqual([note]);
   });
 
   it('reports lost assertions as a note, not as tamper', async () => {
