@@ -22,6 +22,9 @@ import {
 // makes tests fail, not pass). Snapshots count: a deleted snapshot is rewritten to match by the next run.
 const TEST_CODE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kts?|scala|groovy|rb|php|cs|fs|swift|c|cc|cpp|cxx|ex|exs|erl|clj|lua|sh|bats|dart|zig|nim|jl|ml|hs|snap|feature)$/i;
 const PACKAGE_MANIFEST = /(?:^|\/)package\.json$/;
+// Ignore files in the tree: the snapshots honour them as they are now (the repository's own .git/info/exclude
+// is read as the goal found it; src/workspace/snapshot-git-dir.ts).
+const IGNORE_FILE = /(?:^|\/)\.gitignore$/;
 // Context lines that make git print a file whole (package.json is read old and new from the patch).
 const WHOLE_FILE_CONTEXT = 1_000_000;
 
@@ -83,6 +86,9 @@ function findPathTamper(input: GuardInput, report: GuardReport): void {
   const { goaldPaths, settings } = input;
   let configWriter: boolean | null = null;
   for (const file of input.delta.files) {
+    if (IGNORE_FILE.test(file.path)) {
+      report.notes.push({ path: file.path, kind: 'ignore-change', detail: `${verbOf(file)} since the goal started: a file it ignores is in no snapshot, diff or inspection` });
+    }
     if (file.path === WORKSPACE_CONFIG_FILE) {
       configWriter ??=
         agentWroteConfig(input.toolCalls, input.workspace) || (input.prior?.tamper ?? []).some((finding) => finding.kind === 'config-edit');

@@ -24,6 +24,7 @@ export const GUARD_NOTE_KINDS = [
   'assertions-removed', // test files lost more assertions than they gained
   'config-change', // goal.config.json changed, but nothing shows the agent wrote it
   'nested-repo', // a nested git repository without a commit, left out of the snapshots: nobody sees its files
+  'ignore-change', // a .gitignore changed since the goal started: what it ignores is in no snapshot
 ] as const;
 export type GuardNoteKind = (typeof GUARD_NOTE_KINDS)[number];
 

@@ -233,6 +233,16 @@ describe('inspectTurn', () => {
     expect(next.notes).toEqual([note]);
   });
 
+  it('notes a .gitignore changed since the start: what it hides is not in the snapshot', async () => {
+    const turn = await repoWithTests();
+    const report = await turn.inspect(async () => {
+      await turn.repo.write('test/.gitignore', 'conftest.js\n');
+      await turn.repo.write('test/conftest.js', 'globalThis.assert = () => {};\n');
+    });
+    expect(report.tamper).toEqual([]);
+    expect(report.notes).toEqual([{ path: 'test/.gitignore', kind: 'ignore-change', detail: 'added since the goal started: a file it ignores is in no snapshot, diff or inspection' }]);
+  });
+
   it('reports lost assertions as a note, not as tamper', async () => {
     const turn = await repoWithTests();
     const report = await turn.inspect(() => turn.repo.write('test/add.test.js', PASSING_TEST.replace('  assert.equal(add(2, 2), 4);\n', '')));
