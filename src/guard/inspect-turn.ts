@@ -4,6 +4,7 @@
 // last turn's test findings and costs no git process at all.
 
 import { matchesPathPattern } from '../breakers/noise.js';
+import { objectNamesOf } from '../workspace/object-check.js';
 import type { FileChange } from '../workspace/types.js';
 import { changedCheckScripts, scriptsRunBy } from './check-scripts.js';
 import { agentWroteConfig, WORKSPACE_CONFIG_FILE } from './goald-paths.js';
@@ -61,6 +62,7 @@ export async function inspectTurn(input: GuardInput, reader: GuardTreeReader, si
 
   const paths = [...testFiles, ...moveCandidates, ...manifests].map((file) => file.path);
   const summaries = await readPatch(input, reader, [...new Set(paths)], { isTest, wholeFiles: manifests.length > 0 }, signal);
+  report.tamper.push(...(await findForgedFiles(input, reader, [...testFiles, ...manifests].map((file) => file.path), signal)));
 
   for (const deleted of deletedTests) {
     const finding = describeDeletedTest(deleted, summaries, isTest);
@@ -128,6 +130,24 @@ async function readPatch(
   const contextLines = how.wholeFiles ? WHOLE_FILE_CONTEXT : 0;
   await reader.pathPatch(input.delta.fromTree, input.delta.toTree, paths, scanner.push, { contextLines, ...(signal ? { signal } : {}) });
   return scanner.finish();
+}
+
+// The objects behind the judged files on both sides (each tree on the way, and the blob), checked against
+// their names: a rewritten one in .git/objects would make the patch above say nothing of an edit.
+async function findForgedFiles(input: GuardInput, reader: GuardTreeReader, paths: string[], signal: AbortSignal | undefined): Promise<TamperFinding[]> {
+  if (paths.length === 0 || reader.forgedObjects === undefined) return [];
+  const reaches = new Map<string, string>();
+  for (const file of paths) {
+    for (const tree of [input.delta.fromTree, input.delta.toTree]) {
+      for (const name of objectNamesOf(tree, file)) if (!reaches.has(name)) reaches.set(name, file);
+    }
+  }
+  const forged = await reader.forgedObjects([...reaches.keys()], signal);
+  return [...new Set(forged.map((name) => reaches.get(name) ?? name))].map((file) => ({
+    path: file,
+    kind: 'forged-object',
+    detail: "its object in .git/objects does not hold what its name says: the diff shown for it is not the file",
+  }));
 }
 
 // Deleted, replaced (a symlink now), or moved: moved to another test file is fine, anywhere else is not.

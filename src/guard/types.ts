@@ -13,11 +13,12 @@ export const TAMPER_KINDS = [
   'renamed-test', // a test file moved to a path that is not a test file
   'skip-marker', // a skip/only marker added to a test file
   'check-script', // a package.json script that a check runs was changed
+  'forged-object', // a git object behind a judged file does not hold what its name says (.git/objects rewritten)
 ] as const;
 export type TamperKind = (typeof TAMPER_KINDS)[number];
 
 /** The kinds read from test files and manifests (the rest come from the file list alone). */
-export const TEST_FINDING_KINDS: readonly TamperKind[] = ['deleted-test', 'renamed-test', 'skip-marker', 'check-script'];
+export const TEST_FINDING_KINDS: readonly TamperKind[] = ['deleted-test', 'renamed-test', 'skip-marker', 'check-script', 'forged-object'];
 
 /** Reported, never tamper on their own. */
 export const GUARD_NOTE_KINDS = [
@@ -77,7 +78,7 @@ export interface GoaldPaths {
 }
 
 /** What the guard reads from the snapshotter: the two trees' patch, and what its snapshots leave out. */
-export type GuardTreeReader = Pick<Snapshotter, 'pathPatch' | 'leftOut'>;
+export type GuardTreeReader = Pick<Snapshotter, 'pathPatch' | 'leftOut' | 'forgedObjects'>;
 
 /** The report of a clean turn (and of every turn with the guard off). */
 export function cleanReport(): GuardReport {

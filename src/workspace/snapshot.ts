@@ -10,6 +10,7 @@ import { GoaldError } from '../errors.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
 import { addAndWriteTree, runGit } from './git.js';
 import { splitFirstLine } from './first-line.js';
+import { findForgedObjects } from './object-check.js';
 import { prepareSnapshotGitDir } from './snapshot-git-dir.js';
 import { createTreeReader } from './tree-reader.js';
 import type { FileChange, Snapshotter, TurnDelta } from './types.js';
@@ -159,6 +160,8 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     ...createTreeReader({ cwd, env, plainDiffFlags: PLAIN_DIFF_FLAGS }),
 
     leftOut: () => [...uncommittedRepos],
+
+    forgedObjects: (names, signal) => findForgedObjects(names, { cwd, env, ...(signal === undefined ? {} : { signal }) }),
 
     snapshot(signal, onIndexed) {
       const run = queue.then(() => takeSnapshot(signal, onIndexed));

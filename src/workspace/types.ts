@@ -75,6 +75,8 @@ export interface Snapshotter {
   ): Promise<void>;
   /** Nested git repositories without a commit that the snapshots leave out (paths from the top), so far. */
   leftOut?(): readonly string[];
+  /** Of these object names (`<tree>:<path>` or ids), those whose object does not hash to its id (object-check.ts). */
+  forgedObjects?(names: readonly string[], signal?: AbortSignal): Promise<string[]>;
 }
 
 export interface CheckResult {

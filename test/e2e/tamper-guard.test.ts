@@ -146,6 +146,16 @@ describe('the tamper guard against hostile agents', () => {
     expect(finishedOf(run)).toMatchObject({ status: 'failed' });
   });
 
+  it('(i) an agent that rewrites the starting object of the test it skips cannot make its edit vanish from the diff', async () => {
+    const repo = await buggyProject();
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(startArgs(repo.dir, 'forge-skip', [...FOREGROUND, '--max-turns', '1']));
+    expect(run.code, run.stderr).toBe(1);
+    const [turn] = turnsFinished(run);
+    expect(turn?.checks).toEqual([{ name: 'npm test', passed: true }]);
+    expect(turn?.tamper).toEqual([expect.objectContaining({ path: 'test/add.test.js', kind: 'forged-object' })]);
+  });
+
   it('(f) --no-guard turns the guard off: the `exit 0` agent then achieves the goal (the documented opt-out)', async () => {
     const repo = await buggyProject();
     const sandbox = await goaldSandbox();

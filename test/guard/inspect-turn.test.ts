@@ -2,7 +2,8 @@
 // snapshotter's own delta and readers, and inspectTurn's findings.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, realpath, rm, symlink, unlink } from 'node:fs/promises';
+import { chmod, mkdtemp, realpath, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -231,6 +232,21 @@ describe('inspectTurn', () => {
     expect(first.notes).toEqual([note]);
     const next = await turn.inspect(() => Promise.resolve());
     expect(next.notes).toEqual([note]);
+  });
+
+  it('finds a test file whose starting object was rewritten in .git/objects to hide its .skip(', async () => {
+    const turn = await repoWithTests();
+    const skipped = PASSING_TEST.replace("test('", "test.skip('");
+    const report = await turn.inspect(async () => {
+      await turn.repo.write('test/add.test.js', skipped);
+      // The object of the file's starting content, rewritten to hold the new content under its old name:
+      // git reads it without hashing it, so the diff from the start shows no change at all.
+      const id = await turn.repo.git('rev-parse', 'HEAD:test/add.test.js');
+      const object = turn.repo.path(`.git/objects/${id.slice(0, 2)}/${id.slice(2)}`);
+      await chmod(object, 0o644);
+      await writeFile(object, deflateSync(Buffer.concat([Buffer.from(`blob ${Buffer.byteLength(skipped)}\0`), Buffer.from(skipped)])));
+    });
+    expect(report.tamper).toEqual([expect.objectContaining({ path: 'test/add.test.js', kind: 'forged-object' })]);
   });
 
   it('notes a .gitignore changed since the start: what it hides is not in the snapshot', async () => {
