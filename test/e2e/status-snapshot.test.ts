@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gatedAgent, rawRequest, stepsCheck, submitGoal, waitForPidFile } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
+import { stopDaemon } from '../helpers/loops.js';
 import { waitUntilGone } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { goaldSandbox, sandboxDaemonPid, type GoaldSandbox } from '../helpers/run-goald.js';
@@ -117,10 +118,9 @@ describe('goald status from the daemon status snapshot', () => {
     const recovered = await statusFromSnapshot(sandbox, "the new daemon's snapshot");
     expect(recovered.goals).toMatchObject([{ id, status: 'active' }]);
     await agent.open(2);
-    const next = sandboxDaemonPid(sandbox) as number;
-    expect((await sandbox.run(['daemon', 'stop'])).code).toBe(0);
-    // `daemon stop` returns once the daemon has taken the request; it exits after its shutdown.
-    await waitUntilGone(next);
+    // `daemon stop` returns once the daemon has taken the request; it exits after its shutdown, which ends
+    // the goal's agent (SIGKILL after 5 s): stopDaemon waits up to 10 s for the process to be gone.
+    await stopDaemon(sandbox);
     expect(existsSync(snapshot)).toBe(false);
     expect(sandboxDaemonPid(sandbox)).toBeNull();
   });
