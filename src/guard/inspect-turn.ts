@@ -1,7 +1,8 @@
 // The tamper guard: from the changes since the goal started (already listed by the supervisor) and at most
-// one git process (the patch of the test files and package.json files involved), the findings that make a
-// turn unable to achieve its goal. A turn that touched no test file and no package.json itself keeps the
-// last turn's test findings and costs no git process at all.
+// two git processes, one after the other (the patch of the test files and package.json files involved, and
+// the check of the objects behind them), the findings that make a turn unable to achieve its goal. A turn
+// that touched no test file and no package.json itself keeps the last turn's test findings and costs no git
+// process at all.
 
 import { matchesPathPattern } from '../breakers/noise.js';
 import { objectNamesOf } from '../workspace/object-check.js';
