@@ -9,38 +9,63 @@ import { runGit } from './git.js';
 // node:crypto on first use only: the guard's module loads on every start, and no start needs crypto.
 const createHash = (algorithm: string): import('node:crypto').Hash => process.getBuiltinModule('node:crypto').createHash(algorithm);
 
-/** Streams `cat-file --batch` output and hashes each object as it arrives; what did not match, by request. */
+/**
+ * Reads `cat-file --batch` output as it streams and hashes each object's content as it arrives (never held
+ * whole: a test file of gigabytes costs its bytes once); what did not match, by request.
+ */
 class BatchChecker {
-  private buffered: Buffer = Buffer.alloc(0);
+  // The header line being gathered (a few bytes), between objects.
+  private header: Buffer = Buffer.alloc(0);
+  private object: { id: string; hash: import('node:crypto').Hash; left: number } | null = null;
   private index = 0;
   readonly mismatched: string[] = [];
 
   constructor(private readonly requests: readonly string[]) {}
 
   push(chunk: Buffer): void {
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
-    for (;;) {
-      const lineEnd = this.buffered.indexOf(0x0a);
-      if (lineEnd === -1) return;
-      const header = this.buffered.subarray(0, lineEnd).toString('utf8');
-      // "<name> missing" (a path one side lacks), "<name> ambiguous": nothing to check.
-      const parts = header.split(' ');
-      if (parts.length !== 3 || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(parts[0] ?? '') || !/^\d+$/.test(parts[2] ?? '')) {
-        this.buffered = this.buffered.subarray(lineEnd + 1);
-        this.index += 1;
+    let rest = chunk;
+    while (rest.length > 0) {
+      if (this.object !== null) {
+        const taken = rest.subarray(0, this.object.left);
+        this.object.hash.update(taken);
+        this.object.left -= taken.length;
+        rest = rest.subarray(taken.length);
+        if (this.object.left === 0) this.finishObject();
         continue;
       }
-      const [id = '', type = '', sizeText = '0'] = parts;
-      const size = Number(sizeText);
-      if (this.buffered.length < lineEnd + 1 + size + 1) return; // the rest of this object is still to come
-      const content = this.buffered.subarray(lineEnd + 1, lineEnd + 1 + size);
-      const hash = createHash(id.length === 64 ? 'sha256' : 'sha1');
-      hash.update(`${type} ${size}\0`);
-      hash.update(content);
-      if (hash.digest('hex') !== id) this.mismatched.push(this.requests[this.index] ?? id);
-      this.buffered = this.buffered.subarray(lineEnd + 1 + size + 1);
-      this.index += 1;
+      const lineEnd = rest.indexOf(0x0a);
+      this.header = Buffer.concat([this.header, lineEnd === -1 ? rest : rest.subarray(0, lineEnd)]);
+      if (lineEnd === -1) return;
+      rest = rest.subarray(lineEnd + 1);
+      this.startObject(this.header.toString('utf8'));
+      this.header = Buffer.alloc(0);
     }
+  }
+
+  // "<id> <type> <size>" starts an object's content; "<name> missing" (a path one side lacks) or
+  // "<name> ambiguous" answers its request with nothing to check. The LF after each content reads as an
+  // empty line of its own.
+  private startObject(line: string): void {
+    if (line === '') return;
+    const parts = line.split(' ');
+    const [id = '', type = '', sizeText = ''] = parts;
+    if (parts.length !== 3 || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(id) || !/^\d+$/.test(sizeText)) {
+      this.index += 1;
+      return;
+    }
+    const size = Number(sizeText);
+    const hash = createHash(id.length === 64 ? 'sha256' : 'sha1');
+    hash.update(`${type} ${size}\0`);
+    this.object = { id, hash, left: size };
+    if (size === 0) this.finishObject();
+  }
+
+  private finishObject(): void {
+    const object = this.object;
+    this.object = null;
+    if (object === null) return;
+    if (object.hash.digest('hex') !== object.id) this.mismatched.push(this.requests[this.index] ?? object.id);
+    this.index += 1;
   }
 }
 

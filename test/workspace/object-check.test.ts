@@ -10,9 +10,9 @@ describe('findForgedObjects', () => {
   test('names the objects whose content does not hash to their id, over many chunks, and skips missing ones', async () => {
     // A file large enough for cat-file's output to arrive in several chunks, one with a space in its path.
     const big = `${'x'.repeat(300_000)}\n`;
-    const repo = await gitdir({ initialCommit: true, files: { 'big.txt': big, 'dir with space/a.txt': 'a\n', 'b.txt': 'b\n' } });
+    const repo = await gitdir({ initialCommit: true, files: { 'big.txt': big, 'empty.txt': '', 'dir with space/a.txt': 'a\n', 'b.txt': 'b\n' } });
     const head = await repo.git('rev-parse', 'HEAD^{tree}');
-    const names = [...objectNamesOf(head, 'dir with space/a.txt'), `${head}:big.txt`, `${head}:b.txt`, `${head}:no/such/file`];
+    const names = [...objectNamesOf(head, 'dir with space/a.txt'), `${head}:big.txt`, `${head}:empty.txt`, `${head}:no/such/file`, `${head}:b.txt`];
     expect(await findForgedObjects(names, { cwd: repo.dir, env: {} })).toEqual([]);
 
     const id = await repo.git('rev-parse', 'HEAD:b.txt');
