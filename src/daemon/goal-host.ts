@@ -576,9 +576,7 @@ export class DaemonGoalHost implements GoalHost {
   private async finishQueuedAsStopped(goalId: string): Promise<void> {
     this.queue.drop(goalId);
     await this.markFailed(goalId, 'stopped', 'stopped by the user while queued');
-    const event: ProgressEvent = { type: 'goal.finished', id: goalId, status: 'failed', reason: 'stopped', breaker: null, turns: 0, tokens: 0 };
-    createEventLogObserver(this.store.goalDir(goalId)).onEvent?.(event);
-    this.emit(goalId, event);
+    this.announce(goalId, { type: 'goal.finished', id: goalId, status: 'failed', reason: 'stopped', breaker: null, turns: 0, tokens: 0 });
   }
 
   // An ending the store refused, shown from memory until stored: the status snapshot (which would show the
@@ -605,14 +603,7 @@ export class DaemonGoalHost implements GoalHost {
       this.log(`goal ${goalId}: could not read its record (${error instanceof Error ? error.message : String(error)})`);
       return;
     }
-    if (goal === undefined || isLiveGoal(goal)) return;
-    const event = finishedEventOf(goal);
-    try {
-      createEventLogObserver(this.store.goalDir(goalId)).onEvent?.(event);
-    } catch {
-      // the event log cannot be written either: subscribers still hear it, and subscribe() tells it from the record
-    }
-    this.emit(goalId, event);
+    if (goal !== undefined && !isLiveGoal(goal)) this.announce(goalId, finishedEventOf(goal));
   }
 
   private markFailed(goalId: string, reason: HostFailureReason, message: string): Promise<void> {

@@ -11,7 +11,7 @@ import { configHash, heldEditError, heldEditOf } from '../../supervisor/contract
 import { buildSupervisor, createGoalSnapshotter, newGoalRecord, openHomeStore, prepareGoal } from '../../supervisor/launch.js';
 import { createEventLogObserver } from '../../supervisor/event-log-writer.js';
 import type { GoalOutcome, GoalSupervisor } from '../../supervisor/supervisor.js';
-import type { ProgressEvent } from '../../supervisor/types.js';
+import type { ProgressEvent, SupervisorObserver } from '../../supervisor/types.js';
 import type { ResolvedWorkspace } from '../../workspace/find-workspace.js';
 import { withSnapshotUnderWay } from '../../workspace/snapshot.js';
 import type { CliIO } from '../io.js';
@@ -19,6 +19,7 @@ import { renderFinalBox } from '../render-final-box.js';
 import { renderProgressLine } from '../render-progress.js';
 import { toStartFlags, type StartOptions } from './start-request.js';
 import { createNotifier } from '../../notify/notifier.js';
+import { isLiveGoal } from '../../daemon/resolve-goal.js';
 
 // One active goal per workspace: registering refuses while a live process runs another goal there, and
 // while the workspace's goal.config.json holds an edit made during a turn that nobody approved (the daemon
@@ -74,19 +75,19 @@ async function renderOutcomeBox(store: Store, goalId: string, outcome: GoalOutco
 }
 
 // A supervisor that crashed (a goald bug, or git failing in a way goald does not expect) leaves its goal
-// failed, `stopped` with the error, and announced, as the daemon does; the error is still reported (exit 70).
-// Without it the record stayed `active`, owned by a process that is gone.
-async function recordCrash(store: Store, goalId: string, error: unknown, print: (event: ProgressEvent) => void): Promise<void> {
+// failed, `stopped` with the error, and its `goal.finished` told to the goal's observers (event log, output,
+// notifications), as the daemon does; the error is still reported (exit 70). Without it the record stayed
+// `active`, owned by a process that is gone.
+async function recordCrash(store: Store, goalId: string, error: unknown, observers: readonly SupervisorObserver[]): Promise<void> {
   try {
     const { markGoalFailed } = await import('../../daemon/mark-goal-failed.js');
     const { finishedEventOf } = await import('../../daemon/unstored-endings.js');
     const message = error instanceof Error ? error.message : String(error);
     await markGoalFailed(store, goalId, 'stopped', `goald hit an internal error: ${message}`, new Date());
-    const goal = (await store.read()).goals.find((candidate) => candidate.id === goalId);
-    if (goal === undefined) return;
+    const [goal] = await store.readGoals((candidate) => candidate.id === goalId);
+    if (goal === undefined || isLiveGoal(goal)) return;
     const event = finishedEventOf(goal);
-    createEventLogObserver(store.goalDir(goalId)).onEvent?.(event);
-    print(event);
+    for (const observer of observers) observer.onEvent?.(event);
   } catch {
     // The store cannot take it either (disk full): the error itself is what is reported.
   }
@@ -138,13 +139,14 @@ export async function runInForeground(
   };
   // Notifications (the user's config.json `notify`): the process waits for them before it exits.
   const notifier = createNotifier({ store, env: process.env, log: (line) => io.err(`goald: ${line}`) });
+  const observers: SupervisorObserver[] = [createEventLogObserver(store.goalDir(goal.id)), { onEvent: print }, { onEvent: (event) => notifier.notify(goal.id, event) }];
   let supervisor: GoalSupervisor;
   try {
     supervisor = await buildSupervisor({
       store,
       goal,
       prepared,
-      observers: [createEventLogObserver(store.goalDir(goal.id)), { onEvent: print }, { onEvent: (event) => notifier.notify(goal.id, event) }],
+      observers,
       owner: 'foreground',
       snapshotter: withSnapshotUnderWay(snapshotter, firstSnapshot, firstIndexed),
       // prepareGoal's, unless the goal moved to a worktree (a sandbox is made for its workspace).
@@ -180,7 +182,7 @@ export async function runInForeground(
   process.on('SIGTERM', onSignal);
   try {
     const outcome = await supervisor.run().catch(async (error: unknown) => {
-      await recordCrash(store, goal.id, error, print);
+      await recordCrash(store, goal.id, error, observers);
       throw error;
     });
     if (outcome === null) throw new GoaldError('internal', 'the goal was detached from this process unexpectedly');
