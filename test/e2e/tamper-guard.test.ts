@@ -34,7 +34,11 @@ async function buggyProject() {
 }
 
 function startArgs(dir: string, mode: string, extra: string[] = []): string[] {
-  return ['start', 'add() adds and npm test passes', '-C', dir, '--check', 'npm test', '--agent', `node ${AGENT} ${mode}`, ...extra];
+  return startArgsFor(dir, `node ${AGENT} ${mode}`, extra);
+}
+
+function startArgsFor(dir: string, agent: string, extra: string[] = []): string[] {
+  return ['start', 'add() adds and npm test passes', '-C', dir, '--check', 'npm test', '--agent', agent, ...extra];
 }
 
 function eventsOf(run: GoaldRun): Record<string, unknown>[] {
@@ -49,14 +53,20 @@ function turnsFinished(run: GoaldRun): Record<string, unknown>[] {
   return eventsOf(run).filter((event) => event.type === 'turn.finished');
 }
 
+// One foreground turn of an agent whose edit makes the failing check pass: the goal is not achieved (exit 1).
+async function oneTamperedTurn(agent: string): Promise<{ run: GoaldRun; turn: Record<string, unknown> | undefined }> {
+  const repo = await buggyProject();
+  const sandbox = await goaldSandbox();
+  const run = await sandbox.run(startArgsFor(repo.dir, agent, [...FOREGROUND, '--max-turns', '1']));
+  expect(run.code, run.stderr).toBe(1);
+  const [turn] = turnsFinished(run);
+  expect(turn?.checks).toEqual([{ name: 'npm test', passed: true }]);
+  return { run, turn };
+}
+
 describe('the tamper guard against hostile agents', () => {
   it('(a) an agent that deletes the failing test passes the check but does not achieve the goal', async () => {
-    const repo = await buggyProject();
-    const sandbox = await goaldSandbox();
-    const run = await sandbox.run(startArgs(repo.dir, 'delete-test', [...FOREGROUND, '--max-turns', '1']));
-    expect(run.code, run.stderr).toBe(1);
-    const [turn] = turnsFinished(run);
-    expect(turn?.checks).toEqual([{ name: 'npm test', passed: true }]);
+    const { run, turn } = await oneTamperedTurn(`node ${AGENT} delete-test`);
     expect(turn?.tamper).toEqual([{ path: 'test/add.test.js', kind: 'deleted-test', detail: 'test file deleted' }]);
     expect(finishedOf(run)).toMatchObject({ status: 'failed', breaker: 'max-turns' });
   });
@@ -135,25 +145,15 @@ describe('the tamper guard against hostile agents', () => {
   });
 
   it('(h) an agent that marks the tests `-diff` in .gitattributes cannot hide its .skip( from the guard', async () => {
-    const repo = await buggyProject();
-    const sandbox = await goaldSandbox();
-    const agent = `printf '*.js -diff\\n' > .gitattributes; node ${AGENT} skip-test`;
-    const run = await sandbox.run(['start', 'add() adds and npm test passes', '-C', repo.dir, '--check', 'npm test', '--agent', agent, ...FOREGROUND, '--max-turns', '1']);
-    expect(run.code, run.stderr).toBe(1);
-    const [turn] = turnsFinished(run);
-    expect(turn?.checks).toEqual([{ name: 'npm test', passed: true }]);
+    const { run, turn } = await oneTamperedTurn(`printf '*.js -diff\\n' > .gitattributes; node ${AGENT} skip-test`);
     expect(turn?.tamper).toEqual([expect.objectContaining({ path: 'test/add.test.js', kind: 'skip-marker' })]);
     expect(finishedOf(run)).toMatchObject({ status: 'failed' });
   });
 
   it('(i) an agent that rewrites the starting object of the test it skips cannot make its edit vanish from the diff', async () => {
-    const repo = await buggyProject();
-    const sandbox = await goaldSandbox();
-    const run = await sandbox.run(startArgs(repo.dir, 'forge-skip', [...FOREGROUND, '--max-turns', '1']));
-    expect(run.code, run.stderr).toBe(1);
-    const [turn] = turnsFinished(run);
-    expect(turn?.checks).toEqual([{ name: 'npm test', passed: true }]);
+    const { run, turn } = await oneTamperedTurn(`node ${AGENT} forge-skip`);
     expect(turn?.tamper).toEqual([expect.objectContaining({ path: 'test/add.test.js', kind: 'forged-object' })]);
+    expect(finishedOf(run)).toMatchObject({ status: 'failed' });
   });
 
   it('(f) --no-guard turns the guard off: the `exit 0` agent then achieves the goal (the documented opt-out)', async () => {
