@@ -38,6 +38,8 @@ const agentRecordSchema = z.object({
   usage: usageSchema,
   /** True when usage.costUsd was priced from goald's table rather than reported by the CLI (Codex). */
   costComputed: z.boolean().optional(),
+  /** When the agent ran (epoch ms, from its release to its group's end): the guard's window on ignored files. Absent in older records. */
+  window: z.object({ from: z.number(), to: z.number() }).optional(),
   finalMessage: z.string(),
   error: z.string().nullable(),
 });

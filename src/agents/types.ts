@@ -85,6 +85,8 @@ export interface TurnResult {
   costComputed?: boolean;
   /** Why the transcript could not be written (disk full); its output is then only in `outputTail`. */
   transcriptError?: string;
+  /** When the agent ran, in epoch milliseconds: set by the supervisor, not the adapter (supervisor/agent-windows.ts). */
+  window?: { from: number; to: number };
 }
 
 /** One tool call as the drift detector sees it. */

@@ -5,7 +5,7 @@
 // (workspace-trees.ts), the verdict (turn-judgement.ts), breaker facts and events (turn-report.ts), turn
 // records (turn-record.ts), drift (prompt/drift-tracker.ts) and the breakers' accounting (breakers/).
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GoalStatus } from '../../machines/goal.machine.js';
 import { recordRunningChecks } from '../../state/running-checks.js';
@@ -27,6 +27,7 @@ import type { BreakerState } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
+import { judgeIgnoredChanges } from '../guard/ignored-files.js';
 import { inspectTurn } from '../guard/inspect-turn.js';
 import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
@@ -52,6 +53,7 @@ import { WorkspaceTrees } from './workspace-trees.js';
 import { redactSecrets } from '../secrets/redact.js';
 import type { GoalSandbox } from '../sandbox/goal-sandbox.js';
 import { NextTurnLeader } from './next-turn-leader.js';
+import { AgentWindows } from './agent-windows.js';
 import { readTurnRecords } from '../../state/index.js';
 import type { GoalRollback } from '../../state/types.js';
 import { describeScore, fellBelow, nextBest, scoreOf, type BestTurn } from '../checkpoints/keep-best.js';
@@ -179,6 +181,8 @@ export class GoalSupervisor {
   private recordedTurns = 0;
   /** The next turn's agent process, started ahead while this one is checked. */
   private readonly nextTurn: NextTurnLeader;
+  /** When the agent ran, turn by turn (the guard's look at ignored files). */
+  private readonly agentWindows: AgentWindows;
 
   constructor(goal: GoalRecord, settings: GoalSettings, deps: SupervisorDeps, restored?: RestoredGoal) {
     this.id = goal.id;
@@ -188,6 +192,7 @@ export class GoalSupervisor {
     // exists is still a system call and a stat.
     this.goalDir = deps.store.goalDir(goal.id);
     this.nextTurn = new NextTurnLeader(deps.sandbox, settings.workspace, this.goalDir);
+    this.agentWindows = new AgentWindows(this.goalDir, { takenOver: restored !== undefined });
     this.session = new GoalSession({
       goal,
       blockedLimit: settings.limits.blockedVerdicts,
@@ -486,7 +491,9 @@ export class GoalSupervisor {
     this.session.emit({ type: 'turn.started', id: this.id, turn, maxTurns: limits.maxTurns });
     // Its process started ahead, when one was (its spawn claims it; unclaimed, it is ended).
     const readied = this.nextTurn.take(turn);
-    const result = await this.deps.agent.runTurn(
+    // The window opens at the prompt's ctime, stamped by the clock that stamps the files the agent changes.
+    const from = Math.min(Date.now(), statSync(path.join(goalDir, files.promptFile)).ctimeMs);
+    const ran = await this.deps.agent.runTurn(
       {
         goalId: this.id,
         turn,
@@ -512,6 +519,9 @@ export class GoalSupervisor {
       },
       this.session.abortSignal,
     );
+    const window = { from, to: Date.now() };
+    const result: TurnResult = { ...ran, window };
+    this.agentWindows.add(window);
     readied?.ready.discard(); // a turn that never spawned (its command missing, or stopped first)
     this.session.agentExited();
     // Cleared in the turn's next write: until then a crash finds the pid gone (or reused: the start time
@@ -540,8 +550,28 @@ export class GoalSupervisor {
     const [delta, filesSoFar, changes, checks, report] = await Promise.all([step.delta, step.filesSoFar, step.changesSoFar, taken.checks, guard]);
     await this.deps.onTurnDelta?.(this.session.snapshot.context.turn, delta.files.map((file) => file.path));
     if (checks === null || report === null) return 'interrupted';
+    const judged = await this.withIgnoredFiles(report, checks, result);
+    if (judged === null) return 'interrupted';
     const sinceStart = { initialTree, changes };
-    return { previousTree, tree, delta, filesSoFar, sinceStart, checks, guard: report };
+    return { previousTree, tree, delta, filesSoFar, sinceStart, checks, guard: judged };
+  }
+
+  // The guard's report with the files git ignores that changed during the agent's turns (guard/ignored-
+  // files.ts): looked at only when the turn could achieve the goal (every check passed), since a failing
+  // check decides on its own; null when the goal was stopped or detached meanwhile.
+  private async withIgnoredFiles(report: GuardReport, checks: CheckResult[], result: TurnResult): Promise<GuardReport | null> {
+    const { snapshotter } = this.deps;
+    if (!this.settings.guard.enabled || snapshotter.ignoredChanges === undefined || !checks.every((check) => check.passed)) return report;
+    let found: GuardReport;
+    try {
+      const changes = await snapshotter.ignoredChanges(await this.agentWindows.soFar(result.window), this.session.abortSignal);
+      found = judgeIgnoredChanges(changes, { settings: this.settings.guard, goaldPaths: this.deps.goaldPaths ?? { protect: [], ignore: [] } });
+    } catch (error) {
+      if (this.session.isInterrupted()) return null;
+      const why = error instanceof Error ? error.message : String(error);
+      found = { tamper: [], notes: [{ path: '.', kind: 'hidden-change', detail: `the files git ignores could not be looked at (${why}): a change the agent made to one would not be seen` }] };
+    }
+    return { tamper: [...report.tamper, ...found.tamper], notes: [...report.notes, ...found.notes] };
   }
 
   // The tamper guard (src/guard/) on everything changed since the goal started, so a weakening made in an

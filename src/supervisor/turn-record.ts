@@ -36,6 +36,7 @@ export function agentRecordOf(result: TurnResult, override: { outcome?: 'interru
     durationMs: result.durationMs,
     usage: result.usage,
     ...(result.costComputed === true ? { costComputed: true } : {}),
+    ...(result.window === undefined ? {} : { window: result.window }),
     finalMessage: result.finalMessage,
     error: override.error ?? result.error ?? null,
   };

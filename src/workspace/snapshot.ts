@@ -10,6 +10,7 @@ import { GoaldError } from '../errors.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
 import { addAndWriteTree, runGit } from './git.js';
 import { splitFirstLine } from './first-line.js';
+import { findIgnoredChanges } from './ignored-changes.js';
 import { findForgedObjects } from './object-check.js';
 import { prepareSnapshotGitDir } from './snapshot-git-dir.js';
 import { createTreeReader } from './tree-reader.js';
@@ -162,6 +163,9 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     leftOut: () => [...uncommittedRepos],
 
     forgedObjects: (names, signal) => findForgedObjects(names, { cwd, env, ...(signal === undefined ? {} : { signal }) }),
+
+    ignoredChanges: (windows, signal) =>
+      findIgnoredChanges({ cwd, env, windows, exclude: excludeStateDir(cwd, stateDir), ...(signal === undefined ? {} : { signal }) }),
 
     snapshot(signal, onIndexed) {
       const run = queue.then(() => takeSnapshot(signal, onIndexed));

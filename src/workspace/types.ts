@@ -1,6 +1,7 @@
 // The workspace contract: snapshots of the working tree and the checks that are ground truth.
 
 import type { SandboxWrap } from '../sandbox/types.js';
+import type { IgnoredChanges, TimeWindow } from './ignored-changes.js';
 import type { TestCounts } from './test-counts.js';
 
 export interface FileChange {
@@ -77,6 +78,8 @@ export interface Snapshotter {
   leftOut?(): readonly string[];
   /** Of these object names (`<tree>:<path>` or ids), those whose object does not hash to its id (object-check.ts). */
   forgedObjects?(names: readonly string[], signal?: AbortSignal): Promise<string[]>;
+  /** The files the snapshots' ignore rules leave out that changed within these windows (ignored-changes.ts). */
+  ignoredChanges?(windows: readonly TimeWindow[], signal?: AbortSignal): Promise<IgnoredChanges>;
 }
 
 export interface CheckResult {

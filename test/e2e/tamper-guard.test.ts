@@ -156,6 +156,46 @@ describe('the tamper guard against hostile agents', () => {
     expect(finishedOf(run)).toMatchObject({ status: 'failed' });
   });
 
+  it('(j) an agent that rewrites a test runner git ignores is named to the judge; under guard.protect it cannot achieve the goal', async () => {
+    // The check runs an ignored script (as `npm test` runs node_modules/.bin/…) and writes an ignored
+    // report of its own; the agent makes the script pass without touching a tracked file.
+    const project = (config?: string) =>
+      gitdir({
+        files: {
+          '.gitignore': 'node_modules/\ncoverage/\n',
+          'src.txt': 'todo\n',
+          'node_modules/.bin/runtests': '#!/bin/sh\nmkdir -p coverage && date > coverage/run.txt\ngrep -q done src.txt\n',
+          ...(config === undefined ? {} : { 'goal.config.json': config }),
+        },
+        initialCommit: true,
+      });
+    const agent = "printf '#!/bin/sh\\nexit 0\\n' > node_modules/.bin/runtests";
+    const args = (dir: string) => ['start', 'src.txt says done', '-C', dir, '--check', 'sh node_modules/.bin/runtests', '--agent', agent, '--evaluator', 'none', ...FOREGROUND, '--max-turns', '1'];
+    const lastRecord = async (home: string) => {
+      const [goal] = await readdir(path.join(home, 'goals'));
+      return parseJsonLines(await readFile(path.join(home, 'goals', goal ?? '', 'turns.jsonl'), 'utf8')).at(-1);
+    };
+
+    // Unprotected: the checks decide (evaluator none), but the record tells what no diff shows, and only
+    // the agent's change: the report the check rewrote is not the agent's.
+    const plain = await project();
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(args(plain.dir));
+    expect(run.code, run.stderr).toBe(0);
+    const record = await lastRecord(sandbox.home);
+    expect(record?.files).toEqual([]);
+    expect(record?.guardNotes).toEqual([
+      expect.objectContaining({ path: 'node_modules/', kind: 'hidden-change', detail: expect.stringContaining('node_modules/.bin/runtests (edited in place') }),
+    ]);
+
+    const guarded = await project(JSON.stringify({ guard: { protect: ['node_modules/**'] } }));
+    const strict = await goaldSandbox();
+    const refused = await strict.run(args(guarded.dir));
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(turnsFinished(refused)[0]?.tamper).toEqual([expect.objectContaining({ path: 'node_modules/.bin/runtests', kind: 'protected-path' })]);
+    expect(finishedOf(refused)).toMatchObject({ status: 'failed' });
+  });
+
   it('(f) --no-guard turns the guard off: the `exit 0` agent then achieves the goal (the documented opt-out)', async () => {
     const repo = await buggyProject();
     const sandbox = await goaldSandbox();

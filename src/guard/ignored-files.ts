@@ -1,0 +1,56 @@
+// What the guard says of files git ignores that changed during the agent's turns (found by
+// workspace/ignored-changes.ts): no snapshot, diff or inspection shows them, yet the checks ran with them.
+// A protected path (goald's own files, `guard.protect`) is tamper there as anywhere; every other such file
+// is a note the evaluator reads, grouped by its top directory. Not tamper by default: `npm install`, a
+// build or a cache write changes ignored files as legitimately as a rewritten test runner does.
+
+import { matchesPathPattern } from '../breakers/noise.js';
+import type { GuardSettings } from '../config/types.js';
+import type { IgnoredChange, IgnoredChanges } from '../workspace/ignored-changes.js';
+import type { GoaldPaths, GuardReport } from './types.js';
+
+// Files named in one note; the rest are counted.
+const NAMED_PER_NOTE = 5;
+// Notes at most (one per top directory); the last one covers the rest.
+const MAX_NOTES = 8;
+
+/** The findings and notes for the ignored files changed so far (all of them, every turn: they stand until undone). */
+export function judgeIgnoredChanges(changes: IgnoredChanges, input: { settings: GuardSettings; goaldPaths: GoaldPaths }): GuardReport {
+  const report: GuardReport = { tamper: [], notes: [] };
+  const { goaldPaths, settings } = input;
+  const groups = new Map<string, IgnoredChange[]>();
+  for (const file of changes.files) {
+    if (matchesPathPattern(file.path, goaldPaths.ignore)) continue; // goald's own state and logs, written while goals run
+    const goalds = matchesPathPattern(file.path, goaldPaths.protect);
+    if (goalds || matchesPathPattern(file.path, settings.protect)) {
+      const whose = goalds ? "goald's own file" : 'a protected path (guard.protect)';
+      report.tamper.push({ path: file.path, kind: 'protected-path', detail: `${whose} changed during the agent's turns, in a path git ignores: no snapshot or diff shows it, so neither can show it undone` });
+      continue;
+    }
+    const top = topOf(file.path);
+    groups.set(top, [...(groups.get(top) ?? []), file]);
+  }
+  const tops = [...groups.keys()].sort();
+  const shown = tops.length > MAX_NOTES ? tops.slice(0, MAX_NOTES - 1) : tops;
+  for (const top of shown) report.notes.push({ path: top, kind: 'hidden-change', detail: describe(groups.get(top) ?? []) });
+  const rest = tops.slice(shown.length).flatMap((top) => groups.get(top) ?? []);
+  if (rest.length > 0) report.notes.push({ path: '.', kind: 'hidden-change', detail: `${describe(rest)} (under ${tops.length - shown.length} more paths)` });
+  if (changes.more > 0) {
+    report.notes.push({ path: '.', kind: 'hidden-change', detail: `${changes.more} more ignored files changed since the agent's first turn were not looked at one by one (too many)` });
+  }
+  return report;
+}
+
+// `node_modules/.bin/x` → `node_modules/`; a file at the top is its own group.
+function topOf(file: string): string {
+  const slash = file.indexOf('/');
+  return slash === -1 ? file : file.slice(0, slash + 1);
+}
+
+function describe(files: readonly IgnoredChange[]): string {
+  const count = files.length;
+  const named = files.slice(0, NAMED_PER_NOTE).map((file) => `${file.path}${file.predates === true ? ' (edited in place: older than the goal)' : ''}`);
+  const unnamed = count - named.length;
+  const list = named.length === 0 ? '' : `: ${named.join(', ')}${unnamed > 0 ? ` and ${unnamed} more` : ''}`;
+  return `${count} ${count === 1 ? 'file' : 'files'} git ignores changed during the agent's turns, which no snapshot, diff or inspection shows, yet the checks ran with them${list}`;
+}

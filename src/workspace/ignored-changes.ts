@@ -1,0 +1,116 @@
+// Files git ignores are in no snapshot: an agent that rewrites one (a test runner under node_modules/, a
+// file it has just listed in a .gitignore) changes what the checks run while no diff shows anything. This
+// finds the ignored files whose inode changed during the agent's turns, by their ctime, which the kernel
+// sets on every change and no process can set back (utimes sets mtime, not ctime). Only non-directories
+// are listed; files a check wrote fall outside the windows and are left out.
+
+import { spawn } from 'node:child_process';
+import { lstat } from 'node:fs/promises';
+
+import { GoaldError } from '../errors.js';
+import { runGit } from './git.js';
+
+/**
+ * When an agent ran, in epoch milliseconds: from a ctime the kernel stamped just before its release (files
+ * are stamped from a clock that may lag the wall clock by a tick; supervisor/agent-windows.ts) to the
+ * wall clock once its process group has ended.
+ */
+export interface TimeWindow {
+  from: number;
+  to: number;
+}
+
+/** One ignored file changed within a window. */
+export interface IgnoredChange {
+  /** Relative to the work tree's top, with `/` separators. */
+  path: string;
+  /** True when the file is older than the first window (edited in place), false when made since, null when the filesystem does not say. */
+  predates: boolean | null;
+}
+
+export interface IgnoredChanges {
+  files: IgnoredChange[];
+  /** Changed files beyond the cap that were not looked at one by one (they may include files a check wrote). */
+  more: number;
+}
+
+export interface IgnoredChangesOptions {
+  /** The work tree's top. */
+  cwd: string;
+  /** The snapshot's git environment, so that the ignore rules are the snapshots' own. */
+  env: Record<string, string>;
+  windows: readonly TimeWindow[];
+  /** Pathspecs kept out (goald's state directory when it lies in the work tree). */
+  exclude?: readonly string[];
+  signal?: AbortSignal;
+  /** Files looked at one by one, at most (default MAX_FILES). */
+  maxFiles?: number;
+}
+
+const MAX_FILES = 2_000;
+// Paths handed to one `find`: far below the kernel's argument limit.
+const FIND_BATCH = 1_000;
+
+/** The ignored files changed within `windows`, sorted by path; none when there is no window. */
+export async function findIgnoredChanges(options: IgnoredChangesOptions): Promise<IgnoredChanges> {
+  const { windows, cwd, signal } = options;
+  if (windows.length === 0) return { files: [], more: 0 };
+  const listed = await runGit(
+    ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory', '--', '.', ...(options.exclude ?? [])],
+    { cwd, env: options.env, ...(signal ? { signal } : {}) },
+  );
+  const entries = listed.stdout.split('\0').filter((entry) => entry !== '');
+  if (entries.length === 0) return { files: [], more: 0 };
+  const since = Math.min(...windows.map((window) => window.from));
+  const candidates: string[] = [];
+  for (let at = 0; at < entries.length; at += FIND_BATCH) {
+    candidates.push(...(await findChangedSince(cwd, entries.slice(at, at + FIND_BATCH), since, signal)));
+  }
+  const maxFiles = options.maxFiles ?? MAX_FILES;
+  const looked = candidates.sort().slice(0, maxFiles);
+  const files: IgnoredChange[] = [];
+  for (const file of await Promise.all(looked.map((relative) => changeWithin(cwd, relative, windows, since)))) {
+    if (file !== null) files.push(file);
+  }
+  return { files, more: candidates.length - looked.length };
+}
+
+// `find` over the entries (files, or directories git listed whole): the non-directories whose ctime is
+// `since` or later. Paths come back relative, without their `./`.
+function findChangedSince(cwd: string, entries: readonly string[], since: number, signal: AbortSignal | undefined): Promise<string[]> {
+  // `./` keeps a name that starts with `-` from reading as an expression.
+  const args = ['-P', ...entries.map((entry) => `./${entry}`), '!', '-type', 'd', '-newerct', `@${((since - 1) / 1000).toFixed(3)}`, '-print0'];
+  return new Promise((resolve, reject) => {
+    const child = spawn('find', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(signal ? { signal } : {}) });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2_000)));
+    child.on('error', (error) => {
+      reject(signal?.aborted === true ? signal.reason : new GoaldError('internal', `could not run find to look at the files git ignores: ${error.message}`, 'install findutils'));
+    });
+    child.on('close', (code) => {
+      // A file removed while find ran makes it exit 1 after listing the rest: that listing stands.
+      if (code !== 0 && code !== 1) {
+        reject(new GoaldError('internal', `find exited ${code} looking at the files git ignores: ${stderr.trim().split('\n').at(-1) ?? ''}`));
+        return;
+      }
+      const out = Buffer.concat(chunks).toString('utf8');
+      resolve(out.split('\0').filter((entry) => entry !== '').map((entry) => entry.replace(/^\.\//, '')));
+    });
+  });
+}
+
+// The file as a change within a window, or null (changed outside them: a check's write; or gone).
+async function changeWithin(cwd: string, relative: string, windows: readonly TimeWindow[], since: number): Promise<IgnoredChange | null> {
+  let stats;
+  try {
+    stats = await lstat(`${cwd}/${relative}`);
+  } catch {
+    return null;
+  }
+  const changed = stats.ctimeMs;
+  if (!windows.some((window) => changed >= window.from && changed <= window.to)) return null;
+  const born = stats.birthtimeMs;
+  return { path: relative, predates: born > 0 ? born < since : null };
+}

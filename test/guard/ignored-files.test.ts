@@ -1,0 +1,48 @@
+import { describe, expect, test } from 'vitest';
+
+import { DEFAULT_GUARD } from '../../src/config/defaults.js';
+import { goaldPathsIn } from '../../src/guard/goald-paths.js';
+import { judgeIgnoredChanges } from '../../src/guard/ignored-files.js';
+import type { IgnoredChange } from '../../src/workspace/ignored-changes.js';
+
+const settings = { ...DEFAULT_GUARD, testFiles: [...DEFAULT_GUARD.testFiles] };
+// GOALD_HOME inside the workspace: its state churns while goals run (not the agent's), its other files are goald's.
+const goaldPaths = goaldPathsIn('/w', { home: '/w/home', userConfig: '/elsewhere/config.json' });
+const changed = (...paths: string[]): IgnoredChange[] => paths.map((file) => ({ path: file, predates: file.includes('runner') }));
+
+describe('judgeIgnoredChanges', () => {
+  test('one note per top directory, naming the files (an in-place edit said so); nothing when nothing changed', () => {
+    const report = judgeIgnoredChanges({ files: changed('node_modules/.bin/runner', 'node_modules/a.js', '.env'), more: 0 }, { settings, goaldPaths });
+    expect(report.tamper).toEqual([]);
+    expect(report.notes).toEqual([
+      { path: '.env', kind: 'hidden-change', detail: expect.stringMatching(/^1 file git ignores changed during the agent's turns.*: \.env$/) },
+      {
+        path: 'node_modules/',
+        kind: 'hidden-change',
+        detail: expect.stringContaining(': node_modules/.bin/runner (edited in place: older than the goal), node_modules/a.js'),
+      },
+    ]);
+    expect(judgeIgnoredChanges({ files: [], more: 0 }, { settings, goaldPaths })).toEqual({ tamper: [], notes: [] });
+  });
+
+  test("a protected path (guard.protect, goald's own files) is tamper; goald's churning state is neither", () => {
+    const report = judgeIgnoredChanges(
+      { files: changed('node_modules/.bin/runner', '.goald/x', 'home/state.json', 'home/keys.txt', 'dist/app.js'), more: 0 },
+      { settings: { ...settings, protect: ['node_modules/**'] }, goaldPaths },
+    );
+    expect(report.tamper.map((finding) => [finding.path, finding.kind, finding.detail.split(' changed')[0]])).toEqual([
+      ['node_modules/.bin/runner', 'protected-path', 'a protected path (guard.protect)'],
+      ['.goald/x', 'protected-path', "goald's own file"],
+      ['home/keys.txt', 'protected-path', "goald's own file"],
+    ]);
+    expect(report.notes.map((note) => note.path)).toEqual(['dist/']);
+  });
+
+  test('many top directories: the last note covers the rest; files not looked at are counted', () => {
+    const files = changed(...Array.from({ length: 12 }, (_, index) => `dir${String(index).padStart(2, '0')}/f.js`));
+    const report = judgeIgnoredChanges({ files, more: 40 }, { settings, goaldPaths });
+    expect(report.notes).toHaveLength(9);
+    expect(report.notes[7]).toMatchObject({ path: '.', detail: expect.stringMatching(/^5 files .*dir07\/f\.js.* \(under 5 more paths\)$/) });
+    expect(report.notes[8]).toMatchObject({ path: '.', detail: expect.stringMatching(/^40 more ignored files/) });
+  });
+});

@@ -1,0 +1,97 @@
+import { statSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { describe, expect, onTestFinished, test } from 'vitest';
+
+import { resolveWorkspace } from '../../src/workspace/find-workspace.js';
+import { findIgnoredChanges, type TimeWindow } from '../../src/workspace/ignored-changes.js';
+import { createSnapshotter } from '../../src/workspace/snapshot.js';
+import { gitdir, type Gitdir } from '../helpers/gitdir.js';
+
+// A window opened and closed as the supervisor does: from a ctime the kernel stamped (a marker file's,
+// as the prompt's), to the wall clock once the "agent" is done.
+async function duringWindow(repo: Gitdir, act: () => Promise<void>): Promise<TimeWindow> {
+  const marker = repo.path('.git/marker');
+  await writeFile(marker, 'x');
+  const from = Math.min(Date.now(), statSync(marker).ctimeMs);
+  await act();
+  return { from, to: Date.now() };
+}
+
+async function project(): Promise<Gitdir> {
+  return gitdir({
+    initialCommit: true,
+    files: {
+      '.gitignore': 'node_modules/\n*.log\nbuild/\n',
+      'README.md': 'hello\n',
+      'node_modules/runner/index.js': 'exit 1\n',
+      'node_modules/runner/untouched.js': 'same\n',
+      'node_modules/-rf': 'a name that looks like an option\n',
+      'old.log': 'log\n',
+    },
+  });
+}
+
+describe('findIgnoredChanges', () => {
+  test('lists the ignored files changed within the windows: edited in place, made, oddly named; not tracked files, not directories, not later writes', async () => {
+    const repo = await project();
+    const window = await duringWindow(repo, async () => {
+      await writeFile(repo.path('node_modules/runner/index.js'), 'exit 0\n'); // edited in place
+      await mkdir(repo.path('node_modules/helper'), { recursive: true });
+      await writeFile(repo.path('node_modules/helper/new.js'), 'new\n'); // made during the turn
+      await writeFile(repo.path('node_modules/-rf'), 'changed\n');
+      await writeFile(repo.path('README.md'), 'tracked: the snapshot shows this one\n');
+      await mkdir(repo.path('build/empty'), { recursive: true }); // a directory only
+    });
+    // After the window: what a check writes.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await writeFile(repo.path('old.log'), 'the check wrote this\n');
+
+    const found = await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [window] });
+    expect(found).toEqual({
+      files: [
+        { path: 'node_modules/-rf', predates: true },
+        { path: 'node_modules/helper/new.js', predates: false },
+        { path: 'node_modules/runner/index.js', predates: true },
+      ],
+      more: 0,
+    });
+    expect(await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [] })).toEqual({ files: [], more: 0 });
+  });
+
+  test('counts what is over the cap instead of looking at it', async () => {
+    const repo = await project();
+    const window = await duringWindow(repo, async () => {
+      for (const name of ['a', 'b', 'c']) await writeFile(repo.path(`node_modules/${name}.js`), name);
+    });
+    const found = await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [window], maxFiles: 2 });
+    expect(found).toEqual({ files: [{ path: 'node_modules/a.js', predates: false }, { path: 'node_modules/b.js', predates: false }], more: 1 });
+  });
+
+  test("through a goal's snapshotter: the goal's own ignore rules, and goald's state directory left out", async () => {
+    const repo = await project();
+    await writeFile(repo.path('.git/info/exclude'), 'secret.txt\n');
+    const ws = await resolveWorkspace(repo.dir);
+    const stateDir = repo.path('goald-state'); // goald's files inside the work tree (GOALD_HOME there)
+    await writeFile(repo.path('.gitignore'), 'node_modules/\n*.log\nbuild/\ngoald-state/\n');
+    await repo.commitAll('ignore the state');
+    const snap = await createSnapshotter({ workspace: ws.root, gitDir: ws.gitDir, objectsDir: ws.objectsDir, indexFile: ws.indexFile, stateDir });
+    // The agent's edit of .git/info/exclude after the start does not change what the goal ignores.
+    const window = await duringWindow(repo, async () => {
+      await writeFile(repo.path('.git/info/exclude'), 'secret.txt\nplain.txt\n');
+      await writeFile(repo.path('secret.txt'), 'ignored since the start\n');
+      await writeFile(repo.path('plain.txt'), 'not ignored by the goal: in the snapshot\n');
+      await writeFile(path.join(stateDir, 'x.log'), "goald's own\n");
+    });
+    const found = await snap.ignoredChanges?.([window]);
+    expect(found?.files.map((file) => file.path)).toEqual(['secret.txt']);
+  });
+
+  test('a missing work tree is an error, not an empty answer', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'goald-nogit-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await expect(findIgnoredChanges({ cwd: path.join(dir, 'gone'), env: {}, windows: [{ from: 0, to: Date.now() }] })).rejects.toThrow();
+  });
+});
