@@ -10,7 +10,7 @@
 // worst ordinary case, hidden behind the check). Run alone with `node dist/bench/guard.bench.js [--files N]
 // [--runs N]`.
 
-import { mkdtemp, realpath, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -193,6 +193,65 @@ async function generateRepository(repo: string, count: number): Promise<void> {
   await runGit(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '-m', 'project'], { cwd: repo });
 }
 
+export interface IgnoredLookResult {
+  ignoredFiles: number;
+  runs: number;
+  /** Median of the guard's look at the ignored files (snapshotter.ignoredChanges) after a turn that edited one. */
+  lookMs: number;
+  /** Median of `git status --porcelain` in the same repository, interleaved: the reference a user knows. */
+  gitStatusMs: number;
+  ratio: number;
+}
+
+/**
+ * The look at files git ignores that a turn whose checks all passed pays for (src/workspace/ignored-changes.ts,
+ * run after the checks): a repository with `ignoredFiles` files under an ignored node_modules/, one of them
+ * edited in the "agent's" window each run. It must find that file, and only it.
+ */
+export async function benchIgnoredLook(opts: { ignoredFiles?: number; runs?: number } = {}): Promise<IgnoredLookResult> {
+  const ignoredFiles = opts.ignoredFiles ?? 20_000;
+  const runs = opts.runs ?? 15;
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'goald-ignored-bench-')));
+  try {
+    const repo = path.join(root, 'repo');
+    await generateRepository(repo, 1_000);
+    await writeFile(path.join(repo, '.gitignore'), 'node_modules/\n');
+    await runGit(['add', '.gitignore'], { cwd: repo });
+    await runGit(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '-m', 'ignore'], { cwd: repo });
+    for (let dir = 0; dir * FILES_PER_DIR < ignoredFiles; dir++) {
+      await mkdir(path.join(repo, 'node_modules', `pkg${dir}`), { recursive: true });
+      const count = Math.min(FILES_PER_DIR, ignoredFiles - dir * FILES_PER_DIR);
+      await Promise.all(Array.from({ length: count }, (_, i) => writeFile(path.join(repo, 'node_modules', `pkg${dir}`, `f${i}.js`), `module.exports = ${i};\n`)));
+    }
+    const ws = await resolveWorkspace(repo);
+    const snapshotter = await createSnapshotter({ ...ws, workspace: ws.root, stateDir: path.join(root, 'state') });
+    const look: number[] = [];
+    const status: number[] = [];
+    for (let i = 0; i < runs + 1; i++) {
+      const edited = path.join(repo, 'node_modules', `pkg${i % 10}`, 'f0.js');
+      // The window opens as the supervisor opens it: at a ctime the kernel stamped (its clock may lag the wall clock).
+      const marker = path.join(root, 'marker');
+      await writeFile(marker, String(i));
+      const from = Math.min(Date.now(), (await stat(marker)).ctimeMs);
+      await writeFile(edited, `module.exports = 'run ${i}';\n`);
+      const window = { from, to: Date.now() };
+      const lookStarted = performance.now();
+      const found = await snapshotter.ignoredChanges?.([window]);
+      const lookMs = performance.now() - lookStarted;
+      if (found?.files.length !== 1 || found.files[0]?.path !== path.relative(repo, edited)) throw new Error(`the look found ${JSON.stringify(found)}`);
+      const statusStarted = performance.now();
+      await runGit(['status', '--porcelain'], { cwd: repo });
+      const statusMs = performance.now() - statusStarted;
+      if (i === 0) continue; // warm-up
+      look.push(lookMs);
+      status.push(statusMs);
+    }
+    return { ignoredFiles, runs, lookMs: round(median(look)), gitStatusMs: round(median(status)), ratio: round(median(look) / median(status)) };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
 /** Prints the figures when this file is run directly. */
 async function main(argv: string[]): Promise<void> {
   process.stdout.write(`guard bench (node ${process.version})\n`);
@@ -212,6 +271,8 @@ async function main(argv: string[]): Promise<void> {
       ].join('\n'),
     );
   }
+  const look = await benchIgnoredLook({ runs: numberFlag(argv, '--runs') });
+  process.stdout.write(`  look at ignored files (a passing turn), ${look.ignoredFiles} ignored files: ${look.lookMs} ms; git status ${look.gitStatusMs} ms (${look.ratio}×)\n`);
 }
 
 runWhenMain(import.meta.url, main);

@@ -137,7 +137,7 @@ function allBenches(argv: string[]): Bench[] {
     {
       name: 'guard',
       run: async () => {
-        const { benchGuard } = await import('./guard.bench.js');
+        const { benchGuard, benchIgnoredLook } = await import('./guard.bench.js');
         const rows: BenchRow[] = [];
         for (const turns of ['source', 'tests'] as const) {
           const r = await benchGuard({ runs, turns });
@@ -149,6 +149,11 @@ function allBenches(argv: string[]): Bench[] {
             figure('guard', `guard alone, ${kind} (beside the check)`, r.guardMs, 'ms'),
           );
         }
+        const look = await benchIgnoredLook({ runs });
+        rows.push(
+          figure('guard', `look at ignored files on a passing turn, ${look.ignoredFiles} ignored files`, look.lookMs, 'ms', null, `median of ${look.runs}`),
+          figure('guard', 'the same / git status in that repository', look.ratio, '×', null, `git status ${look.gitStatusMs} ms; reported`),
+        );
         return rows;
       },
     },
