@@ -9,6 +9,11 @@ import type { GuardSettings } from '../config/types.js';
 import type { IgnoredChange, IgnoredChanges } from '../workspace/ignored-changes.js';
 import type { GoaldPaths, GuardReport } from './types.js';
 
+/** Whether a changed ignored file would be tamper (protected): such files are looked at whatever their number. */
+export function isProtectedIgnored(file: string, input: { settings: GuardSettings; goaldPaths: GoaldPaths }): boolean {
+  return !matchesPathPattern(file, input.goaldPaths.ignore) && (matchesPathPattern(file, input.goaldPaths.protect) || matchesPathPattern(file, input.settings.protect));
+}
+
 // Files named in one note; the rest are counted.
 const NAMED_PER_NOTE = 5;
 // Notes at most (one per top directory); the last one covers the rest.
@@ -17,13 +22,12 @@ const MAX_NOTES = 8;
 /** The findings and notes for the ignored files changed so far (all of them, every turn: they stand until undone). */
 export function judgeIgnoredChanges(changes: IgnoredChanges, input: { settings: GuardSettings; goaldPaths: GoaldPaths }): GuardReport {
   const report: GuardReport = { tamper: [], notes: [] };
-  const { goaldPaths, settings } = input;
+  const { goaldPaths } = input;
   const groups = new Map<string, IgnoredChange[]>();
   for (const file of changes.files) {
     if (matchesPathPattern(file.path, goaldPaths.ignore)) continue; // goald's own state and logs, written while goals run
-    const goalds = matchesPathPattern(file.path, goaldPaths.protect);
-    if (goalds || matchesPathPattern(file.path, settings.protect)) {
-      const whose = goalds ? "goald's own file" : 'a protected path (guard.protect)';
+    if (isProtectedIgnored(file.path, input)) {
+      const whose = matchesPathPattern(file.path, goaldPaths.protect) ? "goald's own file" : 'a protected path (guard.protect)';
       report.tamper.push({ path: file.path, kind: 'protected-path', detail: `${whose} changed during the agent's turns, in a path git ignores: no snapshot or diff shows it, so neither can show it undone` });
       continue;
     }

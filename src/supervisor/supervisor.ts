@@ -27,7 +27,7 @@ import type { BreakerState } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
-import { judgeIgnoredChanges } from '../guard/ignored-files.js';
+import { isProtectedIgnored, judgeIgnoredChanges } from '../guard/ignored-files.js';
 import { inspectTurn } from '../guard/inspect-turn.js';
 import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
@@ -564,8 +564,10 @@ export class GoalSupervisor {
     if (!this.settings.guard.enabled || snapshotter.ignoredChanges === undefined || !checks.every((check) => check.passed)) return report;
     let found: GuardReport;
     try {
-      const changes = await snapshotter.ignoredChanges(await this.agentWindows.soFar(result.window), this.session.abortSignal);
-      found = judgeIgnoredChanges(changes, { settings: this.settings.guard, goaldPaths: this.deps.goaldPaths ?? { protect: [], ignore: [] } });
+      const paths = { settings: this.settings.guard, goaldPaths: this.deps.goaldPaths ?? { protect: [], ignore: [] } };
+      const windows = await this.agentWindows.soFar(result.window);
+      const changes = await snapshotter.ignoredChanges(windows, { mustLook: (file) => isProtectedIgnored(file, paths), signal: this.session.abortSignal });
+      found = judgeIgnoredChanges(changes, paths);
     } catch (error) {
       if (this.session.isInterrupted()) return null;
       const why = error instanceof Error ? error.message : String(error);

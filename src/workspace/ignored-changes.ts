@@ -43,11 +43,15 @@ export interface IgnoredChangesOptions {
   /** Pathspecs kept out (goald's state directory when it lies in the work tree). */
   exclude?: readonly string[];
   signal?: AbortSignal;
-  /** Files looked at one by one, at most (default MAX_FILES). */
+  /** Files looked at one by one, at most (default MAX_FILES), besides those `mustLook` names. */
   maxFiles?: number;
+  /** Files always looked at, past the cap (protected paths: a flood of other files must not hide one). */
+  mustLook?: (file: string) => boolean;
 }
 
 const MAX_FILES = 2_000;
+// As long as one git call may take (GIT_TIMEOUT_MS): an agent can make a huge ignored tree.
+const FIND_TIMEOUT_MS = 60_000;
 // Paths handed to one `find`: far below the kernel's argument limit.
 const FIND_BATCH = 1_000;
 
@@ -67,12 +71,14 @@ export async function findIgnoredChanges(options: IgnoredChangesOptions): Promis
     candidates.push(...(await findChangedSince(cwd, entries.slice(at, at + FIND_BATCH), since, signal)));
   }
   const maxFiles = options.maxFiles ?? MAX_FILES;
-  const looked = candidates.sort().slice(0, maxFiles);
+  const mustLook = options.mustLook ?? (() => false);
+  const rest = candidates.filter((file) => !mustLook(file)).sort();
+  const looked = [...candidates.filter(mustLook), ...rest.slice(0, maxFiles)].sort();
   const files: IgnoredChange[] = [];
   for (const file of await Promise.all(looked.map((relative) => changeWithin(cwd, relative, windows, since)))) {
     if (file !== null) files.push(file);
   }
-  return { files, more: candidates.length - looked.length };
+  return { files, more: rest.length - Math.min(rest.length, maxFiles) };
 }
 
 // `find` over the entries (files, or directories git listed whole): the non-directories whose ctime is
@@ -81,7 +87,7 @@ function findChangedSince(cwd: string, entries: readonly string[], since: number
   // `./` keeps a name that starts with `-` from reading as an expression.
   const args = ['-P', ...entries.map((entry) => `./${entry}`), '!', '-type', 'd', '-newerct', `@${((since - 1) / 1000).toFixed(3)}`, '-print0'];
   return new Promise((resolve, reject) => {
-    const child = spawn('find', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(signal ? { signal } : {}) });
+    const child = spawn('find', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], timeout: FIND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
     const chunks: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -92,7 +98,8 @@ function findChangedSince(cwd: string, entries: readonly string[], since: number
     child.on('close', (code) => {
       // A file removed while find ran makes it exit 1 after listing the rest: that listing stands.
       if (code !== 0 && code !== 1) {
-        reject(new GoaldError('internal', `find exited ${code} looking at the files git ignores: ${stderr.trim().split('\n').at(-1) ?? ''}`));
+        const why = code === null ? `did not finish within ${FIND_TIMEOUT_MS / 1000} s` : `exited ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`;
+        reject(new GoaldError('internal', `find ${why} looking at the files git ignores`));
         return;
       }
       const out = Buffer.concat(chunks).toString('utf8');

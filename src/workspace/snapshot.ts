@@ -164,8 +164,7 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
 
     forgedObjects: (names, signal) => findForgedObjects(names, { cwd, env, ...(signal === undefined ? {} : { signal }) }),
 
-    ignoredChanges: (windows, signal) =>
-      findIgnoredChanges({ cwd, env, windows, exclude: excludeStateDir(cwd, stateDir), ...(signal === undefined ? {} : { signal }) }),
+    ignoredChanges: (windows, options) => findIgnoredChanges({ ...options, cwd, env, windows, exclude: excludeStateDir(cwd, stateDir) }),
 
     snapshot(signal, onIndexed) {
       const run = queue.then(() => takeSnapshot(signal, onIndexed));

@@ -79,7 +79,7 @@ export interface Snapshotter {
   /** Of these object names (`<tree>:<path>` or ids), those whose object does not hash to its id (object-check.ts). */
   forgedObjects?(names: readonly string[], signal?: AbortSignal): Promise<string[]>;
   /** The files the snapshots' ignore rules leave out that changed within these windows (ignored-changes.ts). */
-  ignoredChanges?(windows: readonly TimeWindow[], signal?: AbortSignal): Promise<IgnoredChanges>;
+  ignoredChanges?(windows: readonly TimeWindow[], options?: { mustLook?: (file: string) => boolean; signal?: AbortSignal }): Promise<IgnoredChanges>;
 }
 
 export interface CheckResult {

@@ -61,13 +61,16 @@ describe('findIgnoredChanges', () => {
     expect(await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [] })).toEqual({ files: [], more: 0 });
   });
 
-  test('counts what is over the cap instead of looking at it', async () => {
+  test('counts what is over the cap instead of looking at it, but always looks at what mustLook names', async () => {
     const repo = await project();
     const window = await duringWindow(repo, async () => {
       for (const name of ['a', 'b', 'c']) await writeFile(repo.path(`node_modules/${name}.js`), name);
     });
     const found = await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [window], maxFiles: 2 });
     expect(found).toEqual({ files: [{ path: 'node_modules/a.js', predates: false }, { path: 'node_modules/b.js', predates: false }], more: 1 });
+    // A protected file is looked at whatever the flood before it.
+    const protectedToo = await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [window], maxFiles: 1, mustLook: (file) => file.endsWith('c.js') });
+    expect(protectedToo).toEqual({ files: [{ path: 'node_modules/a.js', predates: false }, { path: 'node_modules/c.js', predates: false }], more: 1 });
   });
 
   test("through a goal's snapshotter: the goal's own ignore rules, and goald's state directory left out", async () => {
