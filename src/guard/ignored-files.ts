@@ -1,8 +1,9 @@
-// What the guard says of files git ignores that changed during the agent's turns (found by
-// workspace/ignored-changes.ts): no snapshot, diff or inspection shows them, yet the checks ran with them.
-// A protected path (goald's own files, `guard.protect`) is tamper there as anywhere; every other such file
-// is a note the evaluator reads, grouped by its top directory. Not tamper by default: `npm install`, a
-// build or a cache write changes ignored files as legitimately as a rewritten test runner does.
+// What the guard says of files no snapshot holds (ignored, or inside a nested repository) that changed
+// during the agent's turns (found by workspace/ignored-changes.ts): no diff or inspection shows them, yet
+// the checks ran with them. A protected path (goald's own files, `guard.protect`) is tamper there as
+// anywhere; every other such file is a note the evaluator reads, one per top directory or nested
+// repository. Not tamper by default: `npm install`, a build or a cache write changes ignored files as
+// legitimately as a rewritten test runner does, and a goal may well be about a vendored repository.
 
 import { matchesPathPattern } from '../breakers/noise.js';
 import type { GuardSettings } from '../config/types.js';
@@ -31,7 +32,7 @@ export function judgeIgnoredChanges(changes: IgnoredChanges, input: { settings: 
       report.tamper.push({ path: file.path, kind: 'protected-path', detail: `${whose} changed during the agent's turns, in a path git ignores: no snapshot or diff shows it, so neither can show it undone` });
       continue;
     }
-    const top = topOf(file.path);
+    const top = file.repo === undefined ? topOf(file.path) : `${file.repo}/`;
     groups.set(top, [...(groups.get(top) ?? []), file]);
   }
   const tops = [...groups.keys()].sort();
@@ -52,9 +53,20 @@ function topOf(file: string): string {
 }
 
 function describe(files: readonly IgnoredChange[]): string {
-  const count = files.length;
+  const repo = files[0]?.repo;
+  if (repo !== undefined && files.every((file) => file.repo === repo)) {
+    return `${count(files)} in the nested repository ${repo}/ changed during the agent's turns: the snapshots hold its commit, not its files, so no diff or inspection shows them, yet the checks ran with them${listOf(files)}`;
+  }
+  const where = files.some((file) => file.repo !== undefined) ? 'git ignores or in nested repositories' : 'git ignores';
+  return `${count(files)} ${where} changed during the agent's turns, which no snapshot, diff or inspection shows, yet the checks ran with them${listOf(files)}`;
+}
+
+function count(files: readonly IgnoredChange[]): string {
+  return `${files.length} ${files.length === 1 ? 'file' : 'files'}`;
+}
+
+function listOf(files: readonly IgnoredChange[]): string {
   const named = files.slice(0, NAMED_PER_NOTE).map((file) => `${file.path}${file.predates === true ? ' (edited in place: older than the goal)' : ''}`);
-  const unnamed = count - named.length;
-  const list = named.length === 0 ? '' : `: ${named.join(', ')}${unnamed > 0 ? ` and ${unnamed} more` : ''}`;
-  return `${count} ${count === 1 ? 'file' : 'files'} git ignores changed during the agent's turns, which no snapshot, diff or inspection shows, yet the checks ran with them${list}`;
+  const unnamed = files.length - named.length;
+  return named.length === 0 ? '' : `: ${named.join(', ')}${unnamed > 0 ? ` and ${unnamed} more` : ''}`;
 }

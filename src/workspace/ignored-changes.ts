@@ -1,8 +1,10 @@
-// Files git ignores are in no snapshot: an agent that rewrites one (a test runner under node_modules/, a
-// file it has just listed in a .gitignore) changes what the checks run while no diff shows anything. This
-// finds the ignored files whose inode changed during the agent's turns, by their ctime, which the kernel
-// sets on every change and no process can set back (utimes sets mtime, not ctime). Only non-directories
-// are listed; files a check wrote fall outside the windows and are left out.
+// Files git ignores are in no snapshot, and neither are the files inside a nested repository (a submodule
+// or a checked-out repository: the snapshot holds its commit; one without a commit is left out): an agent
+// that rewrites one (a test runner under node_modules/, a script in a vendored repository) changes what
+// the checks run while no diff shows anything. This finds those files whose inode changed during the
+// agent's turns, by their ctime, which the kernel sets on every change and no process can set back
+// (utimes sets mtime, not ctime). Only non-directories are listed, never a `.git` directory's content;
+// files a check wrote fall outside the windows and are left out.
 
 import { spawn } from 'node:child_process';
 import { lstat } from 'node:fs/promises';
@@ -26,6 +28,8 @@ export interface IgnoredChange {
   path: string;
   /** True when the file is older than the first window (edited in place), false when made since, null when the filesystem does not say. */
   predates: boolean | null;
+  /** The nested repository the file lies in (its path from the top, no trailing `/`); absent for an ignored file. */
+  repo?: string;
 }
 
 export interface IgnoredChanges {
@@ -42,6 +46,8 @@ export interface IgnoredChangesOptions {
   windows: readonly TimeWindow[];
   /** Pathspecs kept out (goald's state directory when it lies in the work tree). */
   exclude?: readonly string[];
+  /** Nested repositories the snapshots left out (no commit yet; Snapshotter.leftOut), looked into as well. */
+  leftOut?: readonly string[];
   signal?: AbortSignal;
   /** Files looked at one by one, at most (default MAX_FILES), besides those `mustLook` names. */
   maxFiles?: number;
@@ -55,15 +61,18 @@ const FIND_TIMEOUT_MS = 60_000;
 // Paths handed to one `find`: far below the kernel's argument limit.
 const FIND_BATCH = 1_000;
 
-/** The ignored files changed within `windows`, sorted by path; none when there is no window. */
+/** The ignored and nested repositories' files changed within `windows`, sorted by path; none when there is no window. */
 export async function findIgnoredChanges(options: IgnoredChangesOptions): Promise<IgnoredChanges> {
   const { windows, cwd, signal } = options;
   if (windows.length === 0) return { files: [], more: 0 };
-  const listed = await runGit(
-    ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory', '--', '.', ...(options.exclude ?? [])],
-    { cwd, env: options.env, ...(signal ? { signal } : {}) },
-  );
-  const entries = listed.stdout.split('\0').filter((entry) => entry !== '');
+  const git = (args: string[]) => runGit([...args, '--', '.', ...(options.exclude ?? [])], { cwd, env: options.env, ...(signal ? { signal } : {}) });
+  // The snapshot's index holds a nested repository with a commit as a gitlink (mode 160000).
+  const [ignored, staged] = await Promise.all([
+    git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory']),
+    git(['ls-files', '-z', '--stage']),
+  ]);
+  const repos = [...(options.leftOut ?? []), ...gitlinksOf(staged.stdout)];
+  const entries = [...ignored.stdout.split('\0').filter((entry) => entry !== ''), ...repos.map((repo) => `${repo}/`)];
   if (entries.length === 0) return { files: [], more: 0 };
   const since = Math.min(...windows.map((window) => window.from));
   const candidates: string[] = [];
@@ -76,16 +85,27 @@ export async function findIgnoredChanges(options: IgnoredChangesOptions): Promis
   const looked = [...candidates.filter(mustLook), ...rest.slice(0, maxFiles)].sort();
   const files: IgnoredChange[] = [];
   for (const file of await Promise.all(looked.map((relative) => changeWithin(cwd, relative, windows, since)))) {
-    if (file !== null) files.push(file);
+    if (file === null) continue;
+    const repo = repos.find((candidate) => file.path.startsWith(`${candidate}/`));
+    files.push(repo === undefined ? file : { ...file, repo });
   }
   return { files, more: rest.length - Math.min(rest.length, maxFiles) };
+}
+
+// The gitlinks' paths in `ls-files --stage -z` output ("<mode> <id> <stage>\t<path>" records).
+function gitlinksOf(staged: string): string[] {
+  return staged
+    .split('\0')
+    .filter((record) => record.startsWith('160000 '))
+    .map((record) => record.slice(record.indexOf('\t') + 1));
 }
 
 // `find` over the entries (files, or directories git listed whole): the non-directories whose ctime is
 // `since` or later. Paths come back relative, without their `./`.
 function findChangedSince(cwd: string, entries: readonly string[], since: number, signal: AbortSignal | undefined): Promise<string[]> {
   // `./` keeps a name that starts with `-` from reading as an expression.
-  const args = ['-P', ...entries.map((entry) => `./${entry}`), '!', '-type', 'd', '-newerct', `@${((since - 1) / 1000).toFixed(3)}`, '-print0'];
+  const newer = ['!', '-type', 'd', '-newerct', `@${((since - 1) / 1000).toFixed(3)}`, '-print0'];
+  const args = ['-P', ...entries.map((entry) => `./${entry}`), '(', '-name', '.git', '-prune', ')', '-o', '(', ...newer, ')'];
   return new Promise((resolve, reject) => {
     const child = spawn('find', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], timeout: FIND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
     const chunks: Buffer[] = [];

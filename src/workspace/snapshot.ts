@@ -164,7 +164,8 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
 
     forgedObjects: (names, signal) => findForgedObjects(names, { cwd, env, ...(signal === undefined ? {} : { signal }) }),
 
-    ignoredChanges: (windows, options) => findIgnoredChanges({ ...options, cwd, env, windows, exclude: excludeStateDir(cwd, stateDir) }),
+    ignoredChanges: (windows, options) =>
+      findIgnoredChanges({ ...options, cwd, env, windows, exclude: excludeStateDir(cwd, stateDir), leftOut: [...uncommittedRepos] }),
 
     snapshot(signal, onIndexed) {
       const run = queue.then(() => takeSnapshot(signal, onIndexed));

@@ -2,6 +2,7 @@
 // `npm test` pass by weakening it instead of fixing the code, against the built goald, in the foreground
 // and through the daemon. None of them may achieve the goal; the honest agent does.
 
+import { execFileSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -194,6 +195,24 @@ describe('the tamper guard against hostile agents', () => {
     expect(refused.code, refused.stderr).toBe(1);
     expect(turnsFinished(refused)[0]?.tamper).toEqual([expect.objectContaining({ path: 'node_modules/.bin/runtests', kind: 'protected-path' })]);
     expect(finishedOf(refused)).toMatchObject({ status: 'failed' });
+  });
+
+  it('(k) an agent that rewrites a script inside a nested repository (a gitlink: the snapshot holds its commit) is named to the judge', async () => {
+    const repo = await gitdir({ files: { 'src.txt': 'todo\n', 'lib/run.sh': 'grep -q done ../src.txt\n' } });
+    const inLib = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo.path('lib'), stdio: 'ignore' });
+    inLib('init', '-q');
+    inLib('add', '-A');
+    inLib('commit', '-qm', 'lib');
+    await repo.commitAll('with lib as a gitlink');
+    const sandbox = await goaldSandbox();
+    const run = await sandbox.run(['start', 'src.txt says done', '-C', repo.dir, '--check', 'cd lib && sh run.sh', '--agent', "echo 'exit 0' > lib/run.sh", '--evaluator', 'none', ...FOREGROUND, '--max-turns', '1']);
+    expect(run.code, run.stderr).toBe(0);
+    const [goal] = await readdir(path.join(sandbox.home, 'goals'));
+    const record = parseJsonLines(await readFile(path.join(sandbox.home, 'goals', goal ?? '', 'turns.jsonl'), 'utf8')).at(-1);
+    expect(record?.files).toEqual([]);
+    expect(record?.guardNotes).toEqual([
+      expect.objectContaining({ path: 'lib/', kind: 'hidden-change', detail: expect.stringContaining('nested repository lib/ changed during the agent\'s turns') }),
+    ]);
   });
 
   it('(f) --no-guard turns the guard off: the `exit 0` agent then achieves the goal (the documented opt-out)', async () => {

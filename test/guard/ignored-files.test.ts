@@ -38,6 +38,14 @@ describe('judgeIgnoredChanges', () => {
     expect(report.notes.map((note) => note.path)).toEqual(['dist/']);
   });
 
+  test('files in a nested repository get a note of their own, saying the snapshots hold its commit only', () => {
+    const report = judgeIgnoredChanges({ files: [{ path: 'vendor/lib/run.sh', predates: true, repo: 'vendor/lib' }, { path: 'vendor/x.log', predates: false }], more: 0 }, { settings, goaldPaths });
+    expect(report.notes).toEqual([
+      { path: 'vendor/', kind: 'hidden-change', detail: expect.stringMatching(/^1 file git ignores changed .*: vendor\/x\.log$/) },
+      { path: 'vendor/lib/', kind: 'hidden-change', detail: expect.stringMatching(/^1 file in the nested repository vendor\/lib\/ changed .*the snapshots hold its commit, not its files.*: vendor\/lib\/run\.sh \(edited in place/) },
+    ]);
+  });
+
   test('many top directories: the last note covers the rest; files not looked at are counted', () => {
     const files = changed(...Array.from({ length: 12 }, (_, index) => `dir${String(index).padStart(2, '0')}/f.js`));
     const report = judgeIgnoredChanges({ files, more: 40 }, { settings, goaldPaths });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -90,6 +91,38 @@ describe('findIgnoredChanges', () => {
     });
     const found = await snap.ignoredChanges?.([window]);
     expect(found?.files.map((file) => file.path)).toEqual(['secret.txt']);
+  });
+
+  test("looks into nested repositories too (a gitlink's work tree, one left out without a commit), never into a .git", async () => {
+    const repo = await project();
+    const lib = repo.path('lib');
+    await mkdir(lib);
+    const inLib = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: lib, stdio: 'ignore' });
+    inLib('init', '-q');
+    await writeFile(path.join(lib, 'run.sh'), 'exit 1\n');
+    inLib('add', '-A');
+    inLib('commit', '-qm', 'lib');
+    await repo.git('add', 'lib');
+    await repo.commitAll('the nested repository, as a gitlink');
+    const ws = await resolveWorkspace(repo.dir);
+    const stateDir = await mkdtemp(path.join(tmpdir(), 'goald-state-'));
+    onTestFinished(() => rm(stateDir, { recursive: true, force: true }));
+    const snap = await createSnapshotter({ workspace: ws.root, gitDir: ws.gitDir, objectsDir: ws.objectsDir, indexFile: ws.indexFile, stateDir });
+    await mkdir(repo.path('crate/.git'), { recursive: true });
+    execFileSync('git', ['init', '-q'], { cwd: repo.path('crate') });
+    await snap.snapshot(); // finds crate/ without a commit and leaves it out from now on
+    expect(snap.leftOut?.()).toEqual(['crate']);
+    const window = await duringWindow(repo, async () => {
+      await writeFile(path.join(lib, 'run.sh'), 'exit 0\n');
+      await writeFile(path.join(lib, '.git', 'description'), 'inside .git: not the checks\' files\n');
+      await mkdir(repo.path('crate/src'));
+      await writeFile(repo.path('crate/src/main.rs'), 'fn main() {}\n');
+    });
+    const found = await snap.ignoredChanges?.([window]);
+    expect(found?.files).toEqual([
+      { path: 'crate/src/main.rs', predates: false, repo: 'crate' },
+      { path: 'lib/run.sh', predates: true, repo: 'lib' },
+    ]);
   });
 
   test('a missing work tree is an error, not an empty answer', async () => {
