@@ -27,7 +27,6 @@ import type { BreakerState } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
-import { isProtectedIgnored, judgeIgnoredChanges } from '../guard/ignored-files.js';
 import { inspectTurn } from '../guard/inspect-turn.js';
 import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
@@ -564,6 +563,7 @@ export class GoalSupervisor {
     if (!this.settings.guard.enabled || snapshotter.ignoredChanges === undefined || !checks.every((check) => check.passed)) return report;
     let found: GuardReport;
     try {
+      const { isProtectedIgnored, judgeIgnoredChanges } = await import('../guard/ignored-files.js'); // off the way to the first agent
       const paths = { settings: this.settings.guard, goaldPaths: this.deps.goaldPaths ?? { protect: [], ignore: [] } };
       const windows = await this.agentWindows.soFar(result.window);
       const changes = await snapshotter.ignoredChanges(windows, { mustLook: (file) => isProtectedIgnored(file, paths), signal: this.session.abortSignal });

@@ -10,7 +10,6 @@ import { GoaldError } from '../errors.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
 import { addAndWriteTree, runGit } from './git.js';
 import { splitFirstLine } from './first-line.js';
-import { findIgnoredChanges } from './ignored-changes.js';
 import { findForgedObjects } from './object-check.js';
 import { prepareSnapshotGitDir } from './snapshot-git-dir.js';
 import { createTreeReader } from './tree-reader.js';
@@ -164,8 +163,11 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
 
     forgedObjects: (names, signal) => findForgedObjects(names, { cwd, env, ...(signal === undefined ? {} : { signal }) }),
 
-    ignoredChanges: (windows, options) =>
-      findIgnoredChanges({ ...options, cwd, env, windows, exclude: excludeStateDir(cwd, stateDir), leftOut: [...uncommittedRepos] }),
+    // Loaded on a goal's first passing turn, not on the way to its first agent.
+    ignoredChanges: async (windows, options) => {
+      const { findIgnoredChanges } = await import('./ignored-changes.js');
+      return findIgnoredChanges({ ...options, cwd, env, windows, exclude: excludeStateDir(cwd, stateDir), leftOut: [...uncommittedRepos] });
+    },
 
     snapshot(signal, onIndexed) {
       const run = queue.then(() => takeSnapshot(signal, onIndexed));
