@@ -40,6 +40,13 @@ export function judgeIgnoredChanges(changes: IgnoredChanges, input: { settings: 
   for (const top of shown) report.notes.push({ path: top, kind: 'hidden-change', detail: describe(groups.get(top) ?? []) });
   const rest = tops.slice(shown.length).flatMap((top) => groups.get(top) ?? []);
   if (rest.length > 0) report.notes.push({ path: '.', kind: 'hidden-change', detail: `${describe(rest)} (under ${tops.length - shown.length} more paths)` });
+  for (const dir of changes.unreadable ?? []) {
+    if (dir.changed) {
+      report.tamper.push({ path: dir.path, kind: 'unreadable-dir', detail: "made unreadable during the agent's turns: goald cannot list it, so a file made in it is in no snapshot, yet a check can run it by name" });
+    } else {
+      report.notes.push({ path: dir.path, kind: 'hidden-change', detail: 'goald cannot list this directory (permission denied): a file made in it is in no snapshot, diff or inspection' });
+    }
+  }
   if (changes.more > 0) {
     report.notes.push({ path: '.', kind: 'hidden-change', detail: `${changes.more} more ignored files changed since the agent's first turn were not looked at one by one (too many)` });
   }

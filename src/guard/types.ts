@@ -14,6 +14,7 @@ export const TAMPER_KINDS = [
   'skip-marker', // a skip/only marker added to a test file
   'check-script', // a package.json script that a check runs was changed
   'forged-object', // a git object behind a judged file does not hold what its name says (.git/objects rewritten)
+  'unreadable-dir', // a directory made unreadable during the agent's turns: goald cannot list it, the checks can reach into it
 ] as const;
 export type TamperKind = (typeof TAMPER_KINDS)[number];
 

@@ -425,3 +425,13 @@ function describeSpawnError(error: NodeJS.ErrnoException, cwd: string): GoaldErr
   }
   return new GoaldError('internal', `could not run git in ${cwd}: ${error.message}`, undefined, { cause: error });
 }
+
+/** The directories git (`add`, `ls-files`) warned it could not open for lack of permission, from its stderr (paths from the top, ending in `/`). */
+export function unreadableDirsIn(stderr: string): string[] {
+  const dirs: string[] = [];
+  for (const match of stderr.matchAll(/^warning: could not open directory '(.*)': Permission denied$/gm)) {
+    const dir = match[1] ?? '';
+    if (dir !== '') dirs.push(dir.endsWith('/') ? dir : `${dir}/`);
+  }
+  return dirs;
+}

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { lstat } from 'node:fs/promises';
 
 import { GoaldError } from '../errors.js';
-import { runGit } from './git.js';
+import { runGit, unreadableDirsIn } from './git.js';
 
 /**
  * When an agent ran, in epoch milliseconds: from a ctime the kernel stamped just before its release (files
@@ -32,10 +32,20 @@ export interface IgnoredChange {
   repo?: string;
 }
 
+/** A directory goald cannot list (permission denied): what is made in it, no snapshot or look sees. */
+export interface UnreadableDir {
+  /** From the top, ending in `/`. */
+  path: string;
+  /** Its ctime falls in a window: the agent made it unreadable (or changed it) during its turns. */
+  changed: boolean;
+}
+
 export interface IgnoredChanges {
   files: IgnoredChange[];
   /** Changed files beyond the cap that were not looked at one by one (they may include files a check wrote). */
   more: number;
+  /** Directories the last snapshot or this look could not list. */
+  unreadable?: UnreadableDir[];
 }
 
 export interface IgnoredChangesOptions {
@@ -48,6 +58,8 @@ export interface IgnoredChangesOptions {
   exclude?: readonly string[];
   /** Nested repositories the snapshots left out (no commit yet; Snapshotter.leftOut), looked into as well. */
   leftOut?: readonly string[];
+  /** Directories the last snapshot's `git add` could not list (snapshot.ts, unreadableDirsIn). */
+  unreadable?: readonly string[];
   signal?: AbortSignal;
   /** Files looked at one by one, at most (default MAX_FILES), besides those `mustLook` names. */
   maxFiles?: number;
@@ -73,12 +85,15 @@ export async function findIgnoredChanges(options: IgnoredChangesOptions): Promis
   ]);
   const repos = [...(options.leftOut ?? []), ...gitlinksOf(staged.stdout)];
   const entries = [...ignored.stdout.split('\0').filter((entry) => entry !== ''), ...repos.map((repo) => `${repo}/`)];
-  if (entries.length === 0) return { files: [], more: 0 };
   const since = Math.min(...windows.map((window) => window.from));
   const candidates: string[] = [];
+  const deniedDirs = new Set([...(options.unreadable ?? []), ...unreadableDirsIn(ignored.stderr)]);
   for (let at = 0; at < entries.length; at += FIND_BATCH) {
-    candidates.push(...(await findChangedSince(cwd, entries.slice(at, at + FIND_BATCH), since, signal)));
+    const found = await findChangedSince(cwd, entries.slice(at, at + FIND_BATCH), since, signal);
+    candidates.push(...found.files);
+    for (const dir of found.denied) deniedDirs.add(dir);
   }
+  const unreadable = await Promise.all([...deniedDirs].sort().map((dir) => unreadableDir(cwd, dir, windows)));
   const maxFiles = options.maxFiles ?? MAX_FILES;
   const mustLook = options.mustLook ?? (() => false);
   const rest = candidates.filter((file) => !mustLook(file)).sort();
@@ -89,7 +104,8 @@ export async function findIgnoredChanges(options: IgnoredChangesOptions): Promis
     const repo = repos.find((candidate) => file.path.startsWith(`${candidate}/`));
     files.push(repo === undefined ? file : { ...file, repo });
   }
-  return { files, more: rest.length - Math.min(rest.length, maxFiles) };
+  const more = rest.length - Math.min(rest.length, maxFiles);
+  return unreadable.length === 0 ? { files, more } : { files, more, unreadable };
 }
 
 // The gitlinks' paths in `ls-files --stage -z` output ("<mode> <id> <stage>\t<path>" records).
@@ -102,30 +118,54 @@ function gitlinksOf(staged: string): string[] {
 
 // `find` over the entries (files, or directories git listed whole): the non-directories whose ctime is
 // `since` or later. Paths come back relative, without their `./`.
-function findChangedSince(cwd: string, entries: readonly string[], since: number, signal: AbortSignal | undefined): Promise<string[]> {
+function findChangedSince(cwd: string, entries: readonly string[], since: number, signal: AbortSignal | undefined): Promise<{ files: string[]; denied: string[] }> {
   // `./` keeps a name that starts with `-` from reading as an expression.
   const newer = ['!', '-type', 'd', '-newerct', `@${((since - 1) / 1000).toFixed(3)}`, '-print0'];
   const args = ['-P', ...entries.map((entry) => `./${entry}`), '(', '-name', '.git', '-prune', ')', '-o', '(', ...newer, ')'];
   return new Promise((resolve, reject) => {
-    const child = spawn('find', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], timeout: FIND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+    // LC_ALL=C: find's complaints in plain quotes, which are parsed below.
+    const env = { ...process.env, LC_ALL: 'C' };
+    const child = spawn('find', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: FIND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
     const chunks: Buffer[] = [];
-    let stderr = '';
+    const denied: string[] = [];
+    let partial = '';
+    let complaint = ''; // the last line that is not a denied directory: the one reported
+    const readLine = (line: string): void => {
+      const dir = /^find: '\.\/(.*)': Permission denied$/.exec(line)?.[1];
+      if (dir === undefined) complaint = line.slice(0, 2_000);
+      else if (denied.length < MAX_FILES) denied.push(dir.endsWith('/') ? dir : `${dir}/`);
+    };
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2_000)));
+    child.stderr.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = (lines.pop() ?? '').slice(-2_000);
+      lines.forEach(readLine);
+    });
     child.on('error', (error) => {
       reject(signal?.aborted === true ? signal.reason : new GoaldError('internal', `could not run find to look at the files git ignores: ${error.message}`, 'install findutils'));
     });
     child.on('close', (code) => {
-      // A file removed while find ran makes it exit 1 after listing the rest: that listing stands.
+      if (partial !== '') readLine(partial);
+      // A file removed while find ran, or a directory it could not list, makes it exit 1 after listing the rest.
       if (code !== 0 && code !== 1) {
-        const why = code === null ? `did not finish within ${FIND_TIMEOUT_MS / 1000} s` : `exited ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`;
+        const why = code === null ? `did not finish within ${FIND_TIMEOUT_MS / 1000} s` : `exited ${code}: ${complaint}`;
         reject(new GoaldError('internal', `find ${why} looking at the files git ignores`));
         return;
       }
       const out = Buffer.concat(chunks).toString('utf8');
-      resolve(out.split('\0').filter((entry) => entry !== '').map((entry) => entry.replace(/^\.\//, '')));
+      resolve({ files: out.split('\0').filter((entry) => entry !== '').map((entry) => entry.replace(/^\.\//, '')), denied });
     });
   });
+}
+
+// A directory goald cannot list, and whether its ctime (a chmod sets it) falls in a window.
+async function unreadableDir(cwd: string, dir: string, windows: readonly TimeWindow[]): Promise<UnreadableDir> {
+  try {
+    const changed = (await lstat(`${cwd}/${dir}`)).ctimeMs;
+    return { path: dir, changed: windows.some((window) => changed >= window.from && changed <= window.to) };
+  } catch {
+    return { path: dir, changed: false };
+  }
 }
 
 // The file as a change within a window, or null (changed outside them: a check's write; or gone).

@@ -8,7 +8,7 @@ import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
-import { addAndWriteTree, runGit } from './git.js';
+import { addAndWriteTree, runGit, unreadableDirsIn } from './git.js';
 import { splitFirstLine } from './first-line.js';
 import { findForgedObjects } from './object-check.js';
 import { prepareSnapshotGitDir } from './snapshot-git-dir.js';
@@ -85,6 +85,12 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
   // Nested repositories without a commit, kept out of this goal's snapshots from the first that met one.
   const uncommittedRepos = new Set<string>();
   const addArgs = (): string[] => [...baseAddArgs, ...[...uncommittedRepos].map((repo) => `:(exclude,literal)${repo}`)];
+  // Directories the last snapshot's `git add` could not list (permission denied): a file made in one is in
+  // no snapshot, though a check can run it by name.
+  let unreadable: string[] = [];
+  const noteUnreadable = (result: { stderr: string }): void => {
+    unreadable = unreadableDirsIn(result.stderr);
+  };
   // `git add` stops at the first nested repository that has no commit yet (a turn's `git init` in a
   // directory, `cargo new`), naming it: the snapshot is taken again without it, one at a time.
   const withoutUncommittedRepos = async <T>(attempt: () => Promise<T>): Promise<T> => {
@@ -113,6 +119,7 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     const written = await withoutUncommittedRepos(() =>
       addAndWriteTree(addArgs(), [...SNAPSHOT_CONFIG, 'write-tree'], { cwd, env, signal, ...(onIndexed ? { onIndexed } : {}) }),
     );
+    noteUnreadable(written);
     return written.stdout.trim();
   };
 
@@ -146,7 +153,11 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
       return (chunk) => stream.push(chunk);
     });
     const options = { cwd, env, signal, input: pairsIn, onStdout, ...(onIndexed ? { onIndexed } : {}) };
-    const run = queue.then(() => addAndWriteTree(addArgs(), [...SNAPSHOT_CONFIG, 'write-tree'], options, DIFF_STDIN_ARGS));
+    const run = queue.then(async () => {
+      const result = await addAndWriteTree(addArgs(), [...SNAPSHOT_CONFIG, 'write-tree'], options, DIFF_STDIN_ARGS);
+      noteUnreadable(result);
+      return result;
+    });
     queue = run.catch(() => undefined);
     const done = run.then(() => {
       if (diff === null) throw new GoaldError('internal', `git write-tree printed no tree in ${cwd}`);
@@ -166,7 +177,7 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     // Loaded on a goal's first passing turn, not on the way to its first agent.
     ignoredChanges: async (windows, options) => {
       const { findIgnoredChanges } = await import('./ignored-changes.js');
-      return findIgnoredChanges({ ...options, cwd, env, windows, exclude: excludeStateDir(cwd, stateDir), leftOut: [...uncommittedRepos] });
+      return findIgnoredChanges({ ...options, cwd, env, windows, exclude: excludeStateDir(cwd, stateDir), leftOut: [...uncommittedRepos], unreadable });
     },
 
     snapshot(signal, onIndexed) {

@@ -65,7 +65,11 @@ describe('goald start --foreground', () => {
     expect(turn?.view).toMatchObject({ files: ['notes.txt'] });
     // The judge is told what it cannot see: the turn record's guard notes (the evaluator reads them).
     const records = parseJsonLines(await readFile(path.join(await goalDirOf(sandbox.home), 'turns.jsonl'), 'utf8'));
-    expect(records.at(-1)?.guardNotes).toEqual([expect.objectContaining({ path: 'crate/', kind: 'nested-repo' })]);
+    // and the files the agent made in it, by name (the look at files no snapshot holds).
+    expect(records.at(-1)?.guardNotes).toEqual([
+      expect.objectContaining({ path: 'crate/', kind: 'nested-repo' }),
+      expect.objectContaining({ path: 'crate/', kind: 'hidden-change', detail: expect.stringContaining('crate/main.rs') }),
+    ]);
   });
 
   it('a goal whose snapshot fails beyond what goald handles ends failed and announced (exit 70), not left active', async () => {

@@ -2,13 +2,14 @@
 // `npm test` pass by weakening it instead of fixing the code, against the built goald, in the foreground
 // and through the daemon. None of them may achieve the goal; the honest agent does.
 
-import { execFileSync } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { execFile, execFileSync } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { gitdir } from '../helpers/gitdir.js';
-import { goaldSandbox, parseJsonLines, type GoaldRun } from '../helpers/run-goald.js';
+import { goaldBin, goaldSandbox, parseJsonLines, type GoaldRun } from '../helpers/run-goald.js';
 
 const AGENT = fileURLToPath(new URL('../fixtures/agents/tamper.mjs', import.meta.url));
 const FOREGROUND = ['--foreground', '--cooldown', '0', '--json'];
@@ -213,6 +214,43 @@ describe('the tamper guard against hostile agents', () => {
     expect(record?.guardNotes).toEqual([
       expect.objectContaining({ path: 'lib/', kind: 'hidden-change', detail: expect.stringContaining('nested repository lib/ changed during the agent\'s turns') }),
     ]);
+  });
+
+  it('(l) an agent that hides its new file in a directory it makes unreadable (chmod 111) cannot achieve the goal', async () => {
+    // Root reads every directory whatever its mode, so the run is made as an ordinary user: `nobody`
+    // when the suite runs as root, else the user running it. The built goald is copied where that user reads it.
+    const root = await realpath(await mkdtemp(path.join(tmpdir(), 'gd-unreadable-')));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const repo = path.join(root, 'repo');
+    await cp(path.dirname(goaldBin), path.join(root, 'bundle'), { recursive: true });
+    await mkdir(path.join(repo, 'hide'), { recursive: true });
+    await writeFile(path.join(repo, 'hide', 'keep.txt'), 'keep\n');
+    await writeFile(path.join(repo, '.gitignore'), 'node_modules/\n');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'start');
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) execFileSync('chown', ['-R', '65534:65534', root]);
+    const agent = 'echo x > hide/new.js; chmod 111 hide; mkdir -p node_modules/x; echo x > node_modules/x/y.js; chmod 111 node_modules/x';
+    const args = [path.join(root, 'bundle', 'bin.js'), 'start', 'hide/new.js exists', '-C', repo, '--check', 'test -f hide/new.js && test -f node_modules/x/y.js', '--agent', agent, '--evaluator', 'none', ...FOREGROUND, '--max-turns', '1'];
+    const [command, commandArgs] = asRoot ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...args]] : [process.execPath, args];
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, GOALD_HOME: path.join(root, 'h'), XDG_CONFIG_HOME: path.join(root, 'config'), GOALD_SANDBOX: 'off', GOALD_COMPILE_CACHE: path.join(root, 'cache') };
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      execFile(command, commandArgs, { env }, (error, stdout, stderr) => {
+        if (error !== null && typeof error.code !== 'number') reject(error);
+        else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+      });
+    });
+    expect(run.code, run.stderr).toBe(1);
+    const turn = turnsFinished({ ...run, signal: null })[0];
+    expect(turn?.checks).toEqual([expect.objectContaining({ passed: true })]);
+    expect(turn?.tamper).toEqual([
+      expect.objectContaining({ path: 'hide/', kind: 'unreadable-dir' }),
+      expect.objectContaining({ path: 'node_modules/x/', kind: 'unreadable-dir' }),
+    ]);
+    if (asRoot) execFileSync('chown', ['-R', '0:0', root]); // so that the cleanup can remove what nobody made
+    execFileSync('chmod', ['-R', 'u+rwx', repo]);
   });
 
   it('(f) --no-guard turns the guard off: the `exit 0` agent then achieves the goal (the documented opt-out)', async () => {

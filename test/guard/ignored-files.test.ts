@@ -46,6 +46,15 @@ describe('judgeIgnoredChanges', () => {
     ]);
   });
 
+  test('a directory goald cannot list: tamper when the agent made it so during its turns, else a note', () => {
+    const report = judgeIgnoredChanges(
+      { files: [], more: 0, unreadable: [{ path: 'hide/', changed: true }, { path: 'pgdata/', changed: false }] },
+      { settings, goaldPaths },
+    );
+    expect(report.tamper).toEqual([{ path: 'hide/', kind: 'unreadable-dir', detail: expect.stringContaining("made unreadable during the agent's turns") }]);
+    expect(report.notes).toEqual([{ path: 'pgdata/', kind: 'hidden-change', detail: expect.stringContaining('goald cannot list this directory') }]);
+  });
+
   test('many top directories: the last note covers the rest; files not looked at are counted', () => {
     const files = changed(...Array.from({ length: 12 }, (_, index) => `dir${String(index).padStart(2, '0')}/f.js`));
     const report = judgeIgnoredChanges({ files, more: 40 }, { settings, goaldPaths });

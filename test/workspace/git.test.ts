@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, onTestFinished, test } from 'vitest';
 
 import { GoaldError } from '../../src/errors.js';
-import { addAndWriteTree, GIT_TIMEOUT_MS, gitEnv, pipeGit, runGit } from '../../src/workspace/git.js';
+import { addAndWriteTree, GIT_TIMEOUT_MS, gitEnv, pipeGit, runGit, unreadableDirsIn } from '../../src/workspace/git.js';
 import { gitdir } from '../helpers/gitdir.js';
 
 describe('runGit', () => {
@@ -193,5 +193,19 @@ describe('runGit against a hostile repository', () => {
 
   test('without a timeout option, calls are bounded by GIT_TIMEOUT_MS (one minute)', () => {
     expect(GIT_TIMEOUT_MS).toBe(60_000);
+  });
+});
+
+describe('unreadableDirsIn', () => {
+  test("reads the directories git could not open for lack of permission from its warnings, nothing else", () => {
+    const stderr = [
+      "warning: unable to access '/root/.config/git/ignore': Permission denied",
+      "warning: could not open directory 'hide/': Permission denied",
+      "warning: could not open directory 'a dir/with 'quotes'/': Permission denied",
+      "warning: could not open directory 'gone/': No such file or directory",
+      '',
+    ].join('\n');
+    expect(unreadableDirsIn(stderr)).toEqual(['hide/', "a dir/with 'quotes'/"]);
+    expect(unreadableDirsIn('')).toEqual([]);
   });
 });
