@@ -2,7 +2,7 @@
 // `npm test` pass by weakening it instead of fixing the code, against the built goald, in the foreground
 // and through the daemon. None of them may achieve the goal; the honest agent does.
 
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -236,14 +236,9 @@ describe('the tamper guard against hostile agents', () => {
     const args = [path.join(root, 'bundle', 'bin.js'), 'start', 'hide/new.js exists', '-C', repo, '--check', 'test -f hide/new.js && test -f node_modules/x/y.js', '--agent', agent, '--evaluator', 'none', ...FOREGROUND, '--max-turns', '1'];
     const [command, commandArgs] = asRoot ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...args]] : [process.execPath, args];
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, GOALD_HOME: path.join(root, 'h'), XDG_CONFIG_HOME: path.join(root, 'config'), GOALD_SANDBOX: 'off', GOALD_COMPILE_CACHE: path.join(root, 'cache') };
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      execFile(command, commandArgs, { env }, (error, stdout, stderr) => {
-        if (error !== null && typeof error.code !== 'number') reject(error);
-        else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
-      });
-    });
-    expect(run.code, run.stderr).toBe(1);
-    const turn = turnsFinished({ ...run, signal: null })[0];
+    const ran = spawnSync(command, commandArgs, { env, encoding: 'utf8' });
+    expect(ran.status, ran.stderr).toBe(1);
+    const turn = turnsFinished({ code: ran.status, signal: null, stdout: ran.stdout, stderr: ran.stderr })[0];
     expect(turn?.checks).toEqual([expect.objectContaining({ passed: true })]);
     expect(turn?.tamper).toEqual([
       expect.objectContaining({ path: 'hide/', kind: 'unreadable-dir' }),
