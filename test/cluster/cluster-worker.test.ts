@@ -254,6 +254,8 @@ describe('goald worker', () => {
     expect(record).toMatchObject({ status: 'failed', reason: 'cluster-error' });
     expect(record?.reasonMessage).toMatch(/^turn 0 failed on every attempt: /);
     expect(await turnsOf(goalId)).toEqual([]);
+    // The event follows the status (failGoalAfterTurnError: two writes): under load, a moment later.
+    await waitUntil('the event stream ended', async () => (await readClusterGoalEvents(redis, goalId)).events.at(-1)?.type === 'goal.finished', 10_000);
     const { events } = await readClusterGoalEvents(redis, goalId);
     expect(events.at(-1)).toMatchObject({ type: 'goal.finished', status: 'failed', reason: 'cluster-error' });
   });
