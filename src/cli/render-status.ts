@@ -118,6 +118,9 @@ export function renderTurnRow(turn: TurnRecord): string {
     : `stag ${b.consecutiveStagnantTurns} · agentF ${b.consecutiveAgentFailures} · evalF ${b.consecutiveEvaluatorFailures} · osc ${b.oscillations}`;
   const tamper = turn.tamper ?? [];
   const tamperText = tamper.length === 0 ? [] : [`TAMPER: ${clip(describeTamper(tamper), 100)}`];
+  // What the judge was told it could not see (nested repositories, files no snapshot holds, .gitignore edits).
+  const notes = turn.guardNotes ?? [];
+  const notesText = notes.length === 0 ? [] : [`notes: ${clip(describeTamper(notes), 100)}`];
   const distanceText = turn.distance === undefined ? [] : [renderDistanceCell(turn.distance)].filter((text) => text !== '');
   return [
     String(turn.turn).padStart(4),
@@ -132,6 +135,7 @@ export function renderTurnRow(turn: TurnRecord): string {
     ...distanceText,
     ...(turn.guidance === undefined ? [] : [`guidance: ${clip(turn.guidance.join(' / ').replace(/\s+/g, ' '), 100)}`]),
     ...tamperText,
+    ...notesText,
   ].join('  ');
 }
 

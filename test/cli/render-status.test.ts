@@ -44,4 +44,14 @@ describe('goald show\'s turn rows', () => {
     expect(renderTurnRow(makeTurn({ files: [file('a')] }))).toContain(' 1 file ');
     expect(renderTurnRow(makeTurn({ files: [file('a'), file('b')] }))).toContain(' 2 files ');
   });
+
+  it("name the guard's notes, what the judge was told it could not see; nothing when there are none", () => {
+    const notes = [
+      { path: 'node_modules/', kind: 'hidden-change' as const, detail: '1 file git ignores changed during the agent\'s turns' },
+      { path: 'crate/', kind: 'nested-repo' as const, detail: 'a git repository of its own' },
+    ];
+    expect(renderTurnRow(makeTurn({ files: [], guardNotes: notes }))).toMatch(/ {2}notes: hidden-change node_modules\/; nested-repo crate\/$/);
+    expect(renderTurnRow(makeTurn({ files: [], guardNotes: [] }))).not.toContain('notes:');
+    expect(renderTurnRow(makeTurn({ files: [] }))).not.toContain('notes:');
+  });
 });
