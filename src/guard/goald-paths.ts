@@ -27,6 +27,11 @@ export function goaldPathsIn(workspace: string, locations: { home: string; userC
   return { protect, ignore };
 }
 
+/** How a finding names a protected file. */
+export function whoseFile(protection: 'goald' | 'guard.protect'): string {
+  return protection === 'goald' ? "goald's own file" : 'a protected path (guard.protect)';
+}
+
 // `target` relative to `workspace` with `/` separators, or null when it lies outside.
 function relativeInside(workspace: string, target: string): string | null {
   const relative = path.relative(path.resolve(workspace), path.resolve(target));

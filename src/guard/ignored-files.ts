@@ -6,14 +6,12 @@
 // legitimately as a rewritten test runner does, and a goal may well be about a vendored repository.
 
 import { matchesPathPattern } from '../breakers/noise.js';
-import type { GuardSettings } from '../config/types.js';
 import type { IgnoredChange, IgnoredChanges } from '../workspace/ignored-changes.js';
+import { whoseFile } from './goald-paths.js';
 import type { GoaldPaths, GuardReport } from './types.js';
 
-/** Whether a changed ignored file would be tamper (protected): such files are looked at whatever their number. */
-export function isProtectedIgnored(file: string, input: { settings: GuardSettings; goaldPaths: GoaldPaths }): boolean {
-  return !matchesPathPattern(file, input.goaldPaths.ignore) && (matchesPathPattern(file, input.goaldPaths.protect) || matchesPathPattern(file, input.settings.protect));
-}
+/** Why a file is protected (inspect-turn.ts, protectionOf, bound to the goal's settings), or null. */
+export type ProtectionOf = (file: string) => 'goald' | 'guard.protect' | null;
 
 // Files named in one note; the rest are counted.
 const NAMED_PER_NOTE = 5;
@@ -21,19 +19,22 @@ const NAMED_PER_NOTE = 5;
 const MAX_NOTES = 8;
 
 /** The findings and notes for the ignored files changed so far (all of them, every turn: they stand until undone). */
-export function judgeIgnoredChanges(changes: IgnoredChanges, input: { settings: GuardSettings; goaldPaths: GoaldPaths }): GuardReport {
+export function judgeIgnoredChanges(changes: IgnoredChanges, input: { protection: ProtectionOf; goaldPaths: GoaldPaths }): GuardReport {
   const report: GuardReport = { tamper: [], notes: [] };
   const { goaldPaths } = input;
   const groups = new Map<string, IgnoredChange[]>();
   for (const file of changes.files) {
-    if (matchesPathPattern(file.path, goaldPaths.ignore)) continue; // goald's own state and logs, written while goals run
-    if (isProtectedIgnored(file.path, input)) {
-      const whose = matchesPathPattern(file.path, goaldPaths.protect) ? "goald's own file" : 'a protected path (guard.protect)';
-      report.tamper.push({ path: file.path, kind: 'protected-path', detail: `${whose} changed during the agent's turns, in a path git ignores: no snapshot or diff shows it, so neither can show it undone` });
+    const protection = input.protection(file.path);
+    if (protection !== null) {
+      const detail = `${whoseFile(protection)} changed during the agent's turns, in a path git ignores: no snapshot or diff shows it, so neither can show it undone`;
+      report.tamper.push({ path: file.path, kind: 'protected-path', detail });
       continue;
     }
+    if (matchesPathPattern(file.path, goaldPaths.ignore)) continue; // goald's own state and logs, written while goals run
     const top = file.repo === undefined ? topOf(file.path) : `${file.repo}/`;
-    groups.set(top, [...(groups.get(top) ?? []), file]);
+    const group = groups.get(top);
+    if (group === undefined) groups.set(top, [file]);
+    else group.push(file);
   }
   const tops = [...groups.keys()].sort();
   const shown = tops.length > MAX_NOTES ? tops.slice(0, MAX_NOTES - 1) : tops;

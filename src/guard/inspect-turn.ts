@@ -8,7 +8,7 @@ import { matchesPathPattern } from '../breakers/noise.js';
 import { objectNamesOf } from '../workspace/object-check.js';
 import type { FileChange } from '../workspace/types.js';
 import { changedCheckScripts, scriptsRunBy } from './check-scripts.js';
-import { agentWroteConfig, WORKSPACE_CONFIG_FILE } from './goald-paths.js';
+import { agentWroteConfig, whoseFile, WORKSPACE_CONFIG_FILE } from './goald-paths.js';
 import { createPatchScanner, type FilePatchSummary } from './patch-scanner.js';
 import {
   cleanReport,
@@ -16,6 +16,7 @@ import {
   type GuardInput,
   type GuardNote,
   type GuardReport,
+  type GoaldPaths,
   type GuardTreeReader,
   type TamperFinding,
 } from './types.js';
@@ -84,6 +85,15 @@ export async function inspectTurn(input: GuardInput, reader: GuardTreeReader, si
   return report;
 }
 
+/**
+ * Why a change to `file` is tamper by its path alone: goald's own file (not the state goald itself rewrites
+ * while goals run), a `guard.protect` glob, or neither (null).
+ */
+export function protectionOf(file: string, input: { goaldPaths: GoaldPaths; protect: readonly string[] }): 'goald' | 'guard.protect' | null {
+  if (matchesPathPattern(file, input.goaldPaths.protect) && !matchesPathPattern(file, input.goaldPaths.ignore)) return 'goald';
+  return matchesPathPattern(file, input.protect) ? 'guard.protect' : null;
+}
+
 // Protected paths (goald's own files, `guard.protect`) and goal.config.json, from the file list alone.
 function findPathTamper(input: GuardInput, report: GuardReport): void {
   const { goaldPaths, settings } = input;
@@ -106,10 +116,9 @@ function findPathTamper(input: GuardInput, report: GuardReport): void {
       }
       continue;
     }
-    const goalds = matchesPathPattern(file.path, goaldPaths.protect) && !matchesPathPattern(file.path, goaldPaths.ignore);
-    if (goalds || matchesPathPattern(file.path, settings.protect)) {
-      const whose = goalds ? "goald's own file" : 'a protected path (guard.protect)';
-      report.tamper.push({ path: file.path, kind: 'protected-path', detail: `${whose} ${verbOf(file)}` });
+    const protection = protectionOf(file.path, { goaldPaths, protect: settings.protect });
+    if (protection !== null) {
+      report.tamper.push({ path: file.path, kind: 'protected-path', detail: `${whoseFile(protection)} ${verbOf(file)}` });
     }
   }
 }

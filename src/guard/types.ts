@@ -27,7 +27,7 @@ export const GUARD_NOTE_KINDS = [
   'config-change', // goal.config.json changed, but nothing shows the agent wrote it
   'nested-repo', // a nested git repository without a commit, left out of the snapshots: nobody sees its files
   'ignore-change', // a .gitignore changed since the goal started: what it ignores is in no snapshot
-  'hidden-change', // a file git ignores changed during the agent's turns: no snapshot shows it, the checks ran with it
+  'hidden-change', // a file no snapshot holds (ignored, in a nested repository) changed during the agent's turns; or a directory goald cannot list
 ] as const;
 export type GuardNoteKind = (typeof GUARD_NOTE_KINDS)[number];
 

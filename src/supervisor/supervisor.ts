@@ -27,7 +27,7 @@ import type { BreakerState } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
-import { inspectTurn } from '../guard/inspect-turn.js';
+import { inspectTurn, protectionOf } from '../guard/inspect-turn.js';
 import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
 import { renderDistanceLine } from '../prompt/distance-line.js';
@@ -563,11 +563,12 @@ export class GoalSupervisor {
     if (!this.settings.guard.enabled || snapshotter.ignoredChanges === undefined || !checks.every((check) => check.passed)) return report;
     let found: GuardReport;
     try {
-      const { isProtectedIgnored, judgeIgnoredChanges } = await import('../guard/ignored-files.js'); // off the way to the first agent
-      const paths = { settings: this.settings.guard, goaldPaths: this.deps.goaldPaths ?? { protect: [], ignore: [] } };
-      const windows = await this.agentWindows.soFar(result.window);
-      const changes = await snapshotter.ignoredChanges(windows, { mustLook: (file) => isProtectedIgnored(file, paths), signal: this.session.abortSignal });
-      found = judgeIgnoredChanges(changes, paths);
+      const { judgeIgnoredChanges } = await import('../guard/ignored-files.js'); // off the way to the first agent
+      const goaldPaths = this.deps.goaldPaths ?? { protect: [], ignore: [] };
+      const protection = (file: string): ReturnType<typeof protectionOf> => protectionOf(file, { goaldPaths, protect: this.settings.guard.protect });
+      const mustLook = (file: string): boolean => protection(file) !== null;
+      const changes = await snapshotter.ignoredChanges(await this.agentWindows.soFar(result.window), { mustLook, signal: this.session.abortSignal });
+      found = judgeIgnoredChanges(changes, { protection, goaldPaths });
     } catch (error) {
       if (this.session.isInterrupted()) return null;
       const why = error instanceof Error ? error.message : String(error);

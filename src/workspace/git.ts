@@ -428,8 +428,21 @@ function describeSpawnError(error: NodeJS.ErrnoException, cwd: string): GoaldErr
 
 /** The directories git (`add`, `ls-files`) warned it could not open for lack of permission, from its stderr (paths from the top, ending in `/`). */
 export function unreadableDirsIn(stderr: string): string[] {
+  return deniedDirsIn(stderr, GIT_DENIED);
+}
+
+// git's warning about a directory it could not list; a name may hold newlines (git prints it as it is).
+const GIT_DENIED = /^warning: could not open directory '([\s\S]*?)': Permission denied$/gm;
+
+/**
+ * The directories a tool's complaints name, by `pattern` (global, multiline, the path as its first group),
+ * each ending in `/`. A name with a newline is matched across lines, up to the first `': Permission denied`
+ * that ends one; a name forging that text yields a path that does not exist (ignored-changes.ts counts such
+ * a directory as changed).
+ */
+export function deniedDirsIn(stderr: string, pattern: RegExp): string[] {
   const dirs: string[] = [];
-  for (const match of stderr.matchAll(/^warning: could not open directory '(.*)': Permission denied$/gm)) {
+  for (const match of stderr.matchAll(pattern)) {
     const dir = match[1] ?? '';
     if (dir !== '') dirs.push(dir.endsWith('/') ? dir : `${dir}/`);
   }

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { lstat } from 'node:fs/promises';
 
 import { GoaldError } from '../errors.js';
-import { runGit, unreadableDirsIn } from './git.js';
+import { deniedDirsIn, runGit, unreadableDirsIn } from './git.js';
 
 /**
  * When an agent ran, in epoch milliseconds: from a ctime the kernel stamped just before its release (files
@@ -68,6 +68,10 @@ export interface IgnoredChangesOptions {
 }
 
 const MAX_FILES = 2_000;
+// find's complaint about a directory it could not list (a name may hold newlines: matched across lines).
+const FIND_DENIED = /^find: '\.\/([\s\S]*?)': Permission denied$/gm;
+// find's complaints read, at most (the first of them): thousands of lines.
+const COMPLAINTS_KEEP_BYTES = 1024 * 1024;
 // As long as one git call may take (GIT_TIMEOUT_MS): an agent can make a huge ignored tree.
 const FIND_TIMEOUT_MS = 60_000;
 // Paths handed to one `find`: far below the kernel's argument limit.
@@ -123,48 +127,48 @@ function findChangedSince(cwd: string, entries: readonly string[], since: number
   const newer = ['!', '-type', 'd', '-newerct', `@${((since - 1) / 1000).toFixed(3)}`, '-print0'];
   const args = ['-P', ...entries.map((entry) => `./${entry}`), '(', '-name', '.git', '-prune', ')', '-o', '(', ...newer, ')'];
   return new Promise((resolve, reject) => {
-    // LC_ALL=C: find's complaints in plain quotes, which are parsed below.
-    const env = { ...process.env, LC_ALL: 'C' };
+    // Only what find needs; LC_ALL=C: its complaints in plain quotes, which are parsed below.
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
     const child = spawn('find', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: FIND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
     const chunks: Buffer[] = [];
-    const denied: string[] = [];
-    let partial = '';
-    let complaint = ''; // the last line that is not a denied directory: the one reported
-    const readLine = (line: string): void => {
-      const dir = /^find: '\.\/(.*)': Permission denied$/.exec(line)?.[1];
-      if (dir === undefined) complaint = line.slice(0, 2_000);
-      else if (denied.length < MAX_FILES) denied.push(dir.endsWith('/') ? dir : `${dir}/`);
-    };
+    const complaints: Buffer[] = [];
+    let complaintBytes = 0;
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => {
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = (lines.pop() ?? '').slice(-2_000);
-      lines.forEach(readLine);
+      if (complaintBytes >= COMPLAINTS_KEEP_BYTES) return;
+      complaints.push(chunk);
+      complaintBytes += chunk.length;
     });
     child.on('error', (error) => {
       reject(signal?.aborted === true ? signal.reason : new GoaldError('internal', `could not run find to look at the files git ignores: ${error.message}`, 'install findutils'));
     });
     child.on('close', (code) => {
-      if (partial !== '') readLine(partial);
+      const stderr = Buffer.concat(complaints).toString('utf8');
       // A file removed while find ran, or a directory it could not list, makes it exit 1 after listing the rest.
       if (code !== 0 && code !== 1) {
-        const why = code === null ? `did not finish within ${FIND_TIMEOUT_MS / 1000} s` : `exited ${code}: ${complaint}`;
+        const why = code === null ? `did not finish within ${FIND_TIMEOUT_MS / 1000} s` : `exited ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`;
         reject(new GoaldError('internal', `find ${why} looking at the files git ignores`));
         return;
       }
       const out = Buffer.concat(chunks).toString('utf8');
-      resolve({ files: out.split('\0').filter((entry) => entry !== '').map((entry) => entry.replace(/^\.\//, '')), denied });
+      const files = out.split('\0').filter((entry) => entry !== '').map((entry) => entry.replace(/^\.\//, ''));
+      resolve({ files, denied: deniedDirsIn(stderr, FIND_DENIED).slice(0, MAX_FILES) });
     });
   });
 }
 
-// A directory goald cannot list, and whether its ctime (a chmod sets it) falls in a window.
+function withinWindows(ctimeMs: number, windows: readonly TimeWindow[]): boolean {
+  return windows.some((window) => ctimeMs >= window.from && ctimeMs <= window.to);
+}
+
+// A directory goald cannot list, and whether its ctime (a chmod sets it) falls in a window. One that is not
+// there to look at was named by a complaint its own name garbled (a newline and a forged "': Permission
+// denied" in it): counted as changed, since nothing else makes git or find name a path that does not exist.
 async function unreadableDir(cwd: string, dir: string, windows: readonly TimeWindow[]): Promise<UnreadableDir> {
   try {
-    const changed = (await lstat(`${cwd}/${dir}`)).ctimeMs;
-    return { path: dir, changed: windows.some((window) => changed >= window.from && changed <= window.to) };
+    return { path: dir, changed: withinWindows((await lstat(`${cwd}/${dir}`)).ctimeMs, windows) };
   } catch {
-    return { path: dir, changed: false };
+    return { path: dir, changed: true };
   }
 }
 
@@ -176,8 +180,7 @@ async function changeWithin(cwd: string, relative: string, windows: readonly Tim
   } catch {
     return null;
   }
-  const changed = stats.ctimeMs;
-  if (!windows.some((window) => changed >= window.from && changed <= window.to)) return null;
+  if (!withinWindows(stats.ctimeMs, windows)) return null;
   const born = stats.birthtimeMs;
   return { path: relative, predates: born > 0 ? born < since : null };
 }

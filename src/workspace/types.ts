@@ -78,7 +78,7 @@ export interface Snapshotter {
   leftOut?(): readonly string[];
   /** Of these object names (`<tree>:<path>` or ids), those whose object does not hash to its id (object-check.ts). */
   forgedObjects?(names: readonly string[], signal?: AbortSignal): Promise<string[]>;
-  /** The files the snapshots' ignore rules leave out that changed within these windows (ignored-changes.ts). */
+  /** The files no snapshot holds (ignored, inside a nested repository) that changed within these windows, and the directories goald cannot list (ignored-changes.ts). */
   ignoredChanges?(windows: readonly TimeWindow[], options?: { mustLook?: (file: string) => boolean; signal?: AbortSignal }): Promise<IgnoredChanges>;
 }
 

@@ -232,7 +232,9 @@ describe('the tamper guard against hostile agents', () => {
     git('commit', '-qm', 'start');
     const asRoot = process.getuid?.() === 0;
     if (asRoot) execFileSync('chown', ['-R', '65534:65534', root]);
-    const agent = 'echo x > hide/new.js; chmod 111 hide; mkdir -p node_modules/x; echo x > node_modules/x/y.js; chmod 111 node_modules/x';
+    // Also one whose name holds a newline and forges the end of git's warning, to garble the complaint that names it.
+    const odd = "$(printf 'odd\\n y\\047: Permission denied\\nz')";
+    const agent = `echo x > hide/new.js; chmod 111 hide; mkdir -p node_modules/x; echo x > node_modules/x/y.js; chmod 111 node_modules/x; mkdir "${odd}"; echo x > "${odd}/f.js"; chmod 111 "${odd}"`;
     const args = [path.join(root, 'bundle', 'bin.js'), 'start', 'hide/new.js exists', '-C', repo, '--check', 'test -f hide/new.js && test -f node_modules/x/y.js', '--agent', agent, '--evaluator', 'none', ...FOREGROUND, '--max-turns', '1'];
     const [command, commandArgs] = asRoot ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...args]] : [process.execPath, args];
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, GOALD_HOME: path.join(root, 'h'), XDG_CONFIG_HOME: path.join(root, 'config'), GOALD_SANDBOX: 'off', GOALD_COMPILE_CACHE: path.join(root, 'cache') };
@@ -243,6 +245,7 @@ describe('the tamper guard against hostile agents', () => {
     expect(turn?.tamper).toEqual([
       expect.objectContaining({ path: 'hide/', kind: 'unreadable-dir' }),
       expect.objectContaining({ path: 'node_modules/x/', kind: 'unreadable-dir' }),
+      expect.objectContaining({ path: 'odd\n y/', kind: 'unreadable-dir' }), // what the garbled warning names: no such directory
     ]);
     if (asRoot) execFileSync('chown', ['-R', '0:0', root]); // so that the cleanup can remove what nobody made
     execFileSync('chmod', ['-R', 'u+rwx', repo]);

@@ -3,16 +3,18 @@ import { describe, expect, test } from 'vitest';
 import { DEFAULT_GUARD } from '../../src/config/defaults.js';
 import { goaldPathsIn } from '../../src/guard/goald-paths.js';
 import { judgeIgnoredChanges } from '../../src/guard/ignored-files.js';
+import { protectionOf } from '../../src/guard/inspect-turn.js';
 import type { IgnoredChange } from '../../src/workspace/ignored-changes.js';
 
-const settings = { ...DEFAULT_GUARD, testFiles: [...DEFAULT_GUARD.testFiles] };
 // GOALD_HOME inside the workspace: its state churns while goals run (not the agent's), its other files are goald's.
 const goaldPaths = goaldPathsIn('/w', { home: '/w/home', userConfig: '/elsewhere/config.json' });
+// The supervisor's inputs: protectionOf bound to the goal's guard.protect globs, and goald's own paths.
+const judgedAs = (protect: readonly string[]) => ({ protection: (file: string) => protectionOf(file, { goaldPaths, protect }), goaldPaths });
 const changed = (...paths: string[]): IgnoredChange[] => paths.map((file) => ({ path: file, predates: file.includes('runner') }));
 
 describe('judgeIgnoredChanges', () => {
   test('one note per top directory, naming the files (an in-place edit said so); nothing when nothing changed', () => {
-    const report = judgeIgnoredChanges({ files: changed('node_modules/.bin/runner', 'node_modules/a.js', '.env'), more: 0 }, { settings, goaldPaths });
+    const report = judgeIgnoredChanges({ files: changed('node_modules/.bin/runner', 'node_modules/a.js', '.env'), more: 0 }, judgedAs(DEFAULT_GUARD.protect));
     expect(report.tamper).toEqual([]);
     expect(report.notes).toEqual([
       { path: '.env', kind: 'hidden-change', detail: expect.stringMatching(/^1 file git ignores changed during the agent's turns.*: \.env$/) },
@@ -22,13 +24,13 @@ describe('judgeIgnoredChanges', () => {
         detail: expect.stringContaining(': node_modules/.bin/runner (edited in place: older than the goal), node_modules/a.js'),
       },
     ]);
-    expect(judgeIgnoredChanges({ files: [], more: 0 }, { settings, goaldPaths })).toEqual({ tamper: [], notes: [] });
+    expect(judgeIgnoredChanges({ files: [], more: 0 }, judgedAs(DEFAULT_GUARD.protect))).toEqual({ tamper: [], notes: [] });
   });
 
   test("a protected path (guard.protect, goald's own files) is tamper; goald's churning state is neither", () => {
     const report = judgeIgnoredChanges(
       { files: changed('node_modules/.bin/runner', '.goald/x', 'home/state.json', 'home/keys.txt', 'dist/app.js'), more: 0 },
-      { settings: { ...settings, protect: ['node_modules/**'] }, goaldPaths },
+      judgedAs(['node_modules/**']),
     );
     expect(report.tamper.map((finding) => [finding.path, finding.kind, finding.detail.split(' changed')[0]])).toEqual([
       ['node_modules/.bin/runner', 'protected-path', 'a protected path (guard.protect)'],
@@ -39,7 +41,7 @@ describe('judgeIgnoredChanges', () => {
   });
 
   test('files in a nested repository get a note of their own, saying the snapshots hold its commit only', () => {
-    const report = judgeIgnoredChanges({ files: [{ path: 'vendor/lib/run.sh', predates: true, repo: 'vendor/lib' }, { path: 'vendor/x.log', predates: false }], more: 0 }, { settings, goaldPaths });
+    const report = judgeIgnoredChanges({ files: [{ path: 'vendor/lib/run.sh', predates: true, repo: 'vendor/lib' }, { path: 'vendor/x.log', predates: false }], more: 0 }, judgedAs(DEFAULT_GUARD.protect));
     expect(report.notes).toEqual([
       { path: 'vendor/', kind: 'hidden-change', detail: expect.stringMatching(/^1 file git ignores changed .*: vendor\/x\.log$/) },
       { path: 'vendor/lib/', kind: 'hidden-change', detail: expect.stringMatching(/^1 file in the nested repository vendor\/lib\/ changed .*the snapshots hold its commit, not its files.*: vendor\/lib\/run\.sh \(edited in place/) },
@@ -49,7 +51,7 @@ describe('judgeIgnoredChanges', () => {
   test('a directory goald cannot list: tamper when the agent made it so during its turns, else a note', () => {
     const report = judgeIgnoredChanges(
       { files: [], more: 0, unreadable: [{ path: 'hide/', changed: true }, { path: 'pgdata/', changed: false }] },
-      { settings, goaldPaths },
+      judgedAs(DEFAULT_GUARD.protect),
     );
     expect(report.tamper).toEqual([{ path: 'hide/', kind: 'unreadable-dir', detail: expect.stringContaining("made unreadable during the agent's turns") }]);
     expect(report.notes).toEqual([{ path: 'pgdata/', kind: 'hidden-change', detail: expect.stringContaining('goald cannot list this directory') }]);
@@ -57,7 +59,7 @@ describe('judgeIgnoredChanges', () => {
 
   test('many top directories: the last note covers the rest; files not looked at are counted', () => {
     const files = changed(...Array.from({ length: 12 }, (_, index) => `dir${String(index).padStart(2, '0')}/f.js`));
-    const report = judgeIgnoredChanges({ files, more: 40 }, { settings, goaldPaths });
+    const report = judgeIgnoredChanges({ files, more: 40 }, judgedAs(DEFAULT_GUARD.protect));
     expect(report.notes).toHaveLength(9);
     expect(report.notes[7]).toMatchObject({ path: '.', detail: expect.stringMatching(/^5 files .*dir07\/f\.js.* \(under 5 more paths\)$/) });
     expect(report.notes[8]).toMatchObject({ path: '.', detail: expect.stringMatching(/^40 more ignored files/) });

@@ -207,5 +207,8 @@ describe('unreadableDirsIn', () => {
     ].join('\n');
     expect(unreadableDirsIn(stderr)).toEqual(['hide/', "a dir/with 'quotes'/"]);
     expect(unreadableDirsIn('')).toEqual([]);
+    // A name with a newline, as git prints it; one that forges the rest of the line yields its first part.
+    expect(unreadableDirsIn("warning: could not open directory 'odd\nname/': Permission denied\n")).toEqual(['odd\nname/']);
+    expect(unreadableDirsIn("warning: could not open directory 'x': Permission denied\ny/': Permission denied\n")).toEqual(['x/']);
   });
 });
