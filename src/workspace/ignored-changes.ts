@@ -88,7 +88,8 @@ export async function findIgnoredChanges(options: IgnoredChangesOptions): Promis
     git(['ls-files', '-z', '--stage']),
   ]);
   const repos = [...(options.leftOut ?? []), ...gitlinksOf(staged.stdout)];
-  const entries = [...ignored.stdout.split('\0').filter((entry) => entry !== ''), ...repos.map((repo) => `${repo}/`)];
+  // No `/` after a repository's path: given `x/`, find follows a symlink the agent put at x (to `/`, say).
+  const entries = [...ignored.stdout.split('\0').filter((entry) => entry !== ''), ...repos];
   const since = Math.min(...windows.map((window) => window.from));
   const candidates: string[] = [];
   const deniedDirs = new Set([...(options.unreadable ?? []), ...unreadableDirsIn(ignored.stderr)]);

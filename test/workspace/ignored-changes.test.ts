@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -123,6 +123,15 @@ describe('findIgnoredChanges', () => {
       { path: 'crate/src/main.rs', predates: false, repo: 'crate' },
       { path: 'lib/run.sh', predates: true, repo: 'lib' },
     ]);
+    // The left-out repository replaced by a symlink to elsewhere: the link is looked at, not what it points to.
+    const elsewhere = await mkdtemp(path.join(tmpdir(), 'goald-elsewhere-'));
+    onTestFinished(() => rm(elsewhere, { recursive: true, force: true }));
+    const swapped = await duringWindow(repo, async () => {
+      await rm(repo.path('crate'), { recursive: true });
+      await writeFile(path.join(elsewhere, 'far.js'), 'not in the work tree\n');
+      await symlink(elsewhere, repo.path('crate'));
+    });
+    expect((await snap.ignoredChanges?.([swapped]))?.files.map((file) => file.path)).toEqual(['crate']);
   });
 
   test('a missing work tree is an error, not an empty answer', async () => {
