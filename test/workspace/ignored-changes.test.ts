@@ -46,8 +46,9 @@ describe('findIgnoredChanges', () => {
       await writeFile(repo.path('README.md'), 'tracked: the snapshot shows this one\n');
       await mkdir(repo.path('build/empty'), { recursive: true }); // a directory only
     });
-    // After the window: what a check writes.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // After the window: what a check writes, past any tick of the kernel's coarse clock (≤ 10 ms) that
+    // could stamp it at or before the window's end.
+    await new Promise((resolve) => setTimeout(resolve, 20));
     await writeFile(repo.path('old.log'), 'the check wrote this\n');
 
     const found = await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [window] });
