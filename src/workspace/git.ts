@@ -6,12 +6,14 @@
 // hardening here, and nowhere else.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 
 import { quoteForShell } from '../agents/shell-quote.js';
 import { GoaldError } from '../errors.js';
 import { terminateGroup } from '../process/terminate-group.js';
 import { splitFirstLine } from './first-line.js';
+import { unsetsEveryFilter } from './snapshot-git-dir.js';
 
 /**
  * Variables that would point git at another repository, index or object store than the one goald means.
@@ -129,11 +131,12 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
 }
 
 /**
- * A snapshot's three git calls in one shell, so goald pays one process start instead of three (each
- * spawn blocks Node's event loop for 1–2 ms while it forks and execs): list the repository's filter
- * drivers, override them all (as hardenedEnv does), then `git <addArgs>` and `git <writeTreeArgs>`.
- * The listing runs after the turn that could have configured a driver has ended, and right before the
- * commands it protects. Resolves with write-tree's output; one deadline covers the three.
+ * A snapshot's git calls in one shell, so goald pays one process start instead of several (each spawn
+ * blocks Node's event loop for 1–2 ms while it forks and execs): `git <addArgs>` and `git <writeTreeArgs>`,
+ * after listing the repository's filter drivers and overriding them all (as hardenedEnv does) unless the
+ * git directory already keeps every driver from running (a goal's snapshot git directory). The listing
+ * runs after the turn that could have configured a driver has ended, and right before the commands it
+ * protects. Resolves with write-tree's output; one deadline covers them all.
  *
  * `thenArgs`: a tree-only git command (diff-tree) the shell then becomes, printing after write-tree's line
  * and reading the shell's stdin (`options.input`), which nothing before it reads: a turn's snapshot and
@@ -154,27 +157,7 @@ export async function addAndWriteTree(
   const git = (args: readonly string[]): string => `git ${[...HARDENING_CONFIG, ...args].map(quoteForShell).join(' ')}`;
   const script = [
     `g() { git ${HARDENING_CONFIG.map(quoteForShell).join(' ')} "$@"; }`,
-    // Newline-separated: a subsection name cannot hold a newline (git's config parser refuses one).
-    `keys=$(g config --name-only --get-regexp '^filter\\.' </dev/null)`,
-    'status=$?',
-    'if [ "$status" -gt 1 ]; then exit "$status"; fi', // 1: no driver configured
-    'n=0',
-    'while IFS= read -r key; do',
-    // filter.<driver>.<setting>: the driver (a subsection) may itself hold dots, `=` or quotes; it is only
-    // ever expanded inside double quotes, never evaluated.
-    '  case $key in filter.*.*) ;; *) continue ;; esac',
-    '  driver=${key#filter.}',
-    '  driver=${driver%.*}',
-    '  for setting in clean smudge process required; do',
-    '    value=',
-    '    if [ "$setting" = required ]; then value=false; fi',
-    '    export "GIT_CONFIG_KEY_$n=filter.$driver.$setting" "GIT_CONFIG_VALUE_$n=$value"',
-    '    n=$((n + 1))',
-    '  done',
-    'done <<GOALD_FILTER_KEYS',
-    '$keys',
-    'GOALD_FILTER_KEYS',
-    'if [ "$n" -gt 0 ]; then export GIT_CONFIG_COUNT="$n"; fi',
+    ...(driversCannotRun(addArgs, options.env) ? [] : OVERRIDE_DRIVERS_IN_SHELL),
     // add's stdout goes to stderr: the shell's stdout holds only the marker and what write-tree prints.
     `g ${addArgs.map(quoteForShell).join(' ')} </dev/null >&2 || exit`,
     ...(options.onIndexed === undefined ? [] : [`echo ${INDEXED_LINE}`]),
@@ -194,6 +177,32 @@ export async function addAndWriteTree(
   const result = await runHardenedGit([label], { ...gitOptions, onStdout }, ['/bin/sh', ['-c', script]]);
   return gitOptions.onStdout === undefined ? { ...result, stdout: Buffer.concat(collected).toString('utf8') } : result;
 }
+
+// The snapshot shell's version of hardenedEnv: lists the drivers with `g` (git, hardened) and exports an
+// override of each, as filterOverrides does.
+const OVERRIDE_DRIVERS_IN_SHELL = [
+  // Newline-separated: a subsection name cannot hold a newline (git's config parser refuses one).
+  `keys=$(g config --name-only --get-regexp '^filter\\.' </dev/null)`,
+  'status=$?',
+  'if [ "$status" -gt 1 ]; then exit "$status"; fi', // 1: no driver configured
+  'n=0',
+  'while IFS= read -r key; do',
+  // filter.<driver>.<setting>: the driver (a subsection) may itself hold dots, `=` or quotes; it is only
+  // ever expanded inside double quotes, never evaluated.
+  '  case $key in filter.*.*) ;; *) continue ;; esac',
+  '  driver=${key#filter.}',
+  '  driver=${driver%.*}',
+  '  for setting in clean smudge process required; do',
+  '    value=',
+  '    if [ "$setting" = required ]; then value=false; fi',
+  '    export "GIT_CONFIG_KEY_$n=filter.$driver.$setting" "GIT_CONFIG_VALUE_$n=$value"',
+  '    n=$((n + 1))',
+  '  done',
+  'done <<GOALD_FILTER_KEYS',
+  '$keys',
+  'GOALD_FILTER_KEYS',
+  'if [ "$n" -gt 0 ]; then export GIT_CONFIG_COUNT="$n"; fi',
+];
 
 // The line the snapshot's shell prints between `git add` and write-tree (a tree id is hex: never this).
 const INDEXED_LINE = 'indexed';
@@ -327,10 +336,22 @@ function timeoutError(args: readonly string[], cwd: string, timeoutMs: number): 
  */
 async function hardenedEnv(args: readonly string[], options: RunGitOptions): Promise<Record<string, string> | undefined> {
   const command = subcommandOf(args);
-  if (command === undefined || TREE_ONLY_COMMANDS.has(command)) return options.env;
+  if (command === undefined || TREE_ONLY_COMMANDS.has(command) || driversCannotRun(args, options.env)) return options.env;
   const drivers = await listFilterDrivers(options);
   if (drivers.length === 0) return options.env;
   return { ...options.env, ...filterOverrides(drivers) };
+}
+
+/**
+ * Whether git, run with these arguments in this environment, can run no filter driver at all: its git
+ * directory is a snapshot's (GIT_DIR, absolute and not overridden by an argument), whose attributes unset
+ * `filter` for every path (snapshot-git-dir.ts). Listing the drivers to override them is then a git
+ * process of its own for nothing, on every snapshot (2.5–3 ms of a turn).
+ */
+function driversCannotRun(args: readonly string[], env: Record<string, string> | undefined): boolean {
+  const gitDir = env?.GIT_DIR;
+  if (gitDir === undefined || !path.isAbsolute(gitDir) || args.some((arg) => arg.startsWith('--git-dir'))) return false;
+  return unsetsEveryFilter(gitDir);
 }
 
 /** The git subcommand of an argument list: the first word that is not a global option. */

@@ -70,6 +70,20 @@ function withJudgeAttributes(own: Buffer | null): Buffer {
   return Buffer.concat([own ?? Buffer.alloc(0), Buffer.from(`${separator}${JUDGE_ATTRIBUTES}`)]);
 }
 
+/**
+ * Whether `gitDir` is a snapshot git directory whose `info/attributes` ends with goald's line: git run with
+ * it (as GIT_DIR) runs no filter driver, whatever any configuration or `.gitattributes` names, since that
+ * file outranks every other source of attributes and its last line wins. Read each time rather than taken
+ * from where the directory came from: one made by a goald before the line existed has no such guarantee.
+ */
+export function unsetsEveryFilter(gitDir: string): boolean {
+  const attributes = readRegularFile(path.join(gitDir, ATTRIBUTES_FILE));
+  const last = Buffer.from(JUDGE_ATTRIBUTES);
+  if (attributes === null || attributes.length < last.length) return false;
+  const endsWithLine = attributes.length === last.length || attributes[attributes.length - last.length - 1] === 0x0a;
+  return endsWithLine && attributes.subarray(attributes.length - last.length).equals(last);
+}
+
 // A regular file's bytes; null when it is missing or anything else. Opened without blocking: a FIFO a
 // turn left at `.git/info/exclude` must not hang goald (a FIFO is never read; a symlink is followed, as
 // git would).

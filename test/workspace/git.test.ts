@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, readFile, rm } from 'node:fs/promises';
+import { appendFile, chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PassThrough } from 'node:stream';
@@ -8,6 +8,7 @@ import { describe, expect, onTestFinished, test } from 'vitest';
 
 import { GoaldError } from '../../src/errors.js';
 import { addAndWriteTree, GIT_TIMEOUT_MS, gitEnv, pipeGit, runGit, unreadableDirsIn } from '../../src/workspace/git.js';
+import { prepareSnapshotGitDir, unsetsEveryFilter } from '../../src/workspace/snapshot-git-dir.js';
 import { gitdir } from '../helpers/gitdir.js';
 
 describe('runGit', () => {
@@ -169,6 +170,49 @@ describe('runGit against a hostile repository', () => {
     expect(staged).toBe(await repo.git('hash-object', '--no-filters', 'a.txt'));
     const listings = (await readFile(trace, 'utf8')).split('\n').filter((line) => line.includes('config --name-only --get-regexp'));
     expect(listings).toHaveLength(1);
+  });
+
+  test("in a goal's snapshot git directory no driver can run, so none is listed; without goald's line they are", async () => {
+    const { repo, marker } = await hostileRepo();
+    await repo.git('config', 'filter.evil.clean', `touch ${marker('clean')}; cat`);
+    await repo.git('config', 'filter.evil.required', 'true');
+    await repo.git('config', 'filter.lfsish.process', `sh -c 'touch ${marker('process')}; sleep 15'`);
+    // Through a macro too: it expands at the .gitattributes' rank, below the snapshot directory's line.
+    await repo.write('.gitattributes', '[attr]opaque filter=evil\n*.txt opaque\n*.bin filter=lfsish\n');
+    await repo.write('a.txt', 'changed\n');
+    await repo.write('x.bin', 'binary-ish\n');
+    // The snapshot git directory a goal gets (the repository's config copied, drivers and all).
+    const gitDir = repo.path('../snapshot-git');
+    const index = repo.path('../snapshot-index');
+    onTestFinished(() => Promise.all([gitDir, index].map((made) => rm(made, { recursive: true, force: true }))));
+    prepareSnapshotGitDir(gitDir, { gitDir: repo.path('.git'), commonDir: repo.path('.git') });
+    expect(unsetsEveryFilter(gitDir)).toBe(true);
+    const env = { GIT_DIR: gitDir, GIT_WORK_TREE: repo.dir, GIT_INDEX_FILE: index, GIT_OBJECT_DIRECTORY: repo.path('.git/objects') };
+    const snapshot = async (): Promise<string[]> => {
+      const trace = repo.path('../git-trace.log');
+      await rm(trace, { force: true });
+      onTestFinished(() => rm(trace, { force: true }));
+      const written = await addAndWriteTree(['add', '--all'], ['write-tree'], { cwd: repo.dir, env: { ...env, GIT_TRACE: trace } });
+      expect(written.stdout.trim()).toMatch(/^[0-9a-f]{40}$/);
+      await runGit(['ls-files', '--stage'], { cwd: repo.dir, env: { ...env, GIT_TRACE: trace } });
+      for (const name of ['clean', 'process']) expect(existsSync(marker(name)), name).toBe(false);
+      const staged = (await runGit(['ls-files', '-s', 'a.txt'], { cwd: repo.dir, env })).stdout.split(/\s+/)[1];
+      expect(staged).toBe(await repo.git('hash-object', '--no-filters', 'a.txt'));
+      return (await readFile(trace, 'utf8')).split('\n').filter((line) => line.includes(' config ') && line.includes('--get-regexp'));
+    };
+    expect(await snapshot()).toEqual([]);
+    // A line after goald's may set the attribute again: then the drivers are listed and overridden, as in
+    // a directory an older goald made without the line.
+    await appendFile(path.join(gitDir, 'info', 'attributes'), '*.txt filter=evil\n');
+    expect(unsetsEveryFilter(gitDir)).toBe(false);
+    await repo.write('a.txt', 'changed again\n');
+    expect(await snapshot()).toHaveLength(2);
+    for (const glued of ['x* !diff !filter\n', '* !diff !filter']) {
+      await writeFile(path.join(gitDir, 'info', 'attributes'), glued);
+      expect(unsetsEveryFilter(gitDir), glued).toBe(false);
+    }
+    await rm(path.join(gitDir, 'info', 'attributes'));
+    expect(unsetsEveryFilter(gitDir)).toBe(false);
   });
 
   test('a snapshot in a repository without filter drivers, and one whose add fails, say so', async () => {
