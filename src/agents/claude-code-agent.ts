@@ -91,9 +91,13 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Age
   const lastSessionCost = new Map<string, number>();
   const running = createRunningProcess();
 
+  // The hook needs the turn's state directory; a user's own --settings would replace goald's.
+  const hooked = hookCommand !== null && !hasFlag(userArgs, '--settings');
+
   return {
     name: 'claude-code',
     model: configuredModel,
+    keepsTurnState: hooked,
     suspend: running.suspend,
     resume: running.resume,
     async runTurn(input, signal) {
@@ -103,8 +107,7 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions = {}): Age
 
       const env = buildCliAgentEnv(baseEnv, input);
       const parser = createClaudeStreamParser({ cwd: input.workspace, now, timeZone: readTimeZone(env) });
-      // The hook needs the turn's state directory; a user's own --settings would replace goald's.
-      const hookStateDir = hookCommand !== null && !hasFlag(userArgs, '--settings') ? (input.stateDir ?? null) : null;
+      const hookStateDir = hooked ? (input.stateDir ?? null) : null;
       if (hookStateDir !== null) {
         env[HOOK_ENV.stateDir] = hookStateDir;
         env[HOOK_ENV.condition] = input.condition;

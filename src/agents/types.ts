@@ -47,6 +47,7 @@ export interface TurnInput {
   /**
    * A per-turn directory (already created) for the adapter's own files, e.g. the state Claude Code's
    * PostToolUse hook keeps (GOALD_HOOK_STATE_DIR); the supervisor reads `drift-pause` there after the turn.
+   * Given only to an adapter whose `keepsTurnState` is true.
    */
   stateDir?: string;
   /** In-turn recitation cadence for adapters with hooks (tool calls between reflections). */
@@ -103,6 +104,12 @@ export interface AgentAdapter {
   readonly name: string;
   /** The model the agent uses, when known (same-model refusal). */
   readonly model: string | null;
+  /**
+   * True when the adapter's turns write to `TurnInput.stateDir` (Claude Code's PostToolUse hook, the builtin
+   * agent): only then is the directory made, passed and, in the sandbox, writable. A turn's path pays for
+   * each directory made (~0.3–0.9 ms on a busy journal), so others get none.
+   */
+  readonly keepsTurnState?: boolean;
   /**
    * Runs one turn. Must kill the whole process group when `signal` aborts, on timeout and on the token
    * limit (SIGTERM, then SIGKILL after a grace period), and must resolve — never reject — for any agent

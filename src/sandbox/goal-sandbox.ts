@@ -57,7 +57,8 @@ export interface GoalSandbox {
 
 export interface TurnFiles {
   promptPath: string;
-  stateDir: string;
+  /** The turn's state directory, writable in the sandbox; null for an adapter that keeps none. */
+  stateDir: string | null;
 }
 
 // What a goal with sandbox "off" knows of bwrap: nothing, and nothing wrong with it either.
@@ -133,7 +134,7 @@ export async function openGoalSandbox(
     return { executable, args: toBwrapArgs(view(), { cwd: input.workspace.root, emptyFile, isDirectory }) };
   };
   const viewForTurn = (files?: TurnFiles): SandboxView =>
-    buildView({ ...base, cli, ...(files === undefined ? {} : { turn: { readable: [files.promptPath], writable: [files.stateDir] } }) });
+    buildView({ ...base, cli, ...(files === undefined ? {} : { turn: { readable: [files.promptPath], writable: files.stateDir === null ? [] : [files.stateDir] } }) });
   const viewForChecks = (): SandboxView => buildView({ ...base, cli: null });
   return {
     mode: settings.mode,

@@ -19,7 +19,7 @@ interface Held {
   wrap: SandboxWrap;
   ready: ReadyLeader;
   /** What prepare() made for the sandbox's mounts. */
-  made: { promptPath: string; stateDir: string };
+  made: { promptPath: string; stateDir: string | null };
 }
 
 /** A turn's sandbox and the process started ahead in it, for TurnInput. */
@@ -36,6 +36,8 @@ export class NextTurnLeader {
     private readonly sandbox: GoalSandbox | undefined,
     private readonly workspace: string,
     private readonly goalDir: string,
+    /** The agent's turns keep a state directory (AgentAdapter.keepsTurnState): it is made too. */
+    private readonly keepsTurnState: boolean,
   ) {}
 
   /** Starts turn `turn`'s agent process in the goal's sandbox, unless one is held for it; a no-op unsandboxed. */
@@ -45,9 +47,9 @@ export class NextTurnLeader {
     this.discard();
     try {
       const files = turnFiles(turn);
-      const made = { promptPath: path.join(this.goalDir, files.promptFile), stateDir: path.join(this.goalDir, files.stateDir) };
+      const made = { promptPath: path.join(this.goalDir, files.promptFile), stateDir: this.keepsTurnState ? path.join(this.goalDir, files.stateDir) : null };
       writeFileSync(made.promptPath, '', { flag: 'a', mode: 0o600 });
-      mkdirSync(made.stateDir, { recursive: true, mode: 0o700 });
+      if (made.stateDir !== null) mkdirSync(made.stateDir, { recursive: true, mode: 0o700 });
       const wrap = sandbox.forTurn(made);
       if (wrap === null) return;
       this.held = { turn, wrap, ready: startReadyLeader({ cwd: this.workspace, sandbox: wrap }), made };
@@ -79,7 +81,7 @@ export class NextTurnLeader {
     // What prepare() made, while nothing was written to it.
     try {
       if (statSync(held.made.promptPath).size === 0) unlinkSync(held.made.promptPath);
-      rmdirSync(held.made.stateDir);
+      if (held.made.stateDir !== null) rmdirSync(held.made.stateDir);
     } catch {
       // Written since, or gone: left as it is.
     }

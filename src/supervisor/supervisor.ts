@@ -190,7 +190,7 @@ export class GoalSupervisor {
     // Made (when missing) once here, not on each of a turn's writes: a recursive mkdir of a directory that
     // exists is still a system call and a stat.
     this.goalDir = deps.store.goalDir(goal.id);
-    this.nextTurn = new NextTurnLeader(deps.sandbox, settings.workspace, this.goalDir);
+    this.nextTurn = new NextTurnLeader(deps.sandbox, settings.workspace, this.goalDir, deps.agent.keepsTurnState === true);
     this.agentWindows = new AgentWindows(this.goalDir, { takenOver: restored !== undefined });
     this.session = new GoalSession({
       goal,
@@ -475,7 +475,7 @@ export class GoalSupervisor {
     this.rollbackNote = null;
     // Synchronous: a few KiB to a local file, where each asynchronous step is a trip through the thread pool.
     writeFileSync(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
-    mkdirSync(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
+    if (this.deps.agent.keepsTurnState === true) mkdirSync(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
     return { turn, startedAt: this.session.now(), prompt, goalDir, files };
   }
 
@@ -490,6 +490,7 @@ export class GoalSupervisor {
     this.session.emit({ type: 'turn.started', id: this.id, turn, maxTurns: limits.maxTurns });
     // Its process started ahead, when one was (its spawn claims it; unclaimed, it is ended).
     const readied = this.nextTurn.take(turn);
+    const stateDir = this.deps.agent.keepsTurnState === true ? path.join(goalDir, files.stateDir) : null;
     // The window opens at the prompt's ctime, stamped by the clock that stamps the files the agent changes.
     const from = Math.min(Date.now(), statSync(path.join(goalDir, files.promptFile)).ctimeMs);
     const ran = await this.deps.agent.runTurn(
@@ -503,10 +504,10 @@ export class GoalSupervisor {
         transcriptPath: path.join(goalDir, files.transcriptFile),
         timeoutMs,
         turnTokenLimit: limits.turnTokenLimit,
-        stateDir: path.join(goalDir, files.stateDir),
+        ...(stateDir === null ? {} : { stateDir }),
         reciteEveryToolCalls: this.settings.recitation.everyToolCalls,
         checks: this.settings.checks,
-        sandbox: readied !== null ? readied.wrap : (this.deps.sandbox?.forTurn({ promptPath: path.join(goalDir, files.promptFile), stateDir: path.join(goalDir, files.stateDir) }) ?? null),
+        sandbox: readied !== null ? readied.wrap : (this.deps.sandbox?.forTurn({ promptPath: path.join(goalDir, files.promptFile), stateDir }) ?? null),
         ...(readied === null ? {} : { ready: readied.ready }),
         onSpawn: (pid, token) => {
           this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn, token };
@@ -641,7 +642,7 @@ export class GoalSupervisor {
       tamper: guard.tamper,
     };
     const facts = turnFacts(finished);
-    const hookAskedPause = existsSync(path.join(context.goalDir, context.files.stateDir, DRIFT_PAUSE_FILE));
+    const hookAskedPause = this.deps.agent.keepsTurnState === true && existsSync(path.join(context.goalDir, context.files.stateDir, DRIFT_PAUSE_FILE));
     const drift = this.drift.assess(result.toolCalls ?? [], hookAskedPause);
     const breakers = nextBreakerState(this.breakerState(), facts, this.settings.noisePaths);
     this.breakers = breakers;

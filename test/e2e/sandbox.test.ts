@@ -207,18 +207,32 @@ describe('stopping a sandboxed turn', () => {
 
 describe("Claude Code's PostToolUse hook inside the sandbox", () => {
   it("records the tool call in the turn's state directory (bound writable through the hidden GOALD_HOME)", async () => {
-    const context = await setup({ 'payload.json': bashPayload('npm test') });
+    // A `claude` that runs the hook as Claude Code would after a Bash call (in the environment the adapter
+    // gives it: GOALD_HOOK_STATE_DIR), then prints a recorded stream.
     const goaldBin = path.join(repoRoot, 'dist', 'bundle', 'bin.js');
-    // The command adapter sets no GOALD_HOOK_STATE_DIR; the turn's state directory sits beside its prompt file.
-    const agent = `GOALD_HOOK_STATE_DIR="\${GOALD_PROMPT_FILE%.prompt.txt}.state" ${process.execPath} ${goaldBin} hook post-tool-use < payload.json && touch done.txt`;
-    const run = await context.sandbox.run(['start', 'done.txt exists', '-C', context.workspace, ...FAST, '--agent', agent, '--check', 'test -f done.txt', '--wait', '--json']);
+    const stream = path.join(repoRoot, 'test', 'fixtures', 'streams', 'claude-tools.jsonl');
+    const claude = `#!/bin/sh\n${process.execPath} ${goaldBin} hook post-tool-use < payload.json && touch done.txt && cat ${stream}\n`;
+    const context = await setup({ 'payload.json': bashPayload('npm test'), 'fake-claude': claude });
+    execFileSync('chmod', ['+x', path.join(context.workspace, 'fake-claude')]);
+    const run = await context.sandbox.run(['start', 'done.txt exists', '-C', context.workspace, ...FAST, '--adapter', 'claude-code', '--agent', path.join(context.workspace, 'fake-claude'), '--check', 'test -f done.txt', '--wait', '--json']);
     expectAchieved(run);
     const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
+    expect((await readTurns(context.sandbox, id))[0]).toMatchObject({ sandbox: 'bwrap' });
     const stateDir = path.join(context.sandbox.home, 'goals', id, 'turn-1.state');
     const calls = (await readFile(path.join(stateDir, 'tool-calls.jsonl'), 'utf8')).trim().split('\n');
     expect(calls).toHaveLength(1);
     expect(JSON.parse(calls[0] ?? '{}')).toMatchObject({ name: 'Bash', command: 'npm test' });
     expect(existsSync(path.join(stateDir, 'hook-errors.log'))).toBe(false);
+  });
+
+  it('a command agent keeps no turn state: no directory is made for it', async () => {
+    const context = await setup();
+    const run = await context.sandbox.run(['start', 'done.txt exists', '-C', context.workspace, ...FAST, '--agent', 'touch done.txt', '--check', 'test -f done.txt', '--wait', '--json']);
+    expectAchieved(run);
+    const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
+    const goalDir = path.join(context.sandbox.home, 'goals', id);
+    expect(existsSync(path.join(goalDir, 'turn-1.prompt.txt'))).toBe(true);
+    expect(readdirSync(goalDir).filter((name) => name.endsWith('.state'))).toEqual([]);
   });
 });
 

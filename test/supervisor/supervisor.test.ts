@@ -3,7 +3,7 @@
 // usage limits, permission denials, tool calls — can be driven exactly.
 
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolCall } from '../../src/agents/types.js';
@@ -52,6 +52,32 @@ describe('supervisor', () => {
     const { supervisor } = await setup({ checks: ['false'], agent });
     const outcome = await supervisor.run();
     expect(outcome).toMatchObject({ status: 'failed', breaker: 'permission-denied', turns: 2 });
+  });
+
+  it("gives a turn state directory only to an agent that keeps turn state, and reads the hook's drift pause there", async () => {
+    const plain = new ScriptedAgent([() => ({})]);
+    const first = await setup({ checks: ['false'], agent: plain, limits: { maxTurns: 1 } });
+    expect(await first.supervisor.run()).toMatchObject({ status: 'failed', breaker: 'max-turns' });
+    expect(plain.inputs[0]?.stateDir).toBeUndefined();
+    expect(existsSync(path.join(first.store.goalDir(first.goal.id), 'turn-1.state'))).toBe(false);
+
+    // Claude Code's hook, or the builtin agent, asking for a pause from inside the turn.
+    const hooked = Object.assign(
+      new ScriptedAgent([
+        async (input) => {
+          if (input.stateDir === undefined || !existsSync(input.stateDir)) throw new Error('no state directory made for the turn');
+          await writeFile(path.join(input.stateDir, 'drift-pause'), '{}\n');
+          return {};
+        },
+      ]),
+      { keepsTurnState: true },
+    );
+    const second = await setup({ checks: ['false'], agent: hooked });
+    const run = second.supervisor.run();
+    expect(await waitFor(second.events, (event) => event.type === 'goal.paused')).toMatchObject({ reason: 'drift' });
+    expect((await second.turns()).at(-1)?.drift).toMatchObject({ pause: true });
+    second.supervisor.stop();
+    expect(await run).toMatchObject({ status: 'failed', failure: { reason: 'stopped' } });
   });
 
   it('warns about drift in the next prompt and pauses on persistent drift', async () => {

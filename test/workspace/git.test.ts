@@ -184,7 +184,9 @@ describe('runGit against a hostile repository', () => {
     // The snapshot git directory a goal gets (the repository's config copied, drivers and all).
     const gitDir = repo.path('../snapshot-git');
     const index = repo.path('../snapshot-index');
-    onTestFinished(() => Promise.all([gitDir, index].map((made) => rm(made, { recursive: true, force: true }))));
+    onTestFinished(async () => {
+      await Promise.all([gitDir, index].map((made) => rm(made, { recursive: true, force: true })));
+    });
     prepareSnapshotGitDir(gitDir, { gitDir: repo.path('.git'), commonDir: repo.path('.git') });
     expect(unsetsEveryFilter(gitDir)).toBe(true);
     const env = { GIT_DIR: gitDir, GIT_WORK_TREE: repo.dir, GIT_INDEX_FILE: index, GIT_OBJECT_DIRECTORY: repo.path('.git/objects') };

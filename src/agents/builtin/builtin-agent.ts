@@ -60,6 +60,7 @@ export function createBuiltinAgent(options: BuiltinAgentOptions): AgentAdapter {
   return {
     name: 'builtin',
     model: spec.model,
+    keepsTurnState: true, // its options file, and the drift pause it may ask for
     suspend: running.suspend,
     resume: running.resume,
     async preflight() {
