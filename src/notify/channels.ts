@@ -2,7 +2,7 @@
 // Each is tried once and cut after a time limit; a failure is reported back, never thrown.
 
 import { homedir } from 'node:os';
-import { findExecutable } from '../agents/which.js';
+import { findTool } from '../process/goald-tools.js';
 import { spawnGroupLeader } from '../process/spawn.js';
 import { terminateGroup } from '../process/terminate-group.js';
 import type { Notification } from './notification.js';
@@ -63,22 +63,23 @@ function causeOf(error: unknown): string {
 
 /** Runs `sh -c command` with `body` on stdin, in its own process group, ended after `timeoutMs`. */
 export function runNotifyCommand(command: string, body: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ChannelResult> {
-  return runBounded('command', 'sh', ['-c', command], { env, stdin: body, timeoutMs });
+  // /bin/sh, never a `sh` looked up on PATH (process/goald-tools.ts).
+  return runBounded('command', '/bin/sh', ['-c', command], { env, stdin: body, timeoutMs });
 }
 
 /** notify-send (Linux) or osascript (macOS), whichever is on PATH; a failure when neither is. */
 export async function showDesktop(notification: Notification, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ChannelResult> {
-  const notifySend = findExecutable('notify-send', { env });
-  if (notifySend.status === 'found') {
+  const notifySend = findTool('notify-send', { env });
+  if (notifySend !== null) {
     // The body may be read as markup by the notification server: escape it like any agent text.
     const body = notification.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    return runBounded('desktop', notifySend.path, ['--app-name=goald', notification.title, body], { env, stdin: null, timeoutMs });
+    return runBounded('desktop', notifySend, ['--app-name=goald', notification.title, body], { env, stdin: null, timeoutMs });
   }
-  const osascript = findExecutable('osascript', { env });
-  if (osascript.status === 'found') {
+  const osascript = findTool('osascript', { env });
+  if (osascript !== null) {
     // The words travel as arguments, never inside the script's source.
     const script = ['-e', 'on run argv', '-e', 'display notification (item 2 of argv) with title (item 1 of argv)', '-e', 'end run'];
-    return runBounded('desktop', osascript.path, [...script, notification.title, notification.text], { env, stdin: null, timeoutMs });
+    return runBounded('desktop', osascript, [...script, notification.title, notification.text], { env, stdin: null, timeoutMs });
   }
   return { channel: 'desktop', ok: false, detail: 'neither notify-send nor osascript is on PATH' };
 }

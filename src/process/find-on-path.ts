@@ -1,6 +1,6 @@
 // Where a command's executable is, the way the shell's exec would find it: one lookup for the agent's
-// command before the first turn (agents/which.ts), for every command spawn.ts hands to bwrap or setpriv,
-// and for goald's own helpers (sandbox/probe.ts). Synchronous on purpose: a PATH of ten entries is twenty
+// command before the first turn (agents/which.ts) and for every command spawn.ts hands to bwrap or
+// setpriv. goald's own programs are looked up more strictly (goald-tools.ts). Synchronous on purpose: a PATH of ten entries is twenty
 // local metadata calls (~0.05 ms), where the same calls sent through libuv's thread pool kept a start
 // waiting ~0.7 ms for the round trips.
 
@@ -12,17 +12,11 @@ export interface PathLookup {
   pathVariable: string;
   /** What relative entries resolve from (an empty entry is this directory, as in the shell). */
   cwd: string;
-  /**
-   * Only absolute entries: for goald's own helpers (bwrap, setpriv), which must never be taken from a
-   * directory relative to wherever goald happens to run.
-   */
-  absoluteOnly?: boolean;
 }
 
 /** The first executable file named `name` on the PATH, in PATH's order; null when there is none. */
 export function findOnPath(name: string, lookup: PathLookup): string | null {
   for (const directory of lookup.pathVariable.split(path.delimiter)) {
-    if (lookup.absoluteOnly === true && !path.isAbsolute(directory)) continue;
     const candidate = path.resolve(lookup.cwd, directory, name);
     if (executableProblem(candidate) === null) return candidate;
   }

@@ -15,6 +15,7 @@ import type { SandboxWrap } from '../sandbox/types.js';
 import type { ReadyLeader } from './ready-leader.js';
 import { createBoundedTail } from './bounded-tail.js';
 import { findOnPath, executableProblem } from './find-on-path.js';
+import { findTool } from './goald-tools.js';
 import { killMarkedProcesses, markEnvironment, newProcessToken, readForkCount } from './escaped-processes.js';
 import { createLineSplitter, type LineSplitter } from './line-splitter.js';
 import { isGroupAlive, signalGroup } from './process-group.js';
@@ -132,7 +133,7 @@ let deathSignalWrapper: string | null = null;
  * leader does. False, and nothing changes, where `setpriv` is not installed.
  */
 export function childrenDieWithThisProcess(env: NodeJS.ProcessEnv = process.env): boolean {
-  deathSignalWrapper = findOnPath('setpriv', { pathVariable: env.PATH ?? '', cwd: '/', absoluteOnly: true });
+  deathSignalWrapper = findTool('setpriv', { env });
   return deathSignalWrapper !== null;
 }
 

@@ -3,7 +3,8 @@
 // working bwrap is also remembered across processes (probe-cache.ts).
 
 import path from 'node:path';
-import { executableProblem, findOnPath } from '../process/find-on-path.js';
+import { executableProblem } from '../process/find-on-path.js';
+import { findTool } from '../process/goald-tools.js';
 import { spawnGroupLeader } from '../process/spawn.js';
 import { forgetRemembered, isRememberedWorking, PROBE_CACHE_FILE, probeKey, rememberWorking } from './probe-cache.js';
 
@@ -46,7 +47,7 @@ export function probeBwrap(configured: string | null, network: boolean, env: Nod
 }
 
 async function runProbe(configured: string | null, network: boolean, env: NodeJS.ProcessEnv, options: ProbeOptions): Promise<BwrapProbe> {
-  const executable = configured ?? findOnPath('bwrap', { pathVariable: env.PATH ?? '', cwd: '/', absoluteOnly: true });
+  const executable = configured ?? findTool('bwrap', { env });
   if (executable === null) return { ok: false, executable: null, problem: 'bwrap (bubblewrap) is not installed or not on PATH', fix: INSTALL_FIX };
   if (executableProblem(executable) !== null) {
     return { ok: false, executable, problem: `sandbox.bwrap: ${executable} is not an executable file`, fix: INSTALL_FIX };

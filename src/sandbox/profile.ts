@@ -127,6 +127,14 @@ export function cliStateDirectories(cli: CliProfile, env: NodeJS.ProcessEnv): st
   return [...CLI_STATE[cli].dirs, ...(moved !== undefined && path.isAbsolute(moved) ? [moved] : [])];
 }
 
+/**
+ * Every directory under the home a sandboxed turn may write, whichever CLI it runs (`~/`-relative, or
+ * absolute where a variable moved it): goald never takes a program of its own from there (goald-tools.ts).
+ */
+export function turnWritableHomeDirectories(env: NodeJS.ProcessEnv): string[] {
+  return [...CACHES, ...(Object.keys(CLI_STATE) as CliProfile[]).flatMap((cli) => cliStateDirectories(cli, env))];
+}
+
 /** The package caches, which goald creates like the CLI's directories. */
 export function cacheDirectories(): readonly string[] {
   return CACHES;

@@ -4,7 +4,7 @@
 
 import { homedir } from 'node:os';
 
-import { findExecutable } from '../agents/which.js';
+import { findTool } from '../process/goald-tools.js';
 import { spawnGroupLeader } from '../process/spawn.js';
 
 // xdg-open returns once it has handed the address over; one that runs the browser itself is left running.
@@ -23,12 +23,12 @@ function browserOpener(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): strin
 export async function openBrowser(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<boolean> {
   const opener = browserOpener(platform, env);
   if (opener === null) return false;
-  const found = findExecutable(opener, { env });
-  if (found.status !== 'found') return false;
+  const found = findTool(opener, { env });
+  if (found === null) return false;
   return new Promise((resolve) => {
     let child;
     try {
-      child = spawnGroupLeader(found.path, [url], { cwd: homedir(), env, stdin: 'ignore' });
+      child = spawnGroupLeader(found, [url], { cwd: homedir(), env, stdin: 'ignore' });
     } catch {
       resolve(false);
       return;

@@ -107,7 +107,8 @@ function startCheck(check: CheckSpec, options: StartOptions): HeldCheck {
   const token = newProcessToken();
   const forksBefore = readForkCount();
   const script = gate === null ? check.run : `${GATE}${check.run}`;
-  const child = spawnGroupLeader('sh', ['-c', script], { cwd: options.cwd, env: options.env, stdin: gate === null ? 'ignore' : 'pipe', token, sandbox });
+  // /bin/sh, never a `sh` looked up on PATH: one an agent put in the workspace would decide the check.
+  const child = spawnGroupLeader('/bin/sh', ['-c', script], { cwd: options.cwd, env: options.env, stdin: gate === null ? 'ignore' : 'pipe', token, sandbox });
   if (child.pid !== undefined) onGroup?.({ pid: child.pid, startTime: readProcessStartTime(child.pid), token });
   // A shell that ended before its release (bwrap could not set up) leaves nothing to write to.
   child.stdin?.on('error', () => undefined);

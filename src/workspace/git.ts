@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 
 import { quoteForShell } from '../agents/shell-quote.js';
 import { GoaldError } from '../errors.js';
+import { findTool } from '../process/goald-tools.js';
 import { terminateGroup } from '../process/terminate-group.js';
 import { splitFirstLine } from './first-line.js';
 import { unsetsEveryFilter } from './snapshot-git-dir.js';
@@ -154,9 +155,10 @@ export async function addAndWriteTree(
   if (thenArgs !== undefined && !TREE_ONLY_COMMANDS.has(subcommandOf(thenArgs) ?? '')) {
     throw new GoaldError('internal', `git ${thenArgs.join(' ')} may read work-tree files: it cannot follow a snapshot in its shell`);
   }
-  const git = (args: readonly string[]): string => `git ${[...HARDENING_CONFIG, ...args].map(quoteForShell).join(' ')}`;
+  const executable = quoteForShell(gitExecutable(options.cwd));
+  const git = (args: readonly string[]): string => `${executable} ${[...HARDENING_CONFIG, ...args].map(quoteForShell).join(' ')}`;
   const script = [
-    `g() { git ${HARDENING_CONFIG.map(quoteForShell).join(' ')} "$@"; }`,
+    `g() { ${executable} ${HARDENING_CONFIG.map(quoteForShell).join(' ')} "$@"; }`,
     ...(driversCannotRun(addArgs, options.env) ? [] : OVERRIDE_DRIVERS_IN_SHELL),
     // add's stdout goes to stderr: the shell's stdout holds only the marker and what write-tree prints.
     `g ${addArgs.map(quoteForShell).join(' ')} </dev/null >&2 || exit`,
@@ -308,7 +310,7 @@ function spawnGit(
   cwd: string,
   env: Record<string, string> | undefined,
   stdio: ['pipe' | 'ignore', 'pipe', 'pipe'],
-  program: [string, string[]] = ['git', [...HARDENING_CONFIG, ...args]],
+  program: [string, string[]] = [gitExecutable(cwd), [...HARDENING_CONFIG, ...args]],
 ): ChildProcess & { stdout: Readable; stderr: Readable } {
   const child = spawn(program[0], program[1], { cwd, env: gitEnv(env), stdio, detached: true });
   if (child.stdout === null || child.stderr === null) throw new Error('git was spawned without its output pipes');
@@ -433,6 +435,20 @@ function writeInput(stdin: NodeJS.WritableStream, input: RunGitOptions['input'])
   if (input === undefined) stdin.end();
   else if (typeof input === 'string' || Buffer.isBuffer(input)) stdin.end(input);
   else input.pipe(stdin);
+}
+
+/**
+ * The git goald runs in `cwd`: the first on PATH outside that work tree and the directories agent turns
+ * may write (process/goald-tools.ts), so no agent's `git` ever takes a snapshot.
+ */
+function gitExecutable(cwd: string): string {
+  const git = findTool('git', { cwd });
+  if (git !== null) return git;
+  throw new GoaldError(
+    'internal',
+    `could not run git in ${cwd}: no git on PATH outside the work tree and the directories agent turns may write`,
+    'install git (https://git-scm.com), and have PATH name the directory that holds it',
+  );
 }
 
 function describeSpawnError(error: NodeJS.ErrnoException, cwd: string): GoaldError {

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { lstat } from 'node:fs/promises';
 
 import { GoaldError } from '../errors.js';
+import { findTool } from '../process/goald-tools.js';
 import { deniedDirsIn, runGit, unreadableDirsIn } from './git.js';
 
 /**
@@ -127,10 +128,15 @@ function findChangedSince(cwd: string, entries: readonly string[], since: number
   // `./` keeps a name that starts with `-` from reading as an expression.
   const newer = ['!', '-type', 'd', '-newerct', `@${((since - 1) / 1000).toFixed(3)}`, '-print0'];
   const args = ['-P', ...entries.map((entry) => `./${entry}`), '(', '-name', '.git', '-prune', ')', '-o', '(', ...newer, ')'];
+  // Never a `find` an agent could have put on PATH (process/goald-tools.ts): its answer is the judge's.
+  const find = findTool('find', { cwd });
+  if (find === null) {
+    return Promise.reject(new GoaldError('internal', `could not look at ignored files in ${cwd}: no find on PATH outside the work tree and the directories agent turns may write`, 'install findutils'));
+  }
   return new Promise((resolve, reject) => {
     // Only what find needs; LC_ALL=C: its complaints in plain quotes, which are parsed below.
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
-    const child = spawn('find', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: FIND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+    const child = spawn(find, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: FIND_TIMEOUT_MS, ...(signal ? { signal } : {}) });
     const chunks: Buffer[] = [];
     const complaints: Buffer[] = [];
     let complaintBytes = 0;

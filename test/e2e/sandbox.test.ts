@@ -236,6 +236,41 @@ describe("Claude Code's PostToolUse hook inside the sandbox", () => {
   });
 });
 
+// direnv's `PATH_add bin` (or `./node_modules/.bin` on PATH) puts a directory of the workspace on PATH: an
+// agent that writes a `sh`, `git` or `find` there must not have it run as goald, outside its sandbox.
+describe("goald's own programs never come from where an agent writes", () => {
+  const plant = (tool: string, marker: string): string =>
+    `printf '#!/bin/sh\\ntouch ${marker}\\nexit 0\\n' > bin/${tool} && chmod +x bin/${tool}`;
+  for (const sandboxed of [true, false]) {
+    it(`a check run by a planted sh, snapshots by a planted git, the look by a planted find: none of them (${sandboxed ? 'sandboxed' : '--no-sandbox'})`, async () => {
+      const context = await setup();
+      const markers = path.join(context.sandbox.root, 'ran');
+      await mkdir(markers);
+      const agent = [
+        'mkdir -p bin',
+        plant('sh', path.join(markers, 'sh')),
+        plant('git', path.join(markers, 'git')),
+        plant('find', path.join(markers, 'find')),
+        // The second turn makes the real check pass, so the look at ignored files runs too.
+        'if [ "$GOALD_TURN" = 2 ]; then touch done.txt; fi',
+      ].join(' && ');
+      const env = { PATH: `${path.join(context.workspace, 'bin')}${path.delimiter}${process.env.PATH ?? ''}` };
+      const flags = sandboxed ? [] : ['--no-sandbox'];
+      const run = await context.sandbox.run(
+        ['start', 'done.txt exists', '-C', context.workspace, '--cooldown', '0', '--max-turns', '3', '--agent', agent, '--check', 'test -f done.txt', ...flags, '--foreground', '--json'],
+        { env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const events = parseJsonLines(run.stdout);
+      // Turn 1 planted the tools and its check failed (with the planted sh, `exit 0` would have passed it).
+      const checksPassed = events.filter((event) => event.type === 'turn.finished').map((event) => (event.checks as Array<{ passed: boolean }>)[0]?.passed);
+      expect(checksPassed).toEqual([false, true]);
+      expect(events.at(-1)).toMatchObject({ type: 'goal.finished', status: 'achieved', turns: 2 });
+      expect(readdirSync(markers)).toEqual([]);
+    });
+  }
+});
+
 describe('sandbox modes', () => {
   it('`required` without a working bwrap exits 2 naming the fix, and starts nothing', async () => {
     const context = await setup();

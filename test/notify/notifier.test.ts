@@ -129,7 +129,7 @@ describe('createNotifier', () => {
     await notifier.idle();
     expect(received).toHaveLength(1);
     expect(logs.sort()).toEqual([
-      'goal g1: notify.command failed: could not start (spawn sh ENOENT)',
+      'goal g1: notify.command failed: exited 3: broken',
       'goal g1: notify.desktop failed: neither notify-send nor osascript is on PATH',
       'goal g1: notify.webhook failed: answered HTTP 500',
     ]);

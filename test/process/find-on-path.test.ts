@@ -21,16 +21,6 @@ describe('findOnPath', () => {
     expect(findOnPath('helper', { pathVariable: '/nonexistent::tools', cwd: dir })).toBe(inDir);
   });
 
-  test("goald's own helpers are looked up on absolute entries only", async () => {
-    const dir = await makeTempDir();
-    await mkdir(join(dir, 'tools'));
-    await executable(join(dir, 'tools', 'helper'));
-    await executable(join(dir, 'helper'));
-
-    expect(findOnPath('helper', { pathVariable: ':tools', cwd: dir, absoluteOnly: true })).toBeNull();
-    expect(findOnPath('helper', { pathVariable: `tools:${join(dir, 'tools')}`, cwd: '/', absoluteOnly: true })).toBe(join(dir, 'tools', 'helper'));
-  });
-
   test('an entry that is a file is passed over without an error', async () => {
     const dir = await makeTempDir();
     await writeFile(join(dir, 'not-a-dir'), '');

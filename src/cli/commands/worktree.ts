@@ -6,7 +6,7 @@ import path from 'node:path';
 import { z } from '../../zod.js';
 import { openStore, resolveGoaldHome } from '../../../state/index.js';
 import type { GoalRecord } from '../../../state/types.js';
-import { findExecutable } from '../../agents/which.js';
+import { findTool } from '../../process/goald-tools.js';
 import { quoteShellWord } from '../../agents/shell-quote.js';
 import { parsePositiveInt } from '../../config/duration.js';
 import { EXIT, GoaldError } from '../../errors.js';
@@ -75,14 +75,14 @@ export async function runApply(ref: string, rawOptions: Record<string, unknown>,
 // `gh pr create`, shown before it runs; gh itself asks for nothing (its output is passed on).
 async function openPullRequest(goal: GoalRecord, dir: string, json: boolean, io: CliIO): Promise<number> {
   const args = await pullRequestArgs(goal, dir);
-  const gh = findExecutable('gh', { cwd: dir, env: io.env });
-  if (gh.status !== 'found') {
+  const gh = findTool('gh', { cwd: dir, env: io.env });
+  if (gh === null) {
     throw new GoaldError('usage', '--pr: gh (the GitHub CLI) is not on PATH', `install it (https://cli.github.com), or merge locally: goald apply ${goal.id}`);
   }
   const shown = ['gh', ...args].map(quoteShellWord).join(' ');
   if (!json) io.out(`$ ${shown}`);
   const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(gh.path, args, { cwd: dir, env: io.env, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(gh, args, { cwd: dir, env: io.env, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
