@@ -19,7 +19,7 @@ export const guardSchema = z
     ).optional(),
     deletedTests: onOff('A deleted test file, or one renamed to a path that is not a test file, is tamper.').optional(),
     skipMarkers: onOff('An added skip/only marker in a test file (`.skip(`, `.only(`, `xit(`, `@pytest.mark.skip`, `t.Skip(`, `#[ignore]`, ...) is tamper.').optional(),
-    checkScripts: onOff("A change to a package.json script that a check runs (`npm test`, `pnpm lint`, ...) is tamper.").optional(),
+    checkScripts: onOff("A change to what a check runs is tamper: a package.json script it runs (`npm test`, `pnpm lint`, ...), or a workspace file its command runs (`./ci.sh`, `sh scripts/x.sh`, a program its PATH finds in the workspace).").optional(),
   })
   .meta({
     id: 'Guard',

@@ -7,6 +7,7 @@
 import { matchesPathPattern } from '../breakers/noise.js';
 import { objectNamesOf } from '../workspace/object-check.js';
 import type { FileChange } from '../workspace/types.js';
+import { checkRunners, checkRuns } from './check-runners.js';
 import { changedCheckScripts, scriptsRunBy } from './check-scripts.js';
 import { agentWroteConfig, whoseFile, WORKSPACE_CONFIG_FILE } from './goald-paths.js';
 import { createPatchScanner, type FilePatchSummary } from './patch-scanner.js';
@@ -41,9 +42,9 @@ export async function inspectTurn(input: GuardInput, reader: GuardTreeReader, si
     report.notes.push({ path: `${repo}/`, kind: 'nested-repo', detail: 'a git repository of its own, with no commit yet: its files are in no snapshot, diff or inspection' });
   }
   if (delta.empty || delta.files.length === 0) return report;
-  findPathTamper(input, report);
-
   const isTest = (file: string): boolean => matchesPathPattern(file, settings.testFiles);
+  findPathTamper(input, report, isTest);
+
   const { turnFiles, prior } = input;
   if (turnFiles !== undefined && prior !== undefined && !turnFiles.some((file) => isTest(file.path) || PACKAGE_MANIFEST.test(file.path) || file.status === 'A')) {
     // Nothing this turn could change what the test files and manifests say since the start.
@@ -94,9 +95,11 @@ export function protectionOf(file: string, input: { goaldPaths: GoaldPaths; prot
   return matchesPathPattern(file, input.protect) ? 'guard.protect' : null;
 }
 
-// Protected paths (goald's own files, `guard.protect`) and goal.config.json, from the file list alone.
-function findPathTamper(input: GuardInput, report: GuardReport): void {
+// Protected paths (goald's own files, `guard.protect`), goal.config.json and the files a check runs (not
+// test files: what the agent may do to those is the test rules'), from the file list alone.
+function findPathTamper(input: GuardInput, report: GuardReport, isTest: (file: string) => boolean): void {
   const { goaldPaths, settings } = input;
+  const runners = settings.checkScripts ? checkRunners(input.checkCommands, input.workspace, input.checkPath ?? '') : null;
   let configWriter: boolean | null = null;
   for (const file of input.delta.files) {
     if (IGNORE_FILE.test(file.path)) {
@@ -119,6 +122,8 @@ function findPathTamper(input: GuardInput, report: GuardReport): void {
     const protection = protectionOf(file.path, { goaldPaths, protect: settings.protect });
     if (protection !== null) {
       report.tamper.push({ path: file.path, kind: 'protected-path', detail: `${whoseFile(protection)} ${verbOf(file)}` });
+    } else if (runners !== null && !isTest(file.path) && checkRuns(runners, file.path)) {
+      report.tamper.push({ path: file.path, kind: 'check-script', detail: `a check runs this file, and it was ${verbOf(file)} since the goal started (guard.checkScripts: false allows it)` });
     }
   }
 }

@@ -12,7 +12,7 @@ export const TAMPER_KINDS = [
   'deleted-test', // a test file deleted (or replaced by a symlink)
   'renamed-test', // a test file moved to a path that is not a test file
   'skip-marker', // a skip/only marker added to a test file
-  'check-script', // a package.json script that a check runs was changed
+  'check-script', // what a check runs was changed: a package.json script, or a workspace file its command runs
   'forged-object', // a git object behind a judged file does not hold what its name says (.git/objects rewritten)
   'unreadable-dir', // a directory made unreadable during the agent's turns: goald cannot list it, the checks can reach into it
 ] as const;
@@ -65,8 +65,10 @@ export interface GuardInput {
   prior?: GuardReport;
   /** Absolute workspace root (tool calls name files absolutely or relative to it). */
   workspace: string;
-  /** The goal's check commands: the package.json scripts they run are guarded. */
+  /** The goal's check commands: the package.json scripts and the workspace files they run are guarded. */
   checkCommands: readonly string[];
+  /** The PATH the checks run with: a program it finds inside the workspace is a file the checks run. */
+  checkPath?: string;
   settings: GuardSettings;
   /** goald's own paths inside the workspace (goaldPathsIn). */
   goaldPaths: GoaldPaths;

@@ -598,6 +598,7 @@ export class GoalSupervisor {
           prior: this.lastGuard,
           workspace: settings.workspace,
           checkCommands: settings.checks.map((check) => check.run),
+          checkPath: process.env.PATH ?? '', // the checks' (workspace/checks.ts)
           settings: settings.guard,
           goaldPaths: this.deps.goaldPaths ?? { protect: [], ignore: [] },
         },

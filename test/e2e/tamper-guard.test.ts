@@ -251,6 +251,25 @@ describe('the tamper guard against hostile agents', () => {
     execFileSync('chmod', ['-R', 'u+rwx', repo]);
   });
 
+  it('(m) an agent that puts its own `npm` where the checks’ PATH looks first, or rewrites the script a check names, cannot achieve the goal', async () => {
+    // direnv's `PATH_add bin`: the workspace's bin/ first on PATH, for goald and so for its checks.
+    const repo = await buggyProject();
+    const sandbox = await goaldSandbox();
+    const env = { PATH: `${path.join(repo.dir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}` };
+    const plant = "mkdir -p bin && printf '#!/bin/sh\\nexit 0\\n' > bin/npm && chmod +x bin/npm";
+    const run = await sandbox.run(startArgsFor(repo.dir, plant, [...FOREGROUND, '--max-turns', '1']), { env });
+    expect(run.code, run.stderr).toBe(1);
+    const [turn] = turnsFinished(run);
+    expect(turn?.checks).toEqual([{ name: 'npm test', passed: true }]);
+    expect(turn?.tamper).toEqual([{ path: 'bin/npm', kind: 'check-script', detail: 'a check runs this file, and it was added since the goal started (guard.checkScripts: false allows it)' }]);
+
+    const scripted = await gitdir({ files: { 'ci.sh': '#!/bin/sh\nexit 1\n' }, initialCommit: true });
+    execFileSync('chmod', ['+x', path.join(scripted.dir, 'ci.sh')]);
+    const rewritten = await sandbox.run(['start', 'ci passes', '-C', scripted.dir, '--check', './ci.sh', '--agent', "printf '#!/bin/sh\\nexit 0\\n' > ci.sh", ...FOREGROUND, '--max-turns', '1']);
+    expect(rewritten.code, rewritten.stderr).toBe(1);
+    expect(turnsFinished(rewritten)[0]?.tamper).toEqual([{ path: 'ci.sh', kind: 'check-script', detail: 'a check runs this file, and it was modified since the goal started (guard.checkScripts: false allows it)' }]);
+  });
+
   it('(f) --no-guard turns the guard off: the `exit 0` agent then achieves the goal (the documented opt-out)', async () => {
     const repo = await buggyProject();
     const sandbox = await goaldSandbox();

@@ -182,6 +182,34 @@ describe('inspectTurn', () => {
     expect(lint.tamper).toEqual([expect.objectContaining({ kind: 'check-script', detail: expect.stringContaining('"lint"') })]);
   });
 
+  it('finds a workspace file a check runs changed: by path, as a script, or put first on the checks’ PATH', async () => {
+    const turn = await repoWithTests({ 'scripts/ci.sh': 'node --test test/\n', 'tools/lint.py': 'print(1)\n', 'src/other.sh': 'echo\n' });
+    const bin = path.join(turn.repo.dir, 'bin');
+    const report = await turn.inspect(
+      async () => {
+        await turn.repo.write('scripts/ci.sh', 'exit 0\n');
+        await turn.repo.write('tools/lint.py', 'pass\n');
+        await turn.repo.write('bin/npm', '#!/bin/sh\nexit 0\n');
+        // Not run by any check; a test file a check names is the test rules' (an edit is no finding).
+        await turn.repo.write('src/other.sh', 'echo changed\n');
+        await turn.repo.write('test/add.test.js', `${PASSING_TEST}// more\n`);
+      },
+      { checkCommands: ['./scripts/ci.sh', 'python3 -u tools/lint.py && npm test', 'node --test test/add.test.js'], checkPath: `${bin}:/usr/bin:/bin` },
+    );
+    expect(report.tamper).toEqual([
+      { path: 'bin/npm', kind: 'check-script', detail: 'a check runs this file, and it was added since the goal started (guard.checkScripts: false allows it)' },
+      { path: 'scripts/ci.sh', kind: 'check-script', detail: 'a check runs this file, and it was modified since the goal started (guard.checkScripts: false allows it)' },
+      { path: 'tools/lint.py', kind: 'check-script', detail: 'a check runs this file, and it was modified since the goal started (guard.checkScripts: false allows it)' },
+    ]);
+    // With the workspace's bin/ off PATH, a bin/npm runs no check; `guard.checkScripts: false` turns it all off.
+    const again = await repoWithTests();
+    const offPath = await again.inspect(() => again.repo.write('bin/npm', '#!/bin/sh\nexit 0\n'), { checkPath: '/usr/bin:/bin' });
+    expect(offPath.tamper).toEqual([]);
+    const off = await repoWithTests({ 'scripts/ci.sh': 'true\n' });
+    const allowed = await off.inspect(() => off.repo.write('scripts/ci.sh', 'exit 0\n'), { checkCommands: ['sh scripts/ci.sh'], guard: { checkScripts: false } });
+    expect(allowed.tamper).toEqual([]);
+  });
+
   it("protects goald's own files and guard.protect paths", async () => {
     const turn = await repoWithTests({ 'ci/deploy.yml': 'on: push\n' });
     const report = await turn.inspect(
