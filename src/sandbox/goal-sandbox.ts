@@ -13,6 +13,7 @@ import type { AgentSpec, SandboxMode, SandboxSettings } from '../config/types.js
 import { GoaldError } from '../errors.js';
 import { checkSandboxPaths } from './check-paths.js';
 import { probeBwrap, type BwrapProbe } from './probe.js';
+import { gitControlPaths } from './git-control.js';
 import { buildView, cacheDirectories, cliStateDirectories, expandHome, type CliProfile, type ProfileInput } from './profile.js';
 import { toBwrapArgs } from './bwrap-args.js';
 import type { SandboxUse, SandboxView, SandboxWrap } from './types.js';
@@ -111,6 +112,8 @@ export async function openGoalSandbox(
     runtime: [goaldInstallRoot(), path.dirname(process.execPath)],
     env: input.env,
   };
+  // Looked up when the sandbox is first used (a hooks directory may be made), not when only validated.
+  let gitControl: string[] | null = null;
   const emptyFile = path.join(input.goaldHome, EMPTY_FILE_NAME);
   let prepared = false;
   // On first use, not when the goal is only validated: the empty file, and the CLI's and caches' directories.
@@ -133,9 +136,15 @@ export async function openGoalSandbox(
     prepare();
     return { executable, args: toBwrapArgs(view(), { cwd: input.workspace.root, emptyFile, isDirectory }) };
   };
+  const controlled = (): string[] => (gitControl ??= gitControlPaths(input.workspace, { makeHooks: prepared }));
   const viewForTurn = (files?: TurnFiles): SandboxView =>
-    buildView({ ...base, cli, ...(files === undefined ? {} : { turn: { readable: [files.promptPath], writable: files.stateDir === null ? [] : [files.stateDir] } }) });
-  const viewForChecks = (): SandboxView => buildView({ ...base, cli: null });
+    buildView({
+      ...base,
+      gitControl: controlled(),
+      cli,
+      ...(files === undefined ? {} : { turn: { readable: [files.promptPath], writable: files.stateDir === null ? [] : [files.stateDir] } }),
+    });
+  const viewForChecks = (): SandboxView => buildView({ ...base, gitControl: controlled(), cli: null });
   return {
     mode: settings.mode,
     use,

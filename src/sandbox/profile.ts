@@ -57,6 +57,11 @@ export interface ProfileInput {
    * the private /tmp (a clone or an npx cache there).
    */
   runtime?: readonly string[];
+  /**
+   * The repository's config files and hooks directories (git-control.ts): read-only, inside a writable
+   * workspace or git directory too. A `sandbox.writable` entry naming one exactly makes it writable again.
+   */
+  gitControl?: readonly string[];
   /** The CLI whose state the turn may write; null for checks and unknown commands. */
   cli: CliProfile | null;
   env: NodeJS.ProcessEnv;
@@ -104,7 +109,7 @@ export function buildView(input: ProfileInput): SandboxView {
     ...input.settings.writable,
     ...(input.turn?.writable ?? []),
   ]);
-  const readable = real([...(input.runtime ?? []), ...input.settings.readable, ...(input.turn?.readable ?? [])]);
+  const readable = real([...(input.runtime ?? []), ...(input.gitControl ?? []), ...input.settings.readable, ...(input.turn?.readable ?? [])]);
   // Other CLIs' state holds their vendors' credentials: hidden, like their variables (secrets/child-env.ts).
   const hidden = real([
     ...input.goaldPaths,

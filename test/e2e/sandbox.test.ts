@@ -271,6 +271,27 @@ describe("goald's own programs never come from where an agent writes", () => {
   }
 });
 
+describe("a sandboxed turn and your repository's git", () => {
+  it('cannot change what git runs for you later (config, hooks), and can still commit', async () => {
+    const context = await setup();
+    const marker = path.join(context.sandbox.root, 'pwned');
+    const agent = [
+      `git config core.fsmonitor 'touch ${marker}' 2>>denied.log`,
+      `(printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-checkout) 2>>denied.log`,
+      'echo x > f.txt && git add f.txt && git -c user.name=a -c user.email=a@example.com commit -qm agent',
+      'touch done.txt',
+    ].join('; ');
+    const run = await context.sandbox.run(['start', 'done.txt exists', '-C', context.workspace, ...FAST, '--agent', agent, '--check', 'test -f done.txt', '--wait', '--json']);
+    expectAchieved(run);
+    expect(execFileSync('git', ['-C', context.workspace, 'log', '--format=%s', '-1'], { encoding: 'utf8' }).trim()).toBe('agent');
+    expect(await readFile(path.join(context.workspace, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(existsSync(path.join(context.workspace, '.git', 'hooks', 'post-checkout'))).toBe(false);
+    expect((await readFile(path.join(context.workspace, 'denied.log'), 'utf8')).split('\n').filter((line) => line !== '')).toHaveLength(2);
+    execFileSync('git', ['-C', context.workspace, 'status'], { stdio: 'ignore' });
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
 describe('sandbox modes', () => {
   it('`required` without a working bwrap exits 2 naming the fix, and starts nothing', async () => {
     const context = await setup();
