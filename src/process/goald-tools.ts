@@ -21,17 +21,25 @@ export interface ToolLookup {
   cwd?: string;
 }
 
-// One answer per program, PATH and work tree for the life of the process.
+// One answer per program, PATH and work tree, and one work tree per directory, for the life of the process
+// (git is looked up on every call goald makes).
 const found = new Map<string, string | null>();
+const workTrees = new Map<string, string | null>();
 
 /** The absolute path of goald's program `name`; null when PATH holds none outside the places above. */
 export function findTool(name: string, lookup: ToolLookup = {}): string | null {
   const env = lookup.env ?? process.env;
   const pathVariable = env.PATH ?? '';
-  const tree = lookup.cwd === undefined ? null : workTreeOf(lookup.cwd);
+  const { cwd } = lookup;
+  let tree: string | null = null;
+  if (cwd !== undefined) {
+    const known = workTrees.get(cwd);
+    tree = known !== undefined ? known : workTreeOf(cwd);
+    workTrees.set(cwd, tree);
+  }
   const key = `${name}\0${pathVariable}\0${tree ?? ''}\0${env.CLAUDE_CONFIG_DIR ?? ''}\0${env.CODEX_HOME ?? ''}`;
-  const known = found.get(key);
-  if (known !== undefined) return known;
+  const answer = found.get(key);
+  if (answer !== undefined) return answer;
   const home = homedir();
   const avoided = [...(tree === null ? [] : [tree]), ...turnWritableHomeDirectories(env).map((dir) => realOrSelf(expandHome(dir, home)))];
   let result: string | null = null;
