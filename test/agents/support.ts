@@ -1,7 +1,7 @@
 // Helpers for the agent tests: fixture paths, temp dirs, an agent's output lines and process states (waits
 // on a condition go through ../helpers/wait.ts; never fixed sleeps).
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,13 @@ export async function makeTempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'goald-agents-'));
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** A shell script that does nothing, made executable at `file` (for PATH look-ups); returns `file`. */
+export async function executable(file: string): Promise<string> {
+  await writeFile(file, '#!/bin/sh\n');
+  await chmod(file, 0o755);
+  return file;
 }
 
 /** Collects lines and resolves waits for a given line. */

@@ -1,14 +1,8 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { executableProblem, findOnPath } from '../../src/process/find-on-path.js';
-import { makeTempDir } from '../agents/support.js';
-
-async function executable(file: string): Promise<string> {
-  await writeFile(file, '#!/bin/sh\n');
-  await chmod(file, 0o755);
-  return file;
-}
+import { executable, makeTempDir } from '../agents/support.js';
 
 describe('findOnPath', () => {
   test('relative entries resolve from cwd, an empty one is cwd itself (as execvp reads PATH)', async () => {

@@ -1,14 +1,8 @@
-import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { findTool } from '../../src/process/goald-tools.js';
-import { makeTempDir } from '../agents/support.js';
-
-async function executable(file: string): Promise<string> {
-  await writeFile(file, '#!/bin/sh\n');
-  await chmod(file, 0o755);
-  return file;
-}
+import { executable, makeTempDir } from '../agents/support.js';
 
 // Each test names its own tool, so the process-wide memo of one test never answers another.
 describe('findTool', () => {
