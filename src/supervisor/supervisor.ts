@@ -173,6 +173,8 @@ export class GoalSupervisor {
   private earlyPrecheck: { startedAt: number; taken: Promise<{ snapshot: string; checks: Promise<CheckResult[] | null> }> } | null = null;
   /** The write that recorded the agent's spawn; the turn waits for it before going on. */
   private spawnRecorded: Promise<void> = Promise.resolve();
+  /** The agent's turns write to a state directory of their own (AgentAdapter.keepsTurnState). */
+  private readonly keepsTurnState: boolean;
   /** Guidance (`goald say`) queued for the next prompt, and what the current turn's prompt carried. */
   private readonly guidance = new GuidanceQueue();
   private turnGuidance: string[] = [];
@@ -190,7 +192,8 @@ export class GoalSupervisor {
     // Made (when missing) once here, not on each of a turn's writes: a recursive mkdir of a directory that
     // exists is still a system call and a stat.
     this.goalDir = deps.store.goalDir(goal.id);
-    this.nextTurn = new NextTurnLeader(deps.sandbox, settings.workspace, this.goalDir, deps.agent.keepsTurnState === true);
+    this.keepsTurnState = deps.agent.keepsTurnState === true;
+    this.nextTurn = new NextTurnLeader(deps.sandbox, settings.workspace, this.goalDir, this.keepsTurnState);
     this.agentWindows = new AgentWindows(this.goalDir, { takenOver: restored !== undefined });
     this.session = new GoalSession({
       goal,
@@ -475,7 +478,7 @@ export class GoalSupervisor {
     this.rollbackNote = null;
     // Synchronous: a few KiB to a local file, where each asynchronous step is a trip through the thread pool.
     writeFileSync(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
-    if (this.deps.agent.keepsTurnState === true) mkdirSync(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
+    if (this.keepsTurnState) mkdirSync(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
     return { turn, startedAt: this.session.now(), prompt, goalDir, files };
   }
 
@@ -490,7 +493,7 @@ export class GoalSupervisor {
     this.session.emit({ type: 'turn.started', id: this.id, turn, maxTurns: limits.maxTurns });
     // Its process started ahead, when one was (its spawn claims it; unclaimed, it is ended).
     const readied = this.nextTurn.take(turn);
-    const stateDir = this.deps.agent.keepsTurnState === true ? path.join(goalDir, files.stateDir) : null;
+    const stateDir = this.keepsTurnState ? path.join(goalDir, files.stateDir) : null;
     // The window opens at the prompt's ctime, stamped by the clock that stamps the files the agent changes.
     const from = Math.min(Date.now(), statSync(path.join(goalDir, files.promptFile)).ctimeMs);
     const ran = await this.deps.agent.runTurn(
@@ -643,7 +646,7 @@ export class GoalSupervisor {
       tamper: guard.tamper,
     };
     const facts = turnFacts(finished);
-    const hookAskedPause = this.deps.agent.keepsTurnState === true && existsSync(path.join(context.goalDir, context.files.stateDir, DRIFT_PAUSE_FILE));
+    const hookAskedPause = this.keepsTurnState && existsSync(path.join(context.goalDir, context.files.stateDir, DRIFT_PAUSE_FILE));
     const drift = this.drift.assess(result.toolCalls ?? [], hookAskedPause);
     const breakers = nextBreakerState(this.breakerState(), facts, this.settings.noisePaths);
     this.breakers = breakers;
