@@ -34,7 +34,10 @@ export async function rollbackClusterGoal(options: { redis: Redis; queue: Queue;
   const state = clusterGoalStateOf(goal.id, stored);
   const { remote } = state;
   const paused = stored.status === 'paused';
-  if (paused && (await isTurnRunning(options.queue, { goalId: goal.id, epoch: stored.epoch, turn: stored.committedTurn + 1 }))) {
+  // The turn in flight, and the one just committed: its job stays active while it moves the branch, and a
+  // rollback read before that move would be overtaken by it (the branch left at the old turn for good).
+  const turnJobs = [stored.committedTurn + 1, stored.committedTurn].map((turn) => ({ goalId: goal.id, epoch: stored.epoch, turn }));
+  if (paused && (await Promise.all(turnJobs.map((job) => isTurnRunning(options.queue, job)))).some(Boolean)) {
     throw new GoaldError('conflict', `goal ${goal.id} is pausing: its turn is still running`, `wait for the turn to end (goald status ${goal.id}), then roll back`);
   }
   const records: TurnRecord[] = (await readCommittedTurns(redis, goal.id)).flatMap((record) => {
