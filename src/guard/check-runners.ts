@@ -6,8 +6,9 @@
 
 import path from 'node:path';
 
-// Words that run the rest of the line as a command.
-const WRAPPERS = new Set(['env', 'time', 'exec', 'command', 'nice', 'nohup', 'builtin']);
+import { relativeInside } from '../path-inside.js';
+import { simpleCommands } from './check-scripts.js';
+
 // Interpreters whose first operand is the script they run (unless the code comes with -c, -e or -m).
 const INTERPRETERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'node', 'python', 'python3', 'ruby', 'perl', 'deno', 'bun', 'tsx', 'ts-node']);
 const INLINE_CODE_OPTIONS = new Set(['-c', '-e', '--eval', '-m', '-p', '--print']);
@@ -26,18 +27,14 @@ export interface CheckRunners {
 export function checkRunners(commands: readonly string[], workspace: string, pathVariable: string): CheckRunners {
   const files = new Set<string>();
   const programs = new Set<string>();
+  // A word as a path from the workspace's top ('/'-separated, '' for the top itself); null outside it.
+  const fromTop = (word: string): string | null => relativeInside(workspace, path.resolve(workspace, word))?.split(path.sep).join('/') ?? null;
   const inWorkspace = (word: string): string | null => {
-    const relative = path.relative(workspace, path.resolve(workspace, word));
-    return relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative) ? null : relative.split(path.sep).join('/');
+    const file = fromTop(word);
+    return file === '' ? null : file;
   };
   for (const command of commands) {
-    // Simple commands at operators and newlines; quoting is not parsed, which only over-counts.
-    for (const segment of command.split(/&&|\|\||[;|&\n()`]|\$\(/)) {
-      const words = segment.trim().split(/\s+/).map(unquote).filter((word) => word !== '');
-      let at = 0;
-      while (at < words.length && (/^\w+=/.test(words[at] ?? '') || WRAPPERS.has(words[at] ?? ''))) at++;
-      const program = words[at];
-      if (program === undefined) continue;
+    for (const [program = '', ...args] of simpleCommands(command)) {
       if (program.includes('/')) {
         const file = inWorkspace(program);
         if (file !== null) files.add(file);
@@ -45,7 +42,7 @@ export function checkRunners(commands: readonly string[], workspace: string, pat
         programs.add(program);
       }
       if (!INTERPRETERS.has(program.replace(/^.*\//, ''))) continue;
-      const operand = words.slice(at + 1).find((word) => !word.startsWith('-') || INLINE_CODE_OPTIONS.has(word));
+      const operand = args.find((word) => !word.startsWith('-') || INLINE_CODE_OPTIONS.has(word));
       if (operand === undefined || INLINE_CODE_OPTIONS.has(operand)) continue;
       const script = inWorkspace(operand);
       if (script !== null) files.add(script);
@@ -53,9 +50,8 @@ export function checkRunners(commands: readonly string[], workspace: string, pat
   }
   const pathDirs = new Set<string>();
   for (const entry of pathVariable.split(path.delimiter)) {
-    const relative = path.relative(workspace, path.resolve(workspace, entry));
-    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) continue;
-    pathDirs.add(relative.split(path.sep).join('/'));
+    const dir = fromTop(entry);
+    if (dir !== null) pathDirs.add(dir);
   }
   return { files, programs, pathDirs };
 }
@@ -65,8 +61,4 @@ export function checkRuns(runners: CheckRunners, file: string): boolean {
   if (runners.files.has(file)) return true;
   const slash = file.lastIndexOf('/');
   return runners.programs.has(file.slice(slash + 1)) && runners.pathDirs.has(slash === -1 ? '' : file.slice(0, slash));
-}
-
-function unquote(word: string): string {
-  return word.replace(/^["']+|["']+$/g, '');
 }

@@ -36,18 +36,31 @@ const BUILTIN_COMMANDS = new Set([
 // Options of the package managers that take a value, so the value is not read as the command.
 const VALUE_OPTIONS = new Set(['--prefix', '-C', '--dir', '--cwd', '--filter', '-F', '-w', '--workspace', '--loglevel', '--reporter']);
 
+// Words that run the rest of the line as a command.
+const WRAPPERS = new Set(['env', 'time', 'exec', 'command', 'nice', 'nohup', 'builtin']);
+
+/**
+ * The simple commands of a shell line, split at operators and newlines, each from its program on (leading
+ * `VAR=value` assignments and wrappers such as `env` and `time` skipped), quotes around words dropped.
+ * Quoting is not parsed, which only over-counts: a guard reading this misses no command.
+ */
+export function simpleCommands(command: string): string[][] {
+  const commands: string[][] = [];
+  for (const segment of command.split(/&&|\|\||[;|&\n()`]|\$\(/)) {
+    const words = segment.trim().split(/\s+/).map((word) => word.replace(/^["']+|["']+$/g, '')).filter((word) => word !== '');
+    let at = 0;
+    while (at < words.length && (/^\w+=/.test(words[at] ?? '') || WRAPPERS.has(words[at] ?? ''))) at++;
+    if (at < words.length) commands.push(words.slice(at));
+  }
+  return commands;
+}
+
 /** The script names one shell command runs through a package manager (not following them further). */
 export function scriptsRunBy(command: string): string[] {
   const names: string[] = [];
-  // Split into simple commands at operators and newlines; quoting is not parsed, which only over-counts.
-  for (const segment of command.split(/&&|\|\||[;|&\n()`]|\$\(/)) {
-    const words = segment.trim().split(/\s+/).filter((word) => word !== '');
-    // Skip leading `VAR=value` assignments and wrappers such as `env`, `npx --no`, `time`.
-    let at = 0;
-    while (at < words.length && (/^\w+=/.test(words[at] ?? '') || words[at] === 'env' || words[at] === 'time' || words[at] === 'exec')) at++;
-    const program = (words[at] ?? '').replace(/^.*\//, '').replace(/^["']|["']$/g, '');
+  for (const [first = '', ...rest] of simpleCommands(command)) {
+    const program = first.replace(/^.*\//, '');
     if (!PACKAGE_MANAGERS.has(program)) continue;
-    const rest = words.slice(at + 1).map((word) => word.replace(/^["']|["']$/g, ''));
     const name = scriptOf(program, rest);
     if (name !== null) names.push(name);
   }

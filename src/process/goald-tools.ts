@@ -11,6 +11,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
+import { isInside } from '../path-inside.js';
 import { expandHome, turnWritableHomeDirectories } from '../sandbox/profile.js';
 import { executableProblem } from './find-on-path.js';
 
@@ -24,6 +25,7 @@ export interface ToolLookup {
 // One answer per program, PATH and work tree, and one work tree per directory, for the life of the process
 // (git is looked up on every call goald makes).
 const found = new Map<string, string | null>();
+const MEMO_LIMIT = 256;
 const workTrees = new Map<string, string | null>();
 
 /** The absolute path of goald's program `name`; null when PATH holds none outside the places above. */
@@ -35,6 +37,7 @@ export function findTool(name: string, lookup: ToolLookup = {}): string | null {
   if (cwd !== undefined) {
     const known = workTrees.get(cwd);
     tree = known !== undefined ? known : workTreeOf(cwd);
+    if (workTrees.size >= MEMO_LIMIT) workTrees.clear();
     workTrees.set(cwd, tree);
   }
   const key = `${name}\0${pathVariable}\0${tree ?? ''}\0${env.CLAUDE_CONFIG_DIR ?? ''}\0${env.CODEX_HOME ?? ''}`;
@@ -46,13 +49,14 @@ export function findTool(name: string, lookup: ToolLookup = {}): string | null {
   for (const entry of pathVariable.split(path.delimiter)) {
     if (!path.isAbsolute(entry)) continue;
     const directory = realOrSelf(entry);
-    if (avoided.some((dir) => isWithin(directory, dir))) continue;
+    if (avoided.some((dir) => isInside(directory, dir))) continue;
     const candidate = path.join(directory, name);
     if (executableProblem(candidate) === null) {
       result = candidate;
       break;
     }
   }
+  if (found.size >= MEMO_LIMIT) found.clear(); // a worker's every turn has a checkout of its own
   found.set(key, result);
   return result;
 }
@@ -75,7 +79,3 @@ function realOrSelf(file: string): string {
   }
 }
 
-function isWithin(file: string, dir: string): boolean {
-  const relative = path.relative(dir, file);
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
-}

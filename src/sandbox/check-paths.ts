@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { SandboxSettings } from '../config/types.js';
 import { GoaldError } from '../errors.js';
 import { expandHome, realPathOf } from './profile.js';
+import { isInside } from '../path-inside.js';
 
 const USER_CONFIG_HINT = '~/.config/goald/config.json';
 
@@ -56,7 +57,3 @@ function canonical(file: string): string {
   return realPathOf(file) ?? path.resolve(file);
 }
 
-function isInside(file: string, dir: string): boolean {
-  const relative = path.relative(dir, file);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}

@@ -1,0 +1,14 @@
+// Whether a path lies inside a directory, by its path alone (resolve symlinks first where they matter).
+
+import path from 'node:path';
+
+/** `file` relative to `dir` when it lies inside it ('' for `dir` itself); null when it lies outside. */
+export function relativeInside(dir: string, file: string): string | null {
+  const relative = path.relative(dir, file);
+  return relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative) ? null : relative;
+}
+
+/** Whether `file` is `dir` or lies inside it. */
+export function isInside(file: string, dir: string): boolean {
+  return relativeInside(dir, file) !== null;
+}
