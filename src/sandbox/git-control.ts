@@ -2,6 +2,8 @@
 // core.hooksPath, aliases, core.sshCommand, ...) and its hooks. A sandboxed turn or check sees them read-only
 // (an in-place goal's turn may otherwise write the whole git directory): what an agent wrote there would run
 // later, outside any sandbox, the next time you run git in that repository, and no diff would show it.
+// Not a whole answer for an in-place goal: the git directory stays writable (a turn may commit), so a
+// `commondir` file or a `.git` moved aside and made anew can still point git elsewhere (README, Limit).
 
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
