@@ -1,41 +1,105 @@
 // The files of your repository git runs programs from: its config (core.fsmonitor, filter drivers,
-// core.hooksPath, aliases, core.sshCommand, ...) and its hooks. A sandboxed turn or check sees them read-only
-// (an in-place goal's turn may otherwise write the whole git directory): what an agent wrote there would run
-// later, outside any sandbox, the next time you run git in that repository, and no diff would show it.
-// Not a whole answer for an in-place goal: the git directory stays writable (a turn may commit), so a
-// `commondir` file or a `.git` moved aside and made anew can still point git elsewhere (README, Limit).
+// core.hooksPath, aliases, core.sshCommand, ...) and its hooks, its submodules' too (`git status` runs git in
+// each submodule), and the files that say where the git directory is (a linked worktree's `.git` file and
+// `commondir`). A sandboxed turn or check sees them read-only (an in-place goal's turn may otherwise write
+// the whole git directory): what an agent wrote there would run later, outside any sandbox, the next time
+// you run git in that repository, and no diff would show it. The work tree's `.git` directory itself is
+// bound onto itself (gitDirectoryToPin), so a turn cannot move it aside and make another. What a mount
+// cannot cover, a file that does not exist yet (a `commondir` made in a main `.git`), the guard looks for
+// after each turn (guard/git-redirects.ts).
 
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 import type { ResolvedWorkspace } from '../workspace/find-workspace.js';
 
 /**
- * The existing config files and hook directories of the workspace's repository; `makeHooks`: the hooks
- * directory is made when missing (when a sandbox is about to be used, not when one is only described).
+ * The existing config files and hook directories of the workspace's repository and its submodules, and
+ * the files that locate its git directory; `makeHooks`: a hooks directory is made when missing (when a
+ * sandbox is about to be used, not when one is only described).
  */
 export function gitControlPaths(workspace: Pick<ResolvedWorkspace, 'root' | 'gitDir' | 'commonDir'>, options: { makeHooks: boolean }): string[] {
+  const found = controlOf(workspace.gitDir, workspace.commonDir, workspace.root, options);
+  // Where git finds the git directory: a `.git` file (`gitdir: …`; a linked worktree, a submodule) and a
+  // linked worktree's `commondir`, which names the directory its config and hooks are read from.
+  const dotGit = path.join(workspace.root, '.git');
+  if (isFile(dotGit)) found.push(dotGit);
+  const commondir = path.join(workspace.gitDir, 'commondir');
+  if (isFile(commondir)) found.push(commondir);
+  found.push(...submoduleControl(path.join(workspace.commonDir, 'modules'), options));
+  return [...new Set(found)];
+}
+
+// One git directory's config files and hooks (and the directory core.hooksPath names: relative to the
+// work tree, so only an absolute one when the work tree is not known).
+function controlOf(gitDir: string, commonDir: string, workTree: string | null, options: { makeHooks: boolean }): string[] {
   const found: string[] = [];
-  for (const dir of new Set([workspace.gitDir, workspace.commonDir])) {
+  for (const dir of new Set([gitDir, commonDir])) {
     for (const name of ['config', 'config.worktree']) {
       const file = path.join(dir, name);
       if (existsSync(file)) found.push(file);
     }
   }
   // A missing hooks directory would be the agent's to make: made here (git init makes one too), empty.
-  const hooks = path.join(workspace.commonDir, 'hooks');
+  const hooks = path.join(commonDir, 'hooks');
   try {
     if (options.makeHooks) mkdirSync(hooks, { recursive: true, mode: 0o755 });
   } catch {
     // A read-only repository: nobody makes it, the agent included.
   }
   if (existsSync(hooks)) found.push(hooks);
-  const hooksPath = configuredHooksPath(path.join(workspace.commonDir, 'config'));
-  if (hooksPath !== null) {
-    const resolved = path.resolve(workspace.root, hooksPath);
+  const hooksPath = configuredHooksPath(path.join(commonDir, 'config'));
+  if (hooksPath !== null && (workTree !== null || path.isAbsolute(hooksPath))) {
+    const resolved = path.resolve(workTree ?? '/', hooksPath);
     if (existsSync(resolved)) found.push(resolved);
   }
-  return [...new Set(found)];
+  return found;
+}
+
+/** The work tree's own `.git` when it is a directory: bound onto itself, it cannot be renamed or removed. */
+export function gitDirectoryToPin(workspace: Pick<ResolvedWorkspace, 'root'>): string | null {
+  const dotGit = path.join(workspace.root, '.git');
+  try {
+    return statSync(dotGit).isDirectory() ? dotGit : null;
+  } catch {
+    return null;
+  }
+}
+
+// Submodules' git directories (`.git/modules/<name>`, a name may hold slashes, nested ones under their
+// own `modules/`): their config and hooks. A directory with HEAD and objects is a git directory, and
+// nothing in it but its `modules/` is walked; the directories above one are its name's parts.
+const MAX_DIRECTORIES_WALKED = 2_000;
+
+function submoduleControl(modules: string, options: { makeHooks: boolean }): string[] {
+  const found: string[] = [];
+  const pending = [modules];
+  let walked = 0;
+  while (pending.length > 0 && walked < MAX_DIRECTORIES_WALKED) {
+    const dir = pending.pop() ?? '';
+    walked += 1;
+    let names: string[];
+    try {
+      names = readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    } catch {
+      continue;
+    }
+    if (isFile(path.join(dir, 'HEAD')) && names.includes('objects')) {
+      found.push(...controlOf(dir, dir, null, options));
+      if (names.includes('modules')) pending.push(path.join(dir, 'modules'));
+      continue;
+    }
+    for (const name of names) pending.push(path.join(dir, name));
+  }
+  return found;
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 // `core.hooksPath` from a config file (the common case: `hooksPath = .husky/_` under `[core]`); includes are

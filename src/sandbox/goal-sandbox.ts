@@ -13,7 +13,7 @@ import type { AgentSpec, SandboxMode, SandboxSettings } from '../config/types.js
 import { GoaldError } from '../errors.js';
 import { checkSandboxPaths } from './check-paths.js';
 import { probeBwrap, type BwrapProbe } from './probe.js';
-import { gitControlPaths } from './git-control.js';
+import { gitControlPaths, gitDirectoryToPin } from './git-control.js';
 import { buildView, cacheDirectories, cliStateDirectories, expandHome, type CliProfile, type ProfileInput } from './profile.js';
 import { toBwrapArgs } from './bwrap-args.js';
 import type { SandboxUse, SandboxView, SandboxWrap } from './types.js';
@@ -107,7 +107,11 @@ export async function openGoalSandbox(
     settings,
     home,
     workspace: input.workspace.root,
-    gitDirs: (worktreeGoalGitDirs(input.workspace, input.goaldHome) ?? [...new Set([input.workspace.gitDir, input.workspace.commonDir])]).filter(outside),
+    gitDirs: [
+      ...(worktreeGoalGitDirs(input.workspace, input.goaldHome) ?? [...new Set([input.workspace.gitDir, input.workspace.commonDir])]).filter(outside),
+      // The work tree's own `.git` directory, bound onto itself: a turn cannot move it aside (git-control.ts).
+      ...[gitDirectoryToPin(input.workspace)].filter((dir) => dir !== null),
+    ],
     goaldPaths: [input.goaldHome, userConfigDir, resolveSocketPath(input.env, input.goaldHome)],
     runtime: [goaldInstallRoot(), path.dirname(process.execPath)],
     env: input.env,

@@ -47,7 +47,10 @@ export interface ProfileInput {
   home: string;
   /** The workspace's top level. */
   workspace: string;
-  /** Git directories outside the workspace a commit writes (a linked worktree's git dir and common dir). */
+  /**
+   * Git directories a commit writes: outside the workspace, a linked worktree's git dir and common dir;
+   * inside it, its own `.git` directory, whose mount onto itself keeps a turn from renaming or removing it.
+   */
   gitDirs: readonly string[];
   /** GOALD_HOME, the user config's directory and the daemon's socket: hidden. */
   goaldPaths: readonly string[];

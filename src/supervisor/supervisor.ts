@@ -27,6 +27,7 @@ import type { BreakerState } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
+import { GitRedirectWatch } from '../guard/git-redirects.js';
 import { inspectTurn, protectionOf } from '../guard/inspect-turn.js';
 import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
@@ -184,6 +185,8 @@ export class GoalSupervisor {
   private readonly nextTurn: NextTurnLeader;
   /** When the agent ran, turn by turn (the guard's look at ignored files). */
   private readonly agentWindows: AgentWindows;
+  /** Files made in the repository's `.git` that would point your git elsewhere, removed after each turn. */
+  private readonly gitRedirects: GitRedirectWatch;
 
   constructor(goal: GoalRecord, settings: GoalSettings, deps: SupervisorDeps, restored?: RestoredGoal) {
     this.id = goal.id;
@@ -195,6 +198,7 @@ export class GoalSupervisor {
     this.keepsTurnState = deps.agent.keepsTurnState === true;
     this.nextTurn = new NextTurnLeader(deps.sandbox, settings.workspace, this.goalDir, this.keepsTurnState);
     this.agentWindows = new AgentWindows(this.goalDir, { takenOver: restored !== undefined });
+    this.gitRedirects = new GitRedirectWatch(settings.workspace);
     this.session = new GoalSession({
       goal,
       blockedLimit: settings.limits.blockedVerdicts,
@@ -537,6 +541,8 @@ export class GoalSupervisor {
   // Snapshot, the turn's delta, the files changed so far, the checks and the tamper guard.
   private async observeWorkspace(result: TurnResult): Promise<TurnObservation | 'workspace-gone' | 'interrupted'> {
     if (this.failIfWorkspaceGone()) return 'workspace-gone';
+    // Before the checks run and anything of goald's runs git there: removed whether or not the guard is on.
+    const redirects = this.gitRedirects.sweep();
     const taking = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotTurn(onIndexed));
     // The next turn's process is started meanwhile: after the snapshot's and the first check's (a
     // setImmediate queued behind the one that starts the check), as each fork holds this thread ~2 ms.
@@ -555,8 +561,9 @@ export class GoalSupervisor {
     if (checks === null || report === null) return 'interrupted';
     const judged = await this.withIgnoredFiles(report, checks, result);
     if (judged === null) return 'interrupted';
+    const guarded = this.settings.guard.enabled && redirects.length > 0 ? { ...judged, tamper: [...judged.tamper, ...redirects] } : judged;
     const sinceStart = { initialTree, changes };
-    return { previousTree, tree, delta, filesSoFar, sinceStart, checks, guard: judged };
+    return { previousTree, tree, delta, filesSoFar, sinceStart, checks, guard: guarded };
   }
 
   // The guard's report with the files git ignores that changed during the agent's turns (guard/ignored-

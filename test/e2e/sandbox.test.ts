@@ -290,6 +290,36 @@ describe("a sandboxed turn and your repository's git", () => {
     execFileSync('git', ['-C', context.workspace, 'status'], { stdio: 'ignore' });
     expect(existsSync(marker)).toBe(false);
   });
+
+  it('cannot point your git elsewhere: .git stays where it is, and a commondir made in it is removed as tamper', async () => {
+    const context = await setup();
+    const marker = path.join(context.sandbox.root, 'pwned');
+    // Turn 1 tries both ways: .git moved aside (and a new one made), and a commondir naming a git
+    // directory of its own whose config runs the marker; turn 2 only finishes.
+    const agent = [
+      'if [ "$GOALD_TURN" = 1 ]; then',
+      '(mv .git .git-aside) 2>>denied.log;',
+      `git init -q --bare evil && git config --file evil/config core.fsmonitor 'touch ${marker}' && printf '%s\n' "$PWD/evil" > .git/commondir;`,
+      'fi; touch done.txt',
+    ].join(' ');
+    const run = await context.sandbox.run([
+      'start', 'done.txt exists', '-C', context.workspace, '--cooldown', '0', '--max-turns', '3', '--agent', agent, '--check', 'test -f done.txt', '--wait', '--json',
+    ]);
+    expectAchieved(run);
+    const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
+    const turns = await readTurns(context.sandbox, id);
+    // The first agent turn could not achieve the goal: its redirect was found (and removed) after it.
+    expect(turns.map((turn) => (turn.tamper as Array<{ kind: string; path: string }> | undefined)?.map((finding) => `${finding.kind} ${finding.path}`) ?? [])).toEqual([
+      [],
+      ['git-redirect .git/commondir'],
+      [],
+    ]);
+    expect(existsSync(path.join(context.workspace, '.git', 'commondir'))).toBe(false);
+    expect(existsSync(path.join(context.workspace, '.git-aside'))).toBe(false);
+    expect(await readFile(path.join(context.workspace, 'denied.log'), 'utf8')).toMatch(/busy/i);
+    execFileSync('git', ['-C', context.workspace, 'status'], { stdio: 'ignore' });
+    expect(existsSync(marker)).toBe(false);
+  });
 });
 
 describe('sandbox modes', () => {

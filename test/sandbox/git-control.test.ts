@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gitControlPaths } from '../../src/sandbox/git-control.js';
+import { gitControlPaths, gitDirectoryToPin } from '../../src/sandbox/git-control.js';
 import { resolveWorkspace } from '../../src/workspace/find-workspace.js';
 import { gitdir } from '../helpers/gitdir.js';
 
@@ -39,7 +39,32 @@ describe('gitControlPaths', () => {
     const linked = repo.path('../linked-wt');
     await repo.git('worktree', 'add', '-q', linked);
     const ws = await resolveWorkspace(linked);
-    expect(gitControlPaths(ws, { makeHooks: false })).toEqual([repo.path('.git/config'), repo.path('.git/hooks')]);
+    // With what says where the git directory is: the work tree's `.git` file and the worktree's commondir.
+    expect(gitControlPaths(ws, { makeHooks: false })).toEqual([
+      repo.path('.git/config'),
+      repo.path('.git/hooks'),
+      path.join(linked, '.git'),
+      repo.path('.git/worktrees/linked-wt/commondir'),
+    ]);
+    expect(gitDirectoryToPin(ws)).toBeNull();
+    expect(gitDirectoryToPin(await resolveWorkspace(repo.dir))).toBe(repo.path('.git'));
     await rm(linked, { recursive: true, force: true });
+  });
+
+  it("takes each submodule's config and hooks, nested ones and names with slashes included", async () => {
+    const repo = await gitdir({ initialCommit: true });
+    const modules = repo.path('.git/modules');
+    // The shape `git submodule update` leaves: a git directory per submodule under modules/, by name.
+    for (const dir of ['lib', 'vendor/tools', 'lib/modules/inner']) {
+      await repo.git('init', '-q', '--bare', path.join(modules, dir));
+    }
+    await rm(path.join(modules, 'vendor/tools/hooks'), { recursive: true, force: true });
+    const ws = await resolveWorkspace(repo.dir);
+    const found = gitControlPaths(ws, { makeHooks: true });
+    for (const dir of ['lib', 'vendor/tools', 'lib/modules/inner']) {
+      expect(found).toContain(path.join(modules, dir, 'config'));
+      expect(found).toContain(path.join(modules, dir, 'hooks'));
+    }
+    expect(found.filter((file) => file.startsWith(modules))).toHaveLength(6);
   });
 });
