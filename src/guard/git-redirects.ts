@@ -37,7 +37,7 @@ export class GitRedirectWatch {
     if (this.identity === null) return [];
     const now = lstatOrNull(this.dotGit);
     if (now === null || !now.isDirectory() || now.dev !== this.identity.dev || now.ino !== this.identity.ino) {
-      return [{ path: '.git', kind: 'git-redirect', detail: "the repository's .git directory was moved, removed or replaced since the goal started: your git may now read another's config and hooks" }];
+      return [{ path: '.git', kind: 'git-control', detail: "the repository's .git directory was moved, removed or replaced since the goal started: your git may now read another's config and hooks" }];
     }
     const findings: TamperFinding[] = [];
     for (const name of REDIRECT_FILES) {
@@ -50,10 +50,10 @@ export class GitRedirectWatch {
         rmSync(file, { recursive: true, force: true });
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        findings.push({ path: `.git/${name}`, kind: 'git-redirect', detail: `made since the goal started (${quoted}) and could not be removed (${why}): remove it before you run git here` });
+        findings.push({ path: `.git/${name}`, kind: 'git-control', detail: `made since the goal started (${quoted}) and could not be removed (${why}): remove it before you run git here` });
         continue;
       }
-      findings.push({ path: `.git/${name}`, kind: 'git-redirect', detail: `made since the goal started (${quoted}): git would have read config and hooks through it, outside the sandbox; goald removed it` });
+      findings.push({ path: `.git/${name}`, kind: 'git-control', detail: `made since the goal started (${quoted}): git would have read config and hooks through it, outside the sandbox; goald removed it` });
     }
     return findings;
   }

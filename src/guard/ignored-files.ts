@@ -48,6 +48,13 @@ export function judgeIgnoredChanges(changes: IgnoredChanges, input: { protection
       report.notes.push({ path: dir.path, kind: 'hidden-change', detail: 'goald cannot list this directory (permission denied): a file made in it is in no snapshot, diff or inspection' });
     }
   }
+  for (const change of changes.gitControl ?? []) {
+    report.tamper.push({
+      path: change.file,
+      kind: 'git-control',
+      detail: `changed during the agent's turns in the nested repository ${change.repo}/ and names ${change.names}: staged as a submodule, git runs it when you run git status here, outside any sandbox`,
+    });
+  }
   if (changes.more > 0) {
     report.notes.push({ path: '.', kind: 'hidden-change', detail: `${changes.more} more ignored files changed since the agent's first turn were not looked at one by one (too many)` });
   }

@@ -15,7 +15,7 @@ export const TAMPER_KINDS = [
   'check-script', // what a check runs was changed: a package.json script, or a workspace file its command runs
   'forged-object', // a git object behind a judged file does not hold what its name says (.git/objects rewritten)
   'unreadable-dir', // a directory made unreadable during the agent's turns: goald cannot list it, the checks can reach into it
-  'git-redirect', // a file made in .git that points your git elsewhere (commondir), or .git replaced: your later git would run what it names
+  'git-control', // your later git would run what the agent named: a file made in .git pointing it elsewhere (commondir), .git replaced, a nested repository's config or hook naming a program
 ] as const;
 export type TamperKind = (typeof TAMPER_KINDS)[number];
 

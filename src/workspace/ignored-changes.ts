@@ -12,6 +12,7 @@ import { lstat } from 'node:fs/promises';
 import { GoaldError } from '../errors.js';
 import { findTool } from '../process/goald-tools.js';
 import { deniedDirsIn, runGit, unreadableDirsIn } from './git.js';
+import { nestedGitControlChanges, type NestedGitControlChange } from './nested-git-control.js';
 
 /**
  * When an agent ran, in epoch milliseconds: from a ctime the kernel stamped just before its release (files
@@ -47,6 +48,8 @@ export interface IgnoredChanges {
   more: number;
   /** Directories the last snapshot or this look could not list. */
   unreadable?: UnreadableDir[];
+  /** Nested repositories' config files and hooks changed within the windows that name a program. */
+  gitControl?: NestedGitControlChange[];
 }
 
 export interface IgnoredChangesOptions {
@@ -99,7 +102,10 @@ export async function findIgnoredChanges(options: IgnoredChangesOptions): Promis
     candidates.push(...found.files);
     for (const dir of found.denied) deniedDirs.add(dir);
   }
-  const unreadable = await Promise.all([...deniedDirs].sort().map((dir) => unreadableDir(cwd, dir, windows)));
+  const [unreadable, gitControl] = await Promise.all([
+    Promise.all([...deniedDirs].sort().map((dir) => unreadableDir(cwd, dir, windows))),
+    nestedGitControlChanges(cwd, repos, windows),
+  ]);
   const maxFiles = options.maxFiles ?? MAX_FILES;
   const mustLook = options.mustLook ?? (() => false);
   const rest = candidates.filter((file) => !mustLook(file)).sort();
@@ -111,7 +117,7 @@ export async function findIgnoredChanges(options: IgnoredChangesOptions): Promis
     files.push(repo === undefined ? file : { ...file, repo });
   }
   const more = rest.length - Math.min(rest.length, maxFiles);
-  return unreadable.length === 0 ? { files, more } : { files, more, unreadable };
+  return { files, more, ...(unreadable.length === 0 ? {} : { unreadable }), ...(gitControl.length === 0 ? {} : { gitControl }) };
 }
 
 // The gitlinks' paths in `ls-files --stage -z` output ("<mode> <id> <stage>\t<path>" records).

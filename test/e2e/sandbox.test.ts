@@ -311,13 +311,40 @@ describe("a sandboxed turn and your repository's git", () => {
     // The first agent turn could not achieve the goal: its redirect was found (and removed) after it.
     expect(turns.map((turn) => (turn.tamper as Array<{ kind: string; path: string }> | undefined)?.map((finding) => `${finding.kind} ${finding.path}`) ?? [])).toEqual([
       [],
-      ['git-redirect .git/commondir'],
+      ['git-control .git/commondir'],
       [],
     ]);
     expect(existsSync(path.join(context.workspace, '.git', 'commondir'))).toBe(false);
     expect(existsSync(path.join(context.workspace, '.git-aside'))).toBe(false);
     expect(await readFile(path.join(context.workspace, 'denied.log'), 'utf8')).toMatch(/busy/i);
     execFileSync('git', ['-C', context.workspace, 'status'], { stdio: 'ignore' });
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('a repository the agent stages as a submodule', () => {
+  it('naming a program in its config is tamper until undone, and what it names never runs for goald', async () => {
+    const context = await setup();
+    const marker = path.join(context.sandbox.root, 'pwned');
+    // Turn 1 makes lib/ a repository with a commit, stages it in your index and names the marker as its
+    // fsmonitor (your `git status` would run it); turn 2 takes the setting back out.
+    const agent = [
+      'if [ "$GOALD_TURN" = 1 ]; then',
+      'git init -q lib && git -C lib -c user.name=a -c user.email=a@example.com commit -q --allow-empty -m lib && git add lib &&',
+      `git -C lib config core.fsmonitor 'touch ${marker}';`,
+      'else git -C lib config --unset core.fsmonitor; fi; touch done.txt',
+    ].join(' ');
+    const run = await context.sandbox.run([
+      'start', 'done.txt exists', '-C', context.workspace, '--cooldown', '0', '--max-turns', '3', '--agent', agent, '--check', 'test -f done.txt', '--wait', '--json',
+    ]);
+    expectAchieved(run);
+    const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
+    const turns = await readTurns(context.sandbox, id);
+    expect(turns.map((turn) => (turn.tamper as Array<{ kind: string; path: string }> | undefined)?.map((finding) => `${finding.kind} ${finding.path}`) ?? [])).toEqual([
+      [],
+      ['git-control lib/.git/config'],
+      [],
+    ]);
     expect(existsSync(marker)).toBe(false);
   });
 });

@@ -20,7 +20,7 @@ describe('GitRedirectWatch', () => {
 
     const findings = watch.sweep();
     expect(findings).toHaveLength(1);
-    expect(findings[0]).toMatchObject({ path: '.git/commondir', kind: 'git-redirect' });
+    expect(findings[0]).toMatchObject({ path: '.git/commondir', kind: 'git-control' });
     expect(findings[0]?.detail).toContain(JSON.stringify(elsewhere));
     expect(findings[0]?.detail).toContain('goald removed it');
     expect(existsSync(repo.path('.git/commondir'))).toBe(false);
@@ -62,7 +62,7 @@ describe('GitRedirectWatch', () => {
     const watch = new GitRedirectWatch(repo.dir);
     await rename(repo.path('.git'), repo.path('.git-aside'));
     await repo.git('init', '-q');
-    expect(watch.sweep()).toMatchObject([{ path: '.git', kind: 'git-redirect' }]);
+    expect(watch.sweep()).toMatchObject([{ path: '.git', kind: 'git-control' }]);
 
     const main = await gitdir({ initialCommit: true });
     const linked = main.path('../linked-redirects');

@@ -64,4 +64,12 @@ describe('judgeIgnoredChanges', () => {
     expect(report.notes[7]).toMatchObject({ path: '.', detail: expect.stringMatching(/^5 files .*dir07\/f\.js.* \(under 5 more paths\)$/) });
     expect(report.notes[8]).toMatchObject({ path: '.', detail: expect.stringMatching(/^40 more ignored files/) });
   });
+  test("a nested repository's config or hook naming a program is tamper, beside the note for its files", () => {
+    const report = judgeIgnoredChanges(
+      { files: changed('lib/run.sh'), more: 0, gitControl: [{ repo: 'lib', file: 'lib/.git/config', names: 'core.fsmonitor' }] },
+      judgedAs(DEFAULT_GUARD.protect),
+    );
+    expect(report.tamper).toEqual([{ path: 'lib/.git/config', kind: 'git-control', detail: expect.stringContaining('names core.fsmonitor') as string }]);
+    expect(report.notes.map((note) => note.path)).toEqual(['lib/']);
+  });
 });

@@ -135,6 +135,36 @@ describe('findIgnoredChanges', () => {
     expect((await snap.ignoredChanges?.([swapped]))?.files.map((file) => file.path)).toEqual(['crate']);
   });
 
+  test("names a nested repository's config and hooks changed during the turns when they name a program, not a remote added", async () => {
+    const repo = await project();
+    const lib = repo.path('lib');
+    await mkdir(lib);
+    const inLib = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: lib, stdio: 'ignore' });
+    inLib('init', '-q');
+    inLib('commit', '-q', '--allow-empty', '-m', 'lib');
+    await repo.git('add', 'lib');
+    await repo.commitAll('the nested repository, as a gitlink');
+    const harmless = await duringWindow(repo, async () => {
+      inLib('remote', 'add', 'origin', 'https://example.com/lib.git');
+      await writeFile(path.join(lib, '.git', 'hooks', 'pre-push.sample'), '#!/bin/sh\n');
+    });
+    expect((await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [harmless] })).gitControl).toBeUndefined();
+
+    const hostile = await duringWindow(repo, async () => {
+      inLib('config', 'core.fsmonitor', 'touch /tmp/pwned');
+      await writeFile(path.join(lib, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\ntouch /tmp/pwned\n', { mode: 0o755 });
+    });
+    const found = await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [hostile] });
+    expect(found.gitControl).toEqual([
+      { repo: 'lib', file: 'lib/.git/config', names: 'core.fsmonitor' },
+      { repo: 'lib', file: 'lib/.git/hooks/post-checkout', names: 'a hook (post-checkout)' },
+    ]);
+    // Changed before the window, it is not this look's: the windows are the agent's turns.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const later = await duringWindow(repo, async () => undefined);
+    expect((await findIgnoredChanges({ cwd: repo.dir, env: {}, windows: [later] })).gitControl).toBeUndefined();
+  });
+
   test('a missing work tree is an error, not an empty answer', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'goald-nogit-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
