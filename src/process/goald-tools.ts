@@ -11,7 +11,6 @@ import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
-import { isInside } from '../path-inside.js';
 import { expandHome, turnWritableHomeDirectories } from '../sandbox/profile.js';
 import { executableProblem } from './find-on-path.js';
 
@@ -43,13 +42,12 @@ export function findTool(name: string, lookup: ToolLookup = {}): string | null {
   const key = `${name}\0${pathVariable}\0${tree ?? ''}\0${env.CLAUDE_CONFIG_DIR ?? ''}\0${env.CODEX_HOME ?? ''}`;
   const answer = found.get(key);
   if (answer !== undefined) return answer;
-  const home = homedir();
-  const avoided = [...(tree === null ? [] : [tree]), ...turnWritableHomeDirectories(env).map((dir) => realOrSelf(expandHome(dir, home)))];
+  const avoided = [...(tree === null ? [] : [tree]), ...avoidedHomeDirectories(env)];
   let result: string | null = null;
   for (const entry of pathVariable.split(path.delimiter)) {
     if (!path.isAbsolute(entry)) continue;
     const directory = realOrSelf(entry);
-    if (avoided.some((dir) => isInside(directory, dir))) continue;
+    if (avoided.some((dir) => isInsideResolved(directory, dir))) continue;
     const candidate = path.join(directory, name);
     if (executableProblem(candidate) === null) {
       result = candidate;
@@ -59,6 +57,26 @@ export function findTool(name: string, lookup: ToolLookup = {}): string | null {
   if (found.size >= MEMO_LIMIT) found.clear(); // a worker's every turn has a checkout of its own
   found.set(key, result);
   return result;
+}
+
+// The directories under the home a turn may write, resolved, per CLI state variables (the home is the
+// process's own): a dozen paths, most of them absent, looked up once rather than for each program.
+const homeDirectories = new Map<string, string[]>();
+
+function avoidedHomeDirectories(env: NodeJS.ProcessEnv): string[] {
+  const key = `${env.CLAUDE_CONFIG_DIR ?? ''}\0${env.CODEX_HOME ?? ''}`;
+  const known = homeDirectories.get(key);
+  if (known !== undefined) return known;
+  const home = homedir();
+  const resolved = turnWritableHomeDirectories(env).map((dir) => realOrSelf(expandHome(dir, home)));
+  if (homeDirectories.size >= MEMO_LIMIT) homeDirectories.clear();
+  homeDirectories.set(key, resolved);
+  return resolved;
+}
+
+// Both absolute and normalized (realpath(3) or path.resolve): inside is a prefix ending at a separator.
+function isInsideResolved(file: string, dir: string): boolean {
+  return file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
 }
 
 // The top of the work tree `cwd` is in (the nearest directory up holding `.git`), else `cwd` itself; null
@@ -72,6 +90,8 @@ function workTreeOf(cwd: string): string | null {
 }
 
 function realOrSelf(file: string): string {
+  // existsSync first: most of these paths are absent, and a failed realpathSync builds an error (~6 µs).
+  if (!existsSync(file)) return path.resolve(file);
   try {
     return realpathSync.native(file);
   } catch {

@@ -2,7 +2,7 @@
 // (per adapter), package caches, goald's files and the user's secret stores, and the user's additions.
 // Pure but for existence checks; every path comes out absolute and real (symlinks resolved).
 
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { AdapterName, SandboxSettings } from '../config/types.js';
 import type { SandboxView } from './types.js';
@@ -81,6 +81,9 @@ export function expandHome(file: string, home: string): string {
 
 /** The real path of an existing path; null when it does not exist (or cannot be resolved). */
 export function realPathOf(file: string): string | null {
+  // Most of a view's paths (secret stores, other CLIs' state) are absent: existsSync answers those
+  // without the error object a failed realpath builds.
+  if (!existsSync(file)) return null;
   try {
     // realpath(3): one system call, where the JavaScript realpathSync takes an lstat per path component,
     // and a view resolves a few dozen paths per turn and per check.
