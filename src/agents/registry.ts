@@ -83,5 +83,7 @@ export async function createAgent(spec: AgentSpec, env: NodeJS.ProcessEnv = proc
       'use --agent "<shell command>"',
     );
   }
-  return agentFactories[spec.adapter](spec, buildAgentEnv(env, spec, trustedEnv));
+  const environment = buildAgentEnv(env, spec, trustedEnv);
+  const adapter = await agentFactories[spec.adapter](spec, environment);
+  return adapter.environment === undefined ? Object.assign(adapter, { environment }) : adapter;
 }

@@ -111,6 +111,12 @@ export interface AgentAdapter {
    */
   readonly keepsTurnState?: boolean;
   /**
+   * The environment its turns start from, before each turn's own variables (the GOALD_* ones, a vendor's
+   * setting): a process started ahead of a turn is given it, so only what the turn changes crosses its
+   * gate (process/ready-leader.ts). Only speed: any environment is right, the turn's own is what runs.
+   */
+  readonly environment?: NodeJS.ProcessEnv;
+  /**
    * Runs one turn. Must kill the whole process group when `signal` aborts, on timeout and on the token
    * limit (SIGTERM, then SIGKILL after a grace period), and must resolve — never reject — for any agent
    * failure.

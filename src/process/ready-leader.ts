@@ -2,8 +2,11 @@
 // while goald still records the turn before and writes the next prompt, and its shell waits at a gate for
 // the one command it will exec. The command, its arguments and its environment come over the shell's
 // stdin, a pipe only goald holds (never argv: /proc/<pid>/cmdline is world-readable), as a few lines of
-// shell that export the environment and exec the command. The shell was started with nothing in its
-// environment but the turn's token, so the command runs with exactly the environment it was given.
+// shell that export the environment and exec the command. The shell was started with the turn's token and
+// the environment the agent's turns start from (AgentAdapter.environment: already its own, filtered of
+// other vendors' keys), so the lines carry only what the turn changes, sets anew or removes, and the
+// command runs with exactly the environment it was given. (The shell reads its stdin a byte at a time: a
+// whole environment of 1.6 KB kept the command waiting ~1 ms, a few KB several.)
 // Nothing of the turn runs before claim(); a leader never claimed is ended by discard() (its shell, never
 // sent its command, exits 125), and dies with goald in any case (bwrap's --die-with-parent).
 
@@ -45,14 +48,25 @@ export interface ReadyLeader {
   discard(): void;
 }
 
-/** Starts a waiting shell in `sandbox`, in `cwd`, leading its own process group. */
-export function startReadyLeader(options: { cwd: string; sandbox: SandboxWrap }): ReadyLeader {
+// Variables a shell sets or ignores from its environment (dash takes no IFS from it, bash sets SHLVL and
+// `_`): never left to the shell's environment, always set by the lines themselves.
+const SHELL_MANAGED = new Set(['IFS', 'PS1', 'PS2', 'PS4', 'OPTIND', 'PPID', 'PWD', 'OLDPWD', 'ENV', 'LINENO', 'SHLVL', '_', 'BASH_ENV', 'SHELLOPTS', 'BASHOPTS']);
+
+/**
+ * Starts a waiting shell in `sandbox`, in `cwd`, leading its own process group; `env`: the environment the
+ * command is expected to have (a claim sends only how its own differs).
+ */
+export function startReadyLeader(options: { cwd: string; sandbox: SandboxWrap; env?: NodeJS.ProcessEnv }): ReadyLeader {
   // What the sandbox sets (`--setenv TMPDIR /tmp`) overrides the command's environment, as when spawned at once.
   const setBySandbox = new Set(options.sandbox.args.flatMap((arg, at, all) => (arg === '--setenv' && all[at + 1] !== undefined ? [all[at + 1]] : [])));
   const token = newProcessToken();
+  const base: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value !== undefined && SHELL_NAME.test(name) && !SHELL_MANAGED.has(name) && !setBySandbox.has(name)) base[name] = value;
+  }
   let leader: GroupLeader | null = spawnGroupLeader('/bin/sh', ['-c', GATE], {
     cwd: options.cwd,
-    env: markEnvironment({}, token),
+    env: markEnvironment(base, token),
     stdin: 'pipe',
     sandbox: options.sandbox,
   });
@@ -82,7 +96,7 @@ export function startReadyLeader(options: { cwd: string; sandbox: SandboxWrap })
       }
       leader = null;
       const forks = readForkCount();
-      waiting.stdin?.write(execScript(command, args, marked, stdin));
+      waiting.stdin?.write(execScript(command, args, marked, stdin, base));
       if (stdin === 'ignore') waiting.stdin?.end();
       return { leader: waiting, token, forksBefore: forks === null ? null : forks - 1 };
     },
@@ -90,12 +104,16 @@ export function startReadyLeader(options: { cwd: string; sandbox: SandboxWrap })
   };
 }
 
-/** The lines the gate reads: their count, then the script that sets the environment and execs. */
-export function execScript(command: string, args: readonly string[], env: NodeJS.ProcessEnv, stdin: 'pipe' | 'ignore'): string {
+/**
+ * The lines the gate reads: their count, then the script that makes the shell's environment `env` (it
+ * started with `base`: what is the same is left as it is) and execs.
+ */
+export function execScript(command: string, args: readonly string[], env: NodeJS.ProcessEnv, stdin: 'pipe' | 'ignore', base: Readonly<Record<string, string>> = {}): string {
   // The shell exports a PWD of its own, and keeps the script in goald_s: neither is the command's.
-  const lines = ['unset PWD goald_s'];
+  const gone = Object.keys(base).filter((name) => env[name] === undefined);
+  const lines = [['unset PWD goald_s', ...gone].join(' ')];
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined) lines.push(`export ${name}=${quoteForShell(value)}`);
+    if (value !== undefined && (!Object.hasOwn(base, name) || value !== base[name])) lines.push(`export ${name}=${quoteForShell(value)}`);
   }
   if (stdin === 'ignore') lines.push('exec </dev/null');
   lines.push(`exec ${[command, ...args].map(quoteForShell).join(' ')}`);

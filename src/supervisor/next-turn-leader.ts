@@ -38,6 +38,8 @@ export class NextTurnLeader {
     private readonly goalDir: string,
     /** The agent's turns keep a state directory (AgentAdapter.keepsTurnState): it is made too. */
     private readonly keepsTurnState: boolean,
+    /** The environment the agent's turns start from (AgentAdapter.environment), which the process is given. */
+    private readonly environment: NodeJS.ProcessEnv | undefined,
   ) {}
 
   /** Starts turn `turn`'s agent process in the goal's sandbox, unless one is held for it; a no-op unsandboxed. */
@@ -52,7 +54,7 @@ export class NextTurnLeader {
       if (made.stateDir !== null) mkdirSync(made.stateDir, { recursive: true, mode: 0o700 });
       const wrap = sandbox.forTurn(made);
       if (wrap === null) return;
-      this.held = { turn, wrap, ready: startReadyLeader({ cwd: this.workspace, sandbox: wrap }), made };
+      this.held = { turn, wrap, ready: startReadyLeader({ cwd: this.workspace, sandbox: wrap, ...(this.environment === undefined ? {} : { env: this.environment }) }), made };
     } catch {
       // Only speed: the turn spawns its process as usual.
     }

@@ -196,7 +196,7 @@ export class GoalSupervisor {
     // exists is still a system call and a stat.
     this.goalDir = deps.store.goalDir(goal.id);
     this.keepsTurnState = deps.agent.keepsTurnState === true;
-    this.nextTurn = new NextTurnLeader(deps.sandbox, settings.workspace, this.goalDir, this.keepsTurnState);
+    this.nextTurn = new NextTurnLeader(deps.sandbox, settings.workspace, this.goalDir, this.keepsTurnState, deps.agent.environment);
     this.agentWindows = new AgentWindows(this.goalDir, { takenOver: restored !== undefined });
     this.gitRedirects = new GitRedirectWatch(settings.workspace);
     this.session = new GoalSession({

@@ -21,14 +21,15 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ODD: "a'b\nc$d`e`\\", EMPTY: '', LANG: 'C', TMPDIR: '/somewhere' };
 
   // Each in a workspace of its own: the sandbox runs the command there, whatever cwd says.
-  async function runTurn(stdin: string | null, ready: boolean, name: string) {
+  // `base`: the environment the leader is started with; `commandEnv`: the one the command is handed.
+  async function runTurn(stdin: string | null, ready: boolean, name: string, { base, commandEnv = env }: { base?: NodeJS.ProcessEnv; commandEnv?: NodeJS.ProcessEnv } = {}) {
     const setup = await requiredSandbox();
     const dir = setup.workspace;
     const wrap = setup.sandbox.forChecks();
     if (wrap === null) throw new Error('bwrap is required for this test');
     // The claim is watched: a leader that fell back to a fresh spawn would pass the comparison unseen.
     let claimedPid: number | null = null;
-    const leader = startReadyLeader({ cwd: dir, sandbox: wrap });
+    const leader = startReadyLeader({ cwd: dir, sandbox: wrap, ...(base === undefined ? {} : { env: base }) });
     const watched: ReadyLeader = {
       claim: (...claim) => {
         const claimed = leader.claim(...claim);
@@ -38,7 +39,7 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
       discard: () => leader.discard(),
     };
     const options: SpawnAgentOptions = {
-      command: '/bin/sh', args, cwd: dir, env, stdin, transcriptPath: path.join(setup.home, `${name}.log`), timeoutMs: 30_000,
+      command: '/bin/sh', args, cwd: dir, env: commandEnv, stdin, transcriptPath: path.join(setup.home, `${name}.log`), timeoutMs: 30_000,
       sandbox: wrap,
       ...(ready ? { ready: watched } : {}),
     };
@@ -62,6 +63,21 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
       expect(held.stdin).toBe(stdin ?? '');
       expect(held.fd0.replace(/\d+/g, 'N')).toBe(fresh.fd0.replace(/\d+/g, 'N')); // a socket (the pipe), or /dev/null
       expect(held.env).toMatch(/^TMPDIR=\/tmp$/m);
+    }
+  });
+
+  it('started with an environment of its own, runs the command with exactly the one it is handed', async () => {
+    // The shell started with a variable the command must not get, one it gets changed, one the same, and
+    // ones a shell sets or ignores itself; the command is handed `env` plus a shell-managed one.
+    const handed = { ...env, PS4: '+ traced ', IFS: ':' };
+    const base = { ...env, STALE: 'gone at the claim', LANG: 'en_GB.UTF-8', PS4: '+ traced ', IFS: ':', TMPDIR: '/elsewhere', 'NOT-A-NAME': '1' };
+    for (const stdin of ['the prompt\n', null]) {
+      const fresh = await runTurn(stdin, false, 'fresh-env', { commandEnv: handed });
+      const held = await runTurn(stdin, true, 'held-env', { base, commandEnv: handed });
+      const withoutToken = (text: string): string => text.replace(/^(GOALD_TURN_TOKEN|PWD)=.*$/gm, '');
+      expect(withoutToken(held.env)).toBe(withoutToken(fresh.env));
+      expect(held.env).not.toMatch(/STALE|NOT-A-NAME/);
+      expect(held.env).toMatch(/^LANG=C$/m);
     }
   });
 
@@ -97,6 +113,11 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
     const other = startReadyLeader({ cwd: setup.workspace, sandbox: wrap });
     expect(other.claim('/bin/sh', ['-c', 'true'], env, 'ignore', setup.home)).toBeNull(); // not the cwd it started in
     expect(ready.claim('/bin/sh', ['-c', 'true'], env, 'ignore', setup.workspace)).toBeNull(); // ended by the refusal
+  });
+
+  it('the script carries only what differs from the environment the shell started with', () => {
+    const script = execScript('/bin/cmd', [], { SAME: 'a', CHANGED: 'new', ADDED: 'x' }, 'ignore', { SAME: 'a', CHANGED: 'old', REMOVED: 'r' });
+    expect(script.split('\n').slice(1, -1)).toEqual(['unset PWD goald_s REMOVED', "export CHANGED='new'", "export ADDED='x'", 'exec </dev/null', "exec '/bin/cmd'"]);
   });
 
   it('the script counts its own lines, values with line breaks included', () => {
