@@ -225,6 +225,25 @@ describe("Claude Code's PostToolUse hook inside the sandbox", () => {
     expect(existsSync(path.join(stateDir, 'hook-errors.log'))).toBe(false);
   });
 
+  it("writes its own state, but not a configuration file you named in sandbox.readable (README's Limit)", async () => {
+    const stream = path.join(repoRoot, 'test', 'fixtures', 'streams', 'claude-tools.jsonl');
+    // A hostile turn: a hook for your next interactive `claude` in ~/.claude/settings.json, beside a state write.
+    const claude = `#!/bin/sh\n(echo '{"hooks":{"PreToolUse":[]}}' > "$HOME/.claude/settings.json") 2>>denied.log; echo state > "$HOME/.claude/other.txt"; touch done.txt; cat ${stream}\n`;
+    const context = await setup({ 'fake-claude': claude });
+    execFileSync('chmod', ['+x', path.join(context.workspace, 'fake-claude')]);
+    const settings = path.join(context.sandbox.root, '.claude', 'settings.json');
+    await mkdir(path.dirname(settings), { recursive: true });
+    await writeFile(settings, '{}\n');
+    const userConfig = path.join(context.sandbox.root, 'config', 'goald', 'config.json');
+    await mkdir(path.dirname(userConfig), { recursive: true });
+    await writeFile(userConfig, JSON.stringify({ sandbox: { readable: ['~/.claude/settings.json'] } }));
+    const run = await context.sandbox.run(['start', 'done.txt exists', '-C', context.workspace, ...FAST, '--adapter', 'claude-code', '--agent', path.join(context.workspace, 'fake-claude'), '--check', 'test -f done.txt', '--wait', '--json']);
+    expectAchieved(run);
+    expect(await readFile(settings, 'utf8')).toBe('{}\n');
+    expect(await readFile(path.join(context.sandbox.root, '.claude', 'other.txt'), 'utf8')).toBe('state\n');
+    expect(await readFile(path.join(context.workspace, 'denied.log'), 'utf8')).toMatch(/read-only/i);
+  });
+
   it('a command agent keeps no turn state: no directory is made for it', async () => {
     const context = await setup();
     const run = await context.sandbox.run(['start', 'done.txt exists', '-C', context.workspace, ...FAST, '--agent', 'touch done.txt', '--check', 'test -f done.txt', '--wait', '--json']);
