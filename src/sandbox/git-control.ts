@@ -73,6 +73,7 @@ const MAX_DIRECTORIES_WALKED = 2_000;
 
 function submoduleControl(modules: string, options: { makeHooks: boolean }): string[] {
   const found: string[] = [];
+  if (!existsSync(modules)) return found; // most repositories have no submodule
   const pending = [modules];
   let walked = 0;
   while (pending.length > 0 && walked < MAX_DIRECTORIES_WALKED) {
@@ -96,7 +97,7 @@ function submoduleControl(modules: string, options: { makeHooks: boolean }): str
 
 function isFile(file: string): boolean {
   try {
-    return statSync(file).isFile();
+    return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
     return false;
   }
