@@ -26,13 +26,19 @@ export default tseslint.config(
     },
   },
   {
-    // zod comes configured from src/zod.ts (no generated parsers); importing it directly would skip that.
+    // zod comes configured from src/zod.ts or src/zod-mini.ts (no generated parsers); importing it
+    // directly would skip that.
     files: ['src/**/*.ts', 'state/**/*.ts'],
-    ignores: ['src/zod.ts'],
+    ignores: ['src/zod.ts', 'src/zod-mini.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: 'zod', message: "import { z } from src/zod.ts, which configures zod first", allowTypeImports: true }] },
+        {
+          paths: [
+            { name: 'zod', message: 'import { z } from src/zod.ts, which configures zod first', allowTypeImports: true },
+            { name: 'zod/mini', message: 'import { z } from src/zod-mini.ts, which configures zod first', allowTypeImports: true },
+          ],
+        },
       ],
     },
   },

@@ -1,7 +1,7 @@
 // Plain JSON values as goald persists them (settings, requests, machine snapshots): the schema that checks
 // one read back, and the conversion that makes one from a live value.
 
-import { z } from '../src/zod.js';
+import { z } from '../src/zod-mini.js';
 import type { Json } from './types.js';
 
 // Deeper than any value goald stores; a cycle (only a live value can have one) ends here instead of in a
@@ -34,7 +34,7 @@ function isJsonValue(value: unknown, depth = 0): value is Json {
  * Any JSON value. A plain predicate rather than a recursive zod union: state.json holds several of these
  * (settings, machine snapshots) per goal, and the union made checking the file ~10× slower.
  */
-export const jsonSchema: z.ZodType<Json> = z.custom<Json>((value) => isJsonValue(value), { error: 'expected a JSON value' });
+export const jsonSchema: z.ZodMiniType<Json> = z.custom<Json>((value) => isJsonValue(value), { error: 'expected a JSON value' });
 
 /** A value as it will read back from disk: JSON.stringify's rules (undefined dropped, NaN → null, dates → strings). */
 export function toJson(value: unknown): Json {

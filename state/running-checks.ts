@@ -13,14 +13,14 @@
 import { closeSync, constants, fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from '../src/zod.js';
+import { z } from '../src/zod-mini.js';
 import { isErrnoCode } from '../src/errno.js';
 import { replaceFileSync } from './durable-file.js';
 import type { RunningCheck } from './types.js';
 
 const RUNNING_CHECKS_FILE_NAME = 'running-checks.json';
 
-const runningChecksSchema = z.array(z.object({ pid: z.number().int().positive(), startTime: z.string().nullable(), token: z.string() }));
+const runningChecksSchema = z.array(z.object({ pid: z.int().check(z.positive()), startTime: z.nullable(z.string()), token: z.string() }));
 
 // The most written in place: a page, which one write(2) into the page cache copies whole.
 const IN_PLACE_MAX_BYTES = 4_096;

@@ -3,7 +3,7 @@
 // fields survive a write by an older one. The schemas only check, never change (no defaults, no transforms):
 // a state read back is its file's JSON as it stands, in the file's own key order.
 
-import { z } from '../src/zod.js';
+import { z } from '../src/zod-mini.js';
 import { FAILURE_REASONS } from '../machines/goal.machine.js';
 import { TAMPER_KINDS } from '../src/guard/types.js';
 import { jsonSchema } from './json.js';
@@ -21,22 +21,22 @@ const summarySchema = z.looseObject({
   tokens: z.number(),
   costUsd: z.number(),
   files: z.array(
-    z.looseObject({ path: z.string(), added: z.number().nullable(), deleted: z.number().nullable() }),
+    z.looseObject({ path: z.string(), added: z.nullable(z.number()), deleted: z.nullable(z.number()) }),
   ),
-  filesOmitted: z.number().optional(),
-  lastVerdictReason: z.string().nullable(),
+  filesOmitted: z.optional(z.number()),
+  lastVerdictReason: z.nullable(z.string()),
   remaining: z.array(z.string()),
   checksPassing: z.number(),
   checksFailing: z.number(),
   activeMs: z.number(),
-  tamper: z.looseObject({ turns: z.number(), last: z.array(tamperFindingSchema) }).optional(),
+  tamper: z.optional(z.looseObject({ turns: z.number(), last: z.array(tamperFindingSchema) })),
 });
 
 const heldConfigSchema = z.looseObject({
-  hash: z.string().nullable(),
-  inForceHash: z.string().nullable(),
+  hash: z.nullable(z.string()),
+  inForceHash: z.nullable(z.string()),
   since: z.string(),
-  turn: z.number().nullable(),
+  turn: z.nullable(z.number()),
   settings: z.array(z.string()),
 });
 
@@ -57,8 +57,8 @@ export const goalRollbackSchema = z.looseObject({
   removed: z.array(z.string()),
   writtenCount: z.number(),
   removedCount: z.number(),
-  commit: z.string().optional(),
-  fromCommit: z.string().optional(),
+  commit: z.optional(z.string()),
+  fromCommit: z.optional(z.string()),
 });
 
 export const goalRecordSchema = z.looseObject({
@@ -69,56 +69,54 @@ export const goalRecordSchema = z.looseObject({
   phase: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-  reason: z.enum(FAILURE_REASONS).nullable(),
-  reasonMessage: z.string().nullable(),
-  pauseReason: pauseReasonSchema.nullable(),
-  loopId: z.string().nullable(),
+  startedAt: z.nullable(z.string()),
+  finishedAt: z.nullable(z.string()),
+  reason: z.nullable(z.enum(FAILURE_REASONS)),
+  reasonMessage: z.nullable(z.string()),
+  pauseReason: z.nullable(pauseReasonSchema),
+  loopId: z.nullable(z.string()),
   settings: jsonSchema,
-  machine: jsonSchema.nullable(),
+  machine: z.nullable(jsonSchema),
   summary: summarySchema,
-  owner: z.looseObject({ kind: z.enum(['daemon', 'foreground']), pid: z.number() }).nullable(),
-  runningAgent: z
-    .looseObject({ pid: z.number(), startTime: z.string().nullable(), turn: z.number(), token: z.string().optional() })
-    .nullable(),
-  request: jsonSchema.optional(),
-  configError: z.string().nullable().optional(),
-  contract: z.looseObject({ configHash: z.string().nullable(), loops: jsonSchema, sealedAt: z.string() }).optional(),
-  heldConfig: heldConfigSchema.nullable().optional(),
-  edits: z.array(goalEditSchema).optional(),
-  worktree: z
-    .looseObject({ repo: z.string(), dir: z.string(), branch: z.string(), base: z.string(), author: z.string(), discardOnFail: z.boolean() })
-    .optional(),
-  rollbacks: z.array(goalRollbackSchema).optional(),
-}) satisfies z.ZodType<GoalRecord>;
+  owner: z.nullable(z.looseObject({ kind: z.enum(['daemon', 'foreground']), pid: z.number() })),
+  runningAgent: z.nullable(z
+    .looseObject({ pid: z.number(), startTime: z.nullable(z.string()), turn: z.number(), token: z.optional(z.string()) })),
+  request: z.optional(jsonSchema),
+  configError: z.optional(z.nullable(z.string())),
+  contract: z.optional(z.looseObject({ configHash: z.nullable(z.string()), loops: jsonSchema, sealedAt: z.string() })),
+  heldConfig: z.optional(z.nullable(heldConfigSchema)),
+  edits: z.optional(z.array(goalEditSchema)),
+  worktree: z.optional(z
+    .looseObject({ repo: z.string(), dir: z.string(), branch: z.string(), base: z.string(), author: z.string(), discardOnFail: z.boolean() })),
+  rollbacks: z.optional(z.array(goalRollbackSchema)),
+}) satisfies z.ZodMiniType<GoalRecord>;
 
 export const loopRecordSchema = z.looseObject({
   id: z.string(),
   workspace: z.string(),
   every: z.string(),
-  condition: z.string().nullable(),
+  condition: z.nullable(z.string()),
   options: jsonSchema,
   source: z.enum(['cli', 'config']),
   createdAt: z.string(),
-  nextRunAt: z.string().nullable(),
-  lastRunAt: z.string().nullable(),
-  lastGoalId: z.string().nullable(),
-  lastOutcome: goalStatusSchema.nullable(),
+  nextRunAt: z.nullable(z.string()),
+  lastRunAt: z.nullable(z.string()),
+  lastGoalId: z.nullable(z.string()),
+  lastOutcome: z.nullable(goalStatusSchema),
   runs: z.number(),
   skipped: z.number(),
   waiting: z.boolean(),
   catchUp: z.enum(['once', 'skip']),
   stopped: z.boolean(),
-  name: z.string().nullable().optional(),
-  configError: z.string().nullable().optional(),
-}) satisfies z.ZodType<LoopRecord>;
+  name: z.optional(z.nullable(z.string())),
+  configError: z.optional(z.nullable(z.string())),
+}) satisfies z.ZodMiniType<LoopRecord>;
 
 export const stateFileSchema = z.looseObject({
   version: z.literal(1),
   goals: z.array(goalRecordSchema),
   loops: z.array(loopRecordSchema),
-}) satisfies z.ZodType<StateFile>;
+}) satisfies z.ZodMiniType<StateFile>;
 
 /** The state of a home that has never been written. */
 export function createEmptyState(): StateFile {
@@ -144,7 +142,7 @@ export function createEmptySummary(): GoalSummary {
  * Describes the first problem of a failed parse in one line: `goals.0.status: Invalid option ...`; `at`:
  * where the parsed value sits in a larger one (its path is put before the issue's).
  */
-export function describeSchemaProblem(error: z.ZodError, at: readonly (string | number)[] = []): string {
+export function describeSchemaProblem(error: z.core.$ZodError, at: readonly (string | number)[] = []): string {
   const issue = error.issues[0];
   if (issue === undefined) return 'unknown schema error';
   const path = [...at, ...issue.path];

@@ -1,7 +1,7 @@
 // Token usage of a command agent's turn: estimated from characters (chars / 4) unless the agent reports
 // its own with `GOALD_USAGE {"input_tokens":…,"output_tokens":…,"cost_usd":…}` lines.
 
-import { z } from '../zod.js';
+import { z } from '../zod-mini.js';
 import type { Usage } from './types.js';
 
 // The usual rule of thumb for English text and code with BPE tokenizers (OpenAI's "~4 chars per token").
@@ -9,9 +9,9 @@ const CHARS_PER_TOKEN = 4;
 const USAGE_LINE_PREFIX = 'GOALD_USAGE';
 
 const usageLineSchema = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cost_usd: z.number().nonnegative().nullable().optional(),
+  input_tokens: z.int().check(z.nonnegative()),
+  output_tokens: z.int().check(z.nonnegative()),
+  cost_usd: z.optional(z.nullable(z.number().check(z.nonnegative()))),
 });
 
 export type ReportedUsage = z.infer<typeof usageLineSchema>;

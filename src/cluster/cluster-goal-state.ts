@@ -16,7 +16,7 @@ const commitSchema = z.string().regex(/^[0-9a-f]{40}$/, 'a full commit id');
 
 const clusterGoalStateSchema = z.object({
   goal: goalRecordSchema,
-  lastTurn: turnRecordSchema.nullable(),
+  lastTurn: z.nullable(turnRecordSchema),
   /** The tree of the goal's pre-check (turn 0); null before it. */
   initialTree: z.string().nullable(),
   /** The git remote every worker fetches the goal's commits from and pushes them to. */

@@ -77,7 +77,8 @@ type StoredLoop = z.infer<typeof storedLoopSchema>;
 
 // The loop's record as created: a CLI loop's start request is the one its options hold (`{kind: 'cli',
 // request}`); a declared loop's options name its place in the file (`{kind: 'config', index}`).
-const definitionSchema = loopRecordSchema.extend({
+const definitionSchema = z.looseObject({
+  ...loopRecordSchema.shape,
   options: z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('cli'), request: jsonSchema }),
     z.object({ kind: z.literal('config'), index: z.number().int().nonnegative() }),

@@ -4,7 +4,7 @@
 
 import { appendFileSync, closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from '../zod.js';
+import { z } from '../zod-mini.js';
 import { isErrnoCode } from '../errno.js';
 import type { ChannelResult } from './channels.js';
 

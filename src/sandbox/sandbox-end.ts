@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { monotonicMs } from '../clock.js';
-import { z } from '../zod.js';
+import { z } from '../zod-mini.js';
 import { readProcessStateNow } from '../process/process-group.js';
 
 /** The child's file descriptor bwrap writes its info JSON to (the fourth stdio entry of the spawn). */
@@ -20,7 +20,7 @@ const END_WAIT_LIMIT_MS = 2_000;
 // bwrap's info is ~200 bytes; anything longer is not bwrap's and not read further.
 const INFO_LIMIT_BYTES = 4_096;
 
-const bwrapInfoSchema = z.object({ 'child-pid': z.number().int().positive() });
+const bwrapInfoSchema = z.object({ 'child-pid': z.int().check(z.positive()) });
 
 /** bwrap's --info-fd arguments: they go before the `--` that ends bwrap's own options. */
 export function bwrapInfoArgs(): string[] {

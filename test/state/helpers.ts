@@ -63,7 +63,7 @@ export async function buildStateForChildren(): Promise<{ dir: string; cleanup: (
     join(REPO_ROOT, 'src', 'process', 'process-identity.ts'),
     join(REPO_ROOT, 'src', 'secrets', 'redact.ts'),
     join(REPO_ROOT, 'src', 'guard', 'types.ts'),
-    join(REPO_ROOT, 'src', 'zod.ts'),
+    join(REPO_ROOT, 'src', 'zod-mini.ts'),
   ];
   for (const source of sources) {
     const output = ts.transpileModule(await readFile(source, 'utf8'), {

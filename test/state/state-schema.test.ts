@@ -1,10 +1,10 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { parseStateText, stateFileSchema } from '../../state/state-schema.js';
+import { goalRecordSchema, loopRecordSchema, parseStateText, stateFileSchema } from '../../state/state-schema.js';
 import type { GoalRecord, LoopRecord } from '../../state/types.js';
 import { makeGoal, makeLoop } from './fixtures.js';
 
-type GoalShape = typeof stateFileSchema.shape.goals.element.shape;
-type LoopShape = typeof stateFileSchema.shape.loops.element.shape;
+type GoalShape = typeof goalRecordSchema.shape;
+type LoopShape = typeof loopRecordSchema.shape;
 
 describe('state.json schema', () => {
   // The schemas `satisfies` the record types, which catches a field of the wrong type or a required one

@@ -1,17 +1,17 @@
 // What `goald start` (and `goald loop`) were asked: commander's raw options validated into the options
 // that are not settings and the start flags (read through the start options' table).
 
-import { z } from '../../zod.js';
+import { z } from '../../zod-mini.js';
 import { readStartFlags, type StartFlags } from '../../config/start-options.js';
 
 // The options that are not settings (those are read by readStartFlags from the start options' table).
 const commandOptionsSchema = z.object({
-  dir: z.string().optional(),
-  queue: z.boolean().default(true),
-  json: z.boolean().default(false),
-  foreground: z.boolean().default(false),
-  wait: z.boolean().default(false),
-  catchUp: z.enum(['once', 'skip']).optional(),
+  dir: z.optional(z.string()),
+  queue: z._default(z.boolean(), true),
+  json: z._default(z.boolean(), false),
+  foreground: z._default(z.boolean(), false),
+  wait: z._default(z.boolean(), false),
+  catchUp: z.optional(z.enum(['once', 'skip'])),
 });
 
 export type StartOptions = z.infer<typeof commandOptionsSchema> & { flags: StartFlags };
