@@ -12,3 +12,11 @@ export function relativeInside(dir: string, file: string): string | null {
 export function isInside(file: string, dir: string): boolean {
   return relativeInside(dir, file) !== null;
 }
+
+/**
+ * `isInside` for two paths already absolute and normalized (realpath(3) or path.resolve): a prefix test,
+ * without path.relative's resolving of both (findTool compares every PATH entry with a dozen directories).
+ */
+export function isInsideResolved(file: string, dir: string): boolean {
+  return file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
+}

@@ -7,8 +7,9 @@
 // it was not there) and reported as tamper, with what it pointed at. `.git` replaced as a whole (possible
 // only unsandboxed: in the sandbox it is a mount point) is reported; goald cannot put the old one back.
 
-import { closeSync, constants, lstatSync, openSync, readSync, rmSync, type Stats } from 'node:fs';
+import { lstatSync, rmSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { readFileStart } from '../read-file-start.js';
 import type { TamperFinding } from './types.js';
 
 const REDIRECT_FILES = ['commondir', 'config.worktree'] as const;
@@ -67,21 +68,10 @@ function lstatOrNull(file: string): Stats | null {
   }
 }
 
-// The file's first line as JSON (its control characters escaped), cut short. Read through one bounded
-// read that follows no symlink and never waits (the agent made the file: it may have swapped in a FIFO).
+// The file's first line as JSON (its control characters escaped), cut short.
 function quote(file: string): string {
-  const bytes = Buffer.alloc(QUOTED_CHARS * 4);
-  let length: number;
-  try {
-    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    try {
-      length = readSync(fd, bytes, 0, bytes.length, 0);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return 'unreadable';
-  }
-  const line = bytes.subarray(0, length).toString('utf8').split('\n')[0] ?? '';
+  const text = readFileStart(file, QUOTED_CHARS * 4);
+  if (text === null) return 'unreadable';
+  const line = text.split('\n')[0] ?? '';
   return `it says ${JSON.stringify(line.length > QUOTED_CHARS ? `${line.slice(0, QUOTED_CHARS)}…` : line)}`;
 }

@@ -11,6 +11,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
+import { isInsideResolved } from '../path-inside.js';
 import { expandHome, turnWritableHomeDirectories } from '../sandbox/profile.js';
 import { executableProblem } from './find-on-path.js';
 
@@ -72,11 +73,6 @@ function avoidedHomeDirectories(env: NodeJS.ProcessEnv): string[] {
   if (homeDirectories.size >= MEMO_LIMIT) homeDirectories.clear();
   homeDirectories.set(key, resolved);
   return resolved;
-}
-
-// Both absolute and normalized (realpath(3) or path.resolve): inside is a prefix ending at a separator.
-function isInsideResolved(file: string, dir: string): boolean {
-  return file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
 }
 
 // The top of the work tree `cwd` is in (the nearest directory up holding `.git`), else `cwd` itself; null

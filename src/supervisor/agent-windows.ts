@@ -5,7 +5,7 @@
 
 import { readTurnRecords } from '../../state/index.js';
 import type { TurnRecord } from './types.js';
-import type { TimeWindow } from '../workspace/ignored-changes.js';
+import type { TimeWindow } from '../workspace/time-window.js';
 
 export class AgentWindows {
   readonly #goalDir: string;

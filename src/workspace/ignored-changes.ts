@@ -13,16 +13,8 @@ import { GoaldError } from '../errors.js';
 import { findTool } from '../process/goald-tools.js';
 import { deniedDirsIn, runGit, unreadableDirsIn } from './git.js';
 import { nestedGitControlChanges, type NestedGitControlChange } from './nested-git-control.js';
+import { withinWindows, type TimeWindow } from './time-window.js';
 
-/**
- * When an agent ran, in epoch milliseconds: from a ctime the kernel stamped just before its release (files
- * are stamped from a clock that may lag the wall clock by a tick; supervisor/agent-windows.ts) to the
- * wall clock once its process group has ended.
- */
-export interface TimeWindow {
-  from: number;
-  to: number;
-}
 
 /** One ignored file changed within a window. */
 export interface IgnoredChange {
@@ -168,10 +160,6 @@ function findChangedSince(cwd: string, entries: readonly string[], since: number
       resolve({ files, denied: deniedDirsIn(stderr, FIND_DENIED).slice(0, MAX_FILES) });
     });
   });
-}
-
-function withinWindows(ctimeMs: number, windows: readonly TimeWindow[]): boolean {
-  return windows.some((window) => ctimeMs >= window.from && ctimeMs <= window.to);
 }
 
 // A directory goald cannot list, and whether its ctime (a chmod sets it) falls in a window. One that is not

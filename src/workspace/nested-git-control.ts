@@ -6,11 +6,11 @@
 // turns (by ctime, as ignored-changes.ts does) that name a program: a fresh `git init` or `git remote add`
 // names none.
 
-import { constants } from 'node:fs';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 
-import type { TimeWindow } from './ignored-changes.js';
+import { readFileStart } from '../read-file-start.js';
+import { withinWindows, type TimeWindow } from './time-window.js';
 
 /** A nested repository's config or hook, changed during the agent's turns, that makes git run a program. */
 export interface NestedGitControlChange {
@@ -44,7 +44,7 @@ export async function nestedGitControlChanges(cwd: string, repos: readonly strin
 async function controlChangesOf(cwd: string, repo: string, windows: readonly TimeWindow[]): Promise<NestedGitControlChange[]> {
   const gitDir = await gitDirOf(path.join(cwd, repo));
   if (gitDir === null) return [];
-  const commonDir = (await firstLine(path.join(gitDir, 'commondir'))) ?? '';
+  const commonDir = firstLine(path.join(gitDir, 'commondir')) ?? '';
   const dirs = [...new Set([gitDir, commonDir === '' ? gitDir : path.resolve(gitDir, commonDir)])];
   const shown = (file: string): string => {
     const relative = path.relative(cwd, file);
@@ -55,7 +55,7 @@ async function controlChangesOf(cwd: string, repo: string, windows: readonly Tim
     for (const name of ['config', 'config.worktree']) {
       const file = path.join(dir, name);
       if (!(await changedWithin(file, windows))) continue;
-      const text = await readStart(file);
+      const text = readFileStart(file, CONFIG_READ_BYTES) ?? '';
       const names = PROGRAM_KEYS.filter(([pattern]) => pattern.test(text)).map(([, what]) => what);
       if (names.length > 0) changes.push({ repo, file: shown(file), names: names.join(', ') });
     }
@@ -84,38 +84,20 @@ async function gitDirOf(repoDir: string): Promise<string | null> {
   } catch {
     return null;
   }
-  const line = await firstLine(dotGit);
+  const line = firstLine(dotGit);
   const target = line?.startsWith('gitdir:') === true ? line.slice('gitdir:'.length).trim() : '';
   return target === '' ? null : path.resolve(repoDir, target);
 }
 
 async function changedWithin(file: string, windows: readonly TimeWindow[]): Promise<boolean> {
   try {
-    const { ctimeMs } = await lstat(file);
-    return windows.some((window) => ctimeMs >= window.from && ctimeMs <= window.to);
+    return withinWindows((await lstat(file)).ctimeMs, windows);
   } catch {
     return false;
   }
 }
 
-async function firstLine(file: string): Promise<string | null> {
-  const text = await readStart(file, 4_096);
+function firstLine(file: string): string | null {
+  const text = readFileStart(file, 4_096) ?? '';
   return text === '' ? null : (text.split('\n')[0] ?? '').trim();
-}
-
-// The file's first bytes, never following a symlink nor waiting on a FIFO (the agent made these files).
-async function readStart(file: string, limit = CONFIG_READ_BYTES): Promise<string> {
-  try {
-    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    try {
-      const stats = await handle.stat();
-      if (!stats.isFile()) return '';
-      const { buffer, bytesRead } = await handle.read(Buffer.alloc(limit), 0, limit, 0);
-      return buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return '';
-  }
 }

@@ -1,7 +1,8 @@
 // The workspace contract: snapshots of the working tree and the checks that are ground truth.
 
 import type { SandboxWrap } from '../sandbox/types.js';
-import type { IgnoredChanges, TimeWindow } from './ignored-changes.js';
+import type { IgnoredChanges } from './ignored-changes.js';
+import type { TimeWindow } from './time-window.js';
 import type { TestCounts } from './test-counts.js';
 
 export interface FileChange {

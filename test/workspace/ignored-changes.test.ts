@@ -7,7 +7,8 @@ import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 
 import { resolveWorkspace } from '../../src/workspace/find-workspace.js';
-import { findIgnoredChanges, type TimeWindow } from '../../src/workspace/ignored-changes.js';
+import { findIgnoredChanges } from '../../src/workspace/ignored-changes.js';
+import type { TimeWindow } from '../../src/workspace/time-window.js';
 import { createSnapshotter } from '../../src/workspace/snapshot.js';
 import { gitdir, type Gitdir } from '../helpers/gitdir.js';
 
