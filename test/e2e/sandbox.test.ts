@@ -53,6 +53,18 @@ function expectAchieved(run: GoaldRun): void {
   expect(parseJsonLines(run.stdout).at(-1)).toMatchObject({ type: 'goal.finished', status: 'achieved' });
 }
 
+// A goal of up to three turns that ends once done.txt exists, run to its end: each turn's tamper findings
+// (the pre-check's first), as "kind path".
+async function tamperByTurn(context: Setup, agent: string): Promise<string[][]> {
+  const run = await context.sandbox.run([
+    'start', 'done.txt exists', '-C', context.workspace, '--cooldown', '0', '--max-turns', '3', '--agent', agent, '--check', 'test -f done.txt', '--wait', '--json',
+  ]);
+  expectAchieved(run);
+  const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
+  const turns = await readTurns(context.sandbox, id);
+  return turns.map((turn) => (turn.tamper as Array<{ kind: string; path: string }> | undefined)?.map((finding) => `${finding.kind} ${finding.path}`) ?? []);
+}
+
 describe('a sandboxed turn (bubblewrap)', () => {
   it("cannot find the evaluator's key in any /proc/*/environ it can read: it sees only its own processes", async () => {
     const llm = await startFakeLlm();
@@ -321,14 +333,8 @@ describe("a sandboxed turn and your repository's git", () => {
       `git init -q --bare evil && git config --file evil/config core.fsmonitor 'touch ${marker}' && printf '%s\n' "$PWD/evil" > .git/commondir;`,
       'fi; touch done.txt',
     ].join(' ');
-    const run = await context.sandbox.run([
-      'start', 'done.txt exists', '-C', context.workspace, '--cooldown', '0', '--max-turns', '3', '--agent', agent, '--check', 'test -f done.txt', '--wait', '--json',
-    ]);
-    expectAchieved(run);
-    const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
-    const turns = await readTurns(context.sandbox, id);
     // The first agent turn could not achieve the goal: its redirect was found (and removed) after it.
-    expect(turns.map((turn) => (turn.tamper as Array<{ kind: string; path: string }> | undefined)?.map((finding) => `${finding.kind} ${finding.path}`) ?? [])).toEqual([
+    expect(await tamperByTurn(context, agent)).toEqual([
       [],
       ['git-control .git/commondir'],
       [],
@@ -353,13 +359,7 @@ describe('a repository the agent stages as a submodule', () => {
       `git -C lib config core.fsmonitor 'touch ${marker}';`,
       'else git -C lib config --unset core.fsmonitor; fi; touch done.txt',
     ].join(' ');
-    const run = await context.sandbox.run([
-      'start', 'done.txt exists', '-C', context.workspace, '--cooldown', '0', '--max-turns', '3', '--agent', agent, '--check', 'test -f done.txt', '--wait', '--json',
-    ]);
-    expectAchieved(run);
-    const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
-    const turns = await readTurns(context.sandbox, id);
-    expect(turns.map((turn) => (turn.tamper as Array<{ kind: string; path: string }> | undefined)?.map((finding) => `${finding.kind} ${finding.path}`) ?? [])).toEqual([
+    expect(await tamperByTurn(context, agent)).toEqual([
       [],
       ['git-control lib/.git/config'],
       [],

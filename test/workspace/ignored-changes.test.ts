@@ -36,6 +36,23 @@ async function project(): Promise<Gitdir> {
   });
 }
 
+// lib/ made a repository of its own with one commit (of `files`), staged and committed in `repo` as a
+// gitlink; returns a git runner inside it.
+async function nestedRepo(repo: Gitdir, files: Record<string, string> = {}): Promise<(...args: string[]) => void> {
+  const lib = repo.path('lib');
+  await mkdir(lib);
+  const inLib = (...args: string[]): void => {
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: lib, stdio: 'ignore' });
+  };
+  inLib('init', '-q');
+  for (const [name, content] of Object.entries(files)) await writeFile(path.join(lib, name), content);
+  inLib('add', '-A');
+  inLib('commit', '-q', '--allow-empty', '-m', 'lib');
+  await repo.git('add', 'lib');
+  await repo.commitAll('the nested repository, as a gitlink');
+  return inLib;
+}
+
 describe('findIgnoredChanges', () => {
   test('lists the ignored files changed within the windows: edited in place, made, oddly named; not tracked files, not directories, not later writes', async () => {
     const repo = await project();
@@ -98,14 +115,7 @@ describe('findIgnoredChanges', () => {
   test("looks into nested repositories too (a gitlink's work tree, one left out without a commit), never into a .git", async () => {
     const repo = await project();
     const lib = repo.path('lib');
-    await mkdir(lib);
-    const inLib = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: lib, stdio: 'ignore' });
-    inLib('init', '-q');
-    await writeFile(path.join(lib, 'run.sh'), 'exit 1\n');
-    inLib('add', '-A');
-    inLib('commit', '-qm', 'lib');
-    await repo.git('add', 'lib');
-    await repo.commitAll('the nested repository, as a gitlink');
+    await nestedRepo(repo, { 'run.sh': 'exit 1\n' });
     const ws = await resolveWorkspace(repo.dir);
     const stateDir = await mkdtemp(path.join(tmpdir(), 'goald-state-'));
     onTestFinished(() => rm(stateDir, { recursive: true, force: true }));
@@ -139,12 +149,7 @@ describe('findIgnoredChanges', () => {
   test("names a nested repository's config and hooks changed during the turns when they name a program, not a remote added", async () => {
     const repo = await project();
     const lib = repo.path('lib');
-    await mkdir(lib);
-    const inLib = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: lib, stdio: 'ignore' });
-    inLib('init', '-q');
-    inLib('commit', '-q', '--allow-empty', '-m', 'lib');
-    await repo.git('add', 'lib');
-    await repo.commitAll('the nested repository, as a gitlink');
+    const inLib = await nestedRepo(repo);
     const harmless = await duringWindow(repo, async () => {
       inLib('remote', 'add', 'origin', 'https://example.com/lib.git');
       await writeFile(path.join(lib, '.git', 'hooks', 'pre-push.sample'), '#!/bin/sh\n');
