@@ -558,6 +558,9 @@ export class GoalSupervisor {
     );
     const [delta, filesSoFar, changes, checks, report] = await Promise.all([step.delta, step.filesSoFar, step.changesSoFar, taken.checks, guard]);
     await this.deps.onTurnDelta?.(this.session.snapshot.context.turn, delta.files.map((file) => file.path));
+    // Again once the checks are over: they run code the agent wrote (its tests), which may make one too.
+    const afterChecks = this.gitRedirects.sweep().filter((finding) => !redirects.some((found) => found.path === finding.path));
+    redirects.push(...afterChecks);
     if (checks === null || report === null) return 'interrupted';
     const judged = await this.withIgnoredFiles(report, checks, result);
     if (judged === null) return 'interrupted';

@@ -347,6 +347,21 @@ describe("a sandboxed turn and your repository's git", () => {
   });
 });
 
+describe('a check that points your git elsewhere (the tests it runs are the agent\'s)', () => {
+  it('is found after the checks too: the commondir it made is removed and the turn cannot achieve', async () => {
+    const context = await setup();
+    const run = await context.sandbox.run([
+      'start', 'done.txt exists', '-C', context.workspace, '--cooldown', '0', '--max-turns', '1', '--agent', 'touch done.txt',
+      '--check', 'test -f done.txt && printf "%s\\n" "$PWD" > .git/commondir', '--wait', '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
+    const turns = await readTurns(context.sandbox, id);
+    expect((turns[1]?.tamper as Array<{ kind: string; path: string }> | undefined)?.map((finding) => `${finding.kind} ${finding.path}`)).toEqual(['git-control .git/commondir']);
+    expect(existsSync(path.join(context.workspace, '.git', 'commondir'))).toBe(false);
+  });
+});
+
 describe('a repository the agent stages as a submodule', () => {
   it('naming a program in its config is tamper until undone, and what it names never runs for goald', async () => {
     const context = await setup();
