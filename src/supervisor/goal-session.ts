@@ -67,6 +67,8 @@ export class GoalSession {
   private summaryNow: GoalSummary;
   private readonly startedAt: number;
   private agentSuspended = false;
+  /** The turn log's latest append (followTurnLog): every write of the goal's record is renamed into place after it. */
+  private turnLogAppend: Promise<unknown> = Promise.resolve();
 
   constructor(options: GoalSessionOptions) {
     const { goal, clock } = options;
@@ -277,6 +279,8 @@ export class GoalSession {
   async persist(options: StoreUpdateOptions = {}): Promise<void> {
     const snapshot = this.actor.getSnapshot();
     this.summaryNow = { ...this.summaryNow, activeMs: this.activeClock.activeMs() };
+    const after = options.after === undefined ? this.turnLogAppend : Promise.all([options.after, this.turnLogAppend]);
+    after.catch(() => undefined); // awaited by the write, which may fail before it does
     await recordGoalProgress(this.options.store, this.id, {
       value: snapshot.value,
       done: snapshot.status === 'done',
@@ -287,7 +291,17 @@ export class GoalSession {
       runningAgent: this.runningAgent,
       startedAt: this.startedAt,
       now: this.now(),
-    }, options);
+    }, { ...options, after });
+  }
+
+  /**
+   * A turn record is going into turns.jsonl: from now on every write of the goal's record (whoever makes it:
+   * the turn's own, a pause, the next agent's spawn record) replaces state.json only once that append has
+   * settled, so state.json never says a turn ended that turns.jsonl does not hold. A failed append fails
+   * only the write given it as `after` (the one recording that turn); the others go on.
+   */
+  followTurnLog(append: Promise<unknown>): void {
+    this.turnLogAppend = append.catch(() => undefined);
   }
 
   /**

@@ -174,6 +174,8 @@ export class GoalSupervisor {
   private earlyPrecheck: { startedAt: number; taken: Promise<{ snapshot: string; checks: Promise<CheckResult[] | null> }> } | null = null;
   /** The write that recorded the agent's spawn; the turn waits for it before going on. */
   private spawnRecorded: Promise<void> = Promise.resolve();
+  /** The pre-check's record when it is stored behind turn 1's start (recordAfterNextSpawn). */
+  private precheckRecorded: Promise<void> = Promise.resolve();
   /** The agent's turns write to a state directory of their own (AgentAdapter.keepsTurnState). */
   private readonly keepsTurnState: boolean;
   /** Guidance (`goald say`) queued for the next prompt, and what the current turn's prompt carried. */
@@ -261,7 +263,9 @@ export class GoalSupervisor {
    */
   async run(options: RunOptions = {}): Promise<GoalOutcome | null> {
     try {
-      if ((await this.runSteps(options.oneTurn === true)) === 'detached') return null;
+      const ran = await this.runSteps(options.oneTurn === true);
+      await this.precheckRecorded; // (a goal stopped or paused before turn 1: its pre-check's record is still being written)
+      if (ran === 'detached') return null;
     } catch (error) {
       if (!this.session.failOnStorageError(error)) throw error;
     } finally {
@@ -301,7 +305,7 @@ export class GoalSupervisor {
         this.nextTurn.discard(); // no process waits through a pause
         await session.waitWhilePaused();
       }
-      else if (session.phase === 'preparing') await this.precheck();
+      else if (session.phase === 'preparing') await this.precheck(oneTurn);
       else if (session.phase === 'coolingDown') await this.coolDownThenTurn();
       // running/checking/evaluating with no turn in flight: a restored snapshot. Treat as interrupted.
       else session.send({ type: 'daemon.recovered', at: session.now() });
@@ -374,8 +378,8 @@ export class GoalSupervisor {
     this.pendingSettings = { settings, ...parts };
   }
 
-  // Turn 0: snapshot and checks before any agent token is spent.
-  private async precheck(): Promise<void> {
+  // Turn 0: snapshot and checks before any agent token is spent. `oneTurn`: the run ends with this record.
+  private async precheck(oneTurn: boolean): Promise<void> {
     const early = this.earlyPrecheck;
     this.earlyPrecheck = null;
     const startedAt = early?.startedAt ?? this.session.now();
@@ -408,8 +412,32 @@ export class GoalSupervisor {
     this.session.send({ type: 'precheck.finished', achieved, at: this.session.now() });
     this.session.addToSummary({ turn: 0, tokens, costUsd: 0, checks, lastVerdict: this.lastVerdict });
     const base = this.turnRecordBase(0, startedAt);
-    await this.recordTurn(buildTurnRecord({ ...base, agent: null, tree, checks, evaluation, tokens, achieved, distance, ...(await keepBest) }));
-    this.session.emit({ type: 'precheck.finished', id: this.id, checks: briefChecks(checks), achieved });
+    const record = buildTurnRecord({ ...base, agent: null, tree, checks, evaluation, tokens, achieved, distance, ...(await keepBest) });
+    const finished = { type: 'precheck.finished', id: this.id, checks: briefChecks(checks), achieved } as const;
+    if (achieved || oneTurn || this.session.isInterrupted()) {
+      await this.recordTurn(record);
+      this.session.emit(finished);
+      return;
+    }
+    this.session.emit(finished); // before turn 1's turn.started, which comes before this record is stored
+    this.precheckRecorded = this.recordAfterNextSpawn(record);
+  }
+
+  // The pre-check's record when the goal is not met yet: turn 1 starts at once, and this record is stored
+  // just after its agent has started rather than before (the run loop reaches the agent's spawn without
+  // waiting on anything, and a setImmediate runs after it). On a start's busy path the journaled write, its
+  // lock and its schema pass held the first agent back ~3 ms (of ~85 on two cores). Every write the session
+  // makes meanwhile (the spawn record's first) is renamed into place only after this record is in
+  // turns.jsonl (followTurnLog). A crash in between leaves the goal as registered, its pre-check to run
+  // again; the agent just started is the window every spawn record has, until its write.
+  private recordAfterNextSpawn(record: TurnRecord): Promise<void> {
+    const soon = new Promise<void>((resolve) => setImmediate(resolve));
+    const appended = soon.then(() => appendTurnRecord(this.goalDir, record));
+    appended.catch(() => undefined); // awaited by storeTurnRecord
+    this.session.followTurnLog(appended);
+    const stored = soon.then(() => this.storeTurnRecord(record, appended));
+    stored.catch(() => undefined); // awaited after turn 1's agent (runAgent), by the next record and by run()
+    return stored;
   }
 
   // Between turns: wait out the cool-down (a control call wakes it), then refuse or start the next turn.
@@ -535,6 +563,7 @@ export class GoalSupervisor {
     // differs), so nothing is killed by mistake.
     this.session.runningAgent = null;
     await this.spawnRecorded;
+    await this.precheckRecorded; // a failed write of it ends the goal here (storage), after the turn it let start
     return result;
   }
 
@@ -903,10 +932,15 @@ export class GoalSupervisor {
 
   /** Appends the turn record (fsync), then stores the goal's progress: before anything else happens. */
   private async recordTurn(record: TurnRecord): Promise<void> {
-    // The record is written now and flushed beside the state write, whose rename waits for that flush:
-    // state.json never says a turn ended that turns.jsonl does not hold, and the two fsyncs overlap.
-    const recorded = appendTurnRecord(this.goalDir, record);
+    await this.precheckRecorded; // turns.jsonl keeps the turns' order
+    await this.storeTurnRecord(record, appendTurnRecord(this.goalDir, record));
+  }
+
+  // The record is written now and flushed beside the state write, whose rename waits for that flush:
+  // state.json never says a turn ended that turns.jsonl does not hold, and the two fsyncs overlap.
+  private async storeTurnRecord(record: TurnRecord, recorded: Promise<void>): Promise<void> {
     recorded.catch(() => undefined); // awaited just below (a failed flush also fails the state write)
+    this.session.followTurnLog(recorded);
     await this.session.persist({ after: recorded });
     await recorded;
     this.recordedTurns += 1;

@@ -2,7 +2,7 @@
 // an AgentAdapter written for the test (the contract, not a module mock), so structured-agent outcomes —
 // usage limits, permission denials, tool calls — can be driven exactly.
 
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -209,6 +209,62 @@ describe('supervisor: a pre-check begun before admission', () => {
     const [running] = await readRunningChecks(store.goalDir(goal.id));
     await abandoned(supervisor);
     await waitUntilGone(running?.pid ?? 0);
+  });
+});
+
+describe("supervisor: the pre-check's record stored behind turn 1's start", () => {
+  const recordedTurns = (file: string): number[] =>
+    existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '').map((line) => (JSON.parse(line) as { turn: number }).turn) : [];
+
+  it('starts turn 1 before the record of its pre-check is written, then keeps both in turn order', async () => {
+    const seen: { turns: number[]; phase: string | undefined }[] = [];
+    let log = '';
+    let storeOf: (() => Promise<string | undefined>) | null = null;
+    const agent = new ScriptedAgent([
+      async (input) => {
+        // The agent's first moment, synchronously: nothing of the pre-check is on disk yet.
+        seen.push({ turns: recordedTurns(log), phase: await storeOf?.() });
+        await writeFile(path.join(input.workspace, 'answer.txt'), '42\n');
+        return {};
+      },
+    ]);
+    const { supervisor, store, goal, turns, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
+    log = path.join(store.goalDir(goal.id), 'turns.jsonl');
+    storeOf = async () => (await store.read()).goals.find((candidate) => candidate.id === goal.id)?.phase;
+    expect(await supervisor.run()).toMatchObject({ status: 'achieved', turns: 1 });
+    expect(seen).toEqual([{ turns: [], phase: 'preparing' }]);
+    expect((await turns()).map((record) => record.turn)).toEqual([0, 1]);
+    const order = events.map((event) => event.type).filter((type) => type === 'precheck.finished' || type === 'turn.started');
+    expect(order).toEqual(['precheck.finished', 'turn.started']);
+  });
+
+  it("stores it before returning when the pre-check ends the goal or the run (one turn)", async () => {
+    let seenTurns: number[] | null = null;
+    const agent = new ScriptedAgent([
+      (input) => {
+        seenTurns = recordedTurns(path.join(path.dirname(input.promptPath), 'turns.jsonl'));
+        return {};
+      },
+    ]);
+    const { supervisor, turns } = await setup({ checks: ['false'], agent, limits: { maxTurns: 2 } });
+    expect(await supervisor.run({ oneTurn: true })).toBeNull(); // let go after the pre-check's record
+    expect((await turns()).map((record) => record.turn)).toEqual([0]);
+    expect(seenTurns).toBeNull(); // no agent ran
+  });
+
+  it("a pre-check record that cannot be written ends the goal failed / storage after the turn it let start", async () => {
+    const agent = new ScriptedAgent([
+      (input) => {
+        // Before the record's append (a setImmediate away): the turn log becomes a directory, so it fails.
+        mkdirSync(path.join(path.dirname(input.promptPath), 'turns.jsonl'));
+        return {};
+      },
+    ]);
+    const { supervisor, store, goal } = await setup({ checks: ['false'], agent, limits: { maxTurns: 3 } });
+    expect(await supervisor.run()).toMatchObject({ status: 'failed', failure: { reason: 'storage' }, turns: 0 });
+    expect(agent.inputs).toHaveLength(1); // no turn after it
+    const stored = (await store.read()).goals.find((candidate) => candidate.id === goal.id);
+    expect(stored).toMatchObject({ status: 'failed', reason: 'storage', reasonMessage: expect.stringContaining('turns.jsonl') });
   });
 });
 
