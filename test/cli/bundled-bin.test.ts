@@ -94,7 +94,7 @@ describe('goald status', () => {
 describe('goald start', () => {
   // Its start-up is a target too (npm run bench: to the first agent, ≤ 4× node -e 0): commander and the
   // full CLI are ~10 ms of it, so a plain start line is read by start-args.ts instead.
-  test('in the foreground, runs the goal without loading commander; --help still gets commander', async () => {
+  test('in the foreground, runs the goal without loading commander or the daemon client; --help still gets commander', async () => {
     const sandbox = await goaldSandbox();
     const workspace = (await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true })).dir;
     const out = path.join(sandbox.root, 'loaded.txt');
@@ -105,6 +105,8 @@ describe('goald start', () => {
     expect(run.stdout).toContain('"status":"achieved"');
     const loadsCommander = (): boolean => loadedChunks(out).some((file) => readFileSync(file, 'utf8').includes('CommanderError'));
     expect(loadsCommander()).toBe(false);
+    // Nor the daemon client, which status's chunk holds (scripts/bundle.mjs): ~36 KB of a start's loading.
+    expect(loadedChunks(out).filter((file) => readFileSync(file, 'utf8').includes('function createDaemonClient(')).map((file) => path.basename(file))).toEqual([]);
     const help = await sandbox.run(['start', '--help'], traced);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--max-turns <n>');

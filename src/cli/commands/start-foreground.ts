@@ -19,7 +19,6 @@ import { renderFinalBox } from '../render-final-box.js';
 import { renderProgressLine } from '../render-progress.js';
 import { toStartFlags, type StartOptions } from './start-request.js';
 import { createNotifier } from '../../notify/notifier.js';
-import { isLiveGoal } from '../../daemon/resolve-goal.js';
 
 // One active goal per workspace: registering refuses while a live process runs another goal there, and
 // while the workspace's goal.config.json holds an edit made during a turn that nobody approved (the daemon
@@ -82,6 +81,8 @@ async function recordCrash(store: Store, goalId: string, error: unknown, observe
   try {
     const { markGoalFailed } = await import('../../daemon/mark-goal-failed.js');
     const { finishedEventOf } = await import('../../daemon/unstored-endings.js');
+    // Here, not at the top: the daemon client's chunk (status) has no other place on a start's path.
+    const { isLiveGoal } = await import('../../daemon/resolve-goal.js');
     const message = error instanceof Error ? error.message : String(error);
     await markGoalFailed(store, goalId, 'stopped', `goald hit an internal error: ${message}`, new Date());
     const [goal] = await store.readGoals((candidate) => candidate.id === goalId);
