@@ -5,7 +5,7 @@
 // (workspace-trees.ts), the verdict (turn-judgement.ts), breaker facts and events (turn-report.ts), turn
 // records (turn-record.ts), drift (prompt/drift-tracker.ts) and the breakers' accounting (breakers/).
 
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { GoalStatus } from '../../machines/goal.machine.js';
 import { recordRunningChecks } from '../../state/running-checks.js';
@@ -27,6 +27,7 @@ import type { BreakerState } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
+import { writeStampedLater } from '../workspace/time-window.js';
 import { GitRedirectWatch } from '../guard/git-redirects.js';
 import { inspectTurn, protectionOf } from '../guard/inspect-turn.js';
 import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
@@ -509,7 +510,9 @@ export class GoalSupervisor {
     }));
     this.rollbackNote = null;
     // Synchronous: a few KiB to a local file, where each asynchronous step is a trip through the thread pool.
-    writeFileSync(path.join(goalDir, files.promptFile), prompt, { mode: 0o600 });
+    // Stamped after everything the checks before this turn wrote: the agent's window opens at this file's
+    // ctime (runAgent), and a check's report stamped in the same tick would count as the agent's change.
+    await writeStampedLater(path.join(goalDir, files.promptFile), prompt);
     if (this.keepsTurnState) mkdirSync(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
     return { turn, startedAt: this.session.now(), prompt, goalDir, files };
   }
