@@ -20,8 +20,6 @@ import { openGoalSandbox, type GoalSandbox } from '../sandbox/goal-sandbox.js';
 import { createCheckRunner } from '../workspace/checks.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/find-workspace.js';
 import { createSnapshotter } from '../workspace/snapshot.js';
-import { requireHeadCommit } from '../worktree/goal-worktree.js';
-import { worktreeHooks } from '../worktree/worktree-goal.js';
 import type { Snapshotter } from '../workspace/types.js';
 import { GoalSupervisor, type RestoredGoal, type SupervisorDeps } from './supervisor.js';
 import type { SupervisorObserver } from './types.js';
@@ -62,7 +60,10 @@ export async function prepareGoal(request: {
     loopConfig: request.loopConfig,
   });
   if (request.ancestry) settings.ancestry = { ...settings.ancestry, ...request.ancestry };
-  if (settings.isolation?.mode === 'worktree') await requireHeadCommit(workspace.root);
+  if (settings.isolation?.mode === 'worktree') {
+    const { requireHeadCommit } = await import('../worktree/goal-worktree.js');
+    await requireHeadCommit(workspace.root);
+  }
   if (settings.agent.adapter === 'command') {
     const lookup = findExecutable(settings.agent.command, { cwd: workspace.root, env: request.env });
     if (lookup.status === 'missing') {
@@ -174,7 +175,7 @@ export async function buildSupervisor(options: {
     ...(options.onTurnDelta ? { onTurnDelta: options.onTurnDelta } : {}),
     goaldPaths: goaldPathsIn(prepared.workspace.root, { home: store.home, userConfig: resolveUserConfigPath(process.env) }),
     sandbox,
-    ...worktreeHooks(goal, store, snapshotter),
+    ...(goal.worktree === undefined ? {} : (await import('../worktree/worktree-goal.js')).worktreeHooks(goal, store, snapshotter)),
     treeSource: { workspace: prepared.workspace.root, goalDir: store.goalDir(goal.id), objectsDir: prepared.workspace.objectsDir },
   };
   return new GoalSupervisor(goal, prepared.settings, deps, options.restored);

@@ -29,7 +29,6 @@ import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
 import { writeStampedLater } from '../workspace/time-window.js';
 import { GitRedirectWatch } from '../guard/git-redirects.js';
-import { inspectTurn, protectionOf } from '../guard/inspect-turn.js';
 import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
 import { renderDistanceLine } from '../prompt/distance-line.js';
@@ -59,9 +58,12 @@ import { readTurnRecords } from '../../state/index.js';
 import type { GoalRollback } from '../../state/types.js';
 import { describeScore, fellBelow, nextBest, scoreOf, type BestTurn } from '../checkpoints/keep-best.js';
 import type { TreeSource } from '../checkpoints/restore-tree.js';
-import { goalPathsOf, recordRollback, rollBackFiles, treeOfTurn } from '../checkpoints/rollback-goal.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { RollbackNote } from '../prompt/rollback-block.js';
+
+
+// Rollbacks (`goald rollback`, `--keep-best`) load when one is taken: a start's path never needs them.
+const loadRollbacks = (): Promise<typeof import('../checkpoints/rollback-goal.js')> => import('../checkpoints/rollback-goal.js');
 
 export type { GoalOutcome } from './goal-session.js';
 
@@ -610,6 +612,7 @@ export class GoalSupervisor {
     let found: GuardReport;
     try {
       const { judgeIgnoredChanges } = await import('../guard/ignored-files.js'); // off the way to the first agent
+      const { protectionOf } = await import('../guard/inspect-turn.js');
       const goaldPaths = this.deps.goaldPaths ?? { protect: [], ignore: [] };
       const protection = (file: string): ReturnType<typeof protectionOf> => protectionOf(file, { goaldPaths, protect: this.settings.guard.protect });
       const mustLook = (file: string): boolean => protection(file) !== null;
@@ -635,6 +638,7 @@ export class GoalSupervisor {
     const fromTree = initialTree ?? observed.previousTree;
     const files = initialTree === null ? observed.delta.files : changes;
     try {
+      const { inspectTurn } = await import('../guard/inspect-turn.js'); // after a turn, never before the first agent
       return await inspectTurn(
         {
           delta: { fromTree, toTree: observed.tree, files, patchId: null, empty: fromTree === observed.tree },
@@ -769,6 +773,7 @@ export class GoalSupervisor {
     if (this.session.status !== 'paused' || this.turnInFlight !== null) {
       throw new GoaldError('conflict', `goal ${this.id} is ${this.session.status === 'paused' ? 'paused mid-turn (--now)' : this.session.status}`, `pause it between turns first: goald pause ${this.id}, then goald rollback`);
     }
+    const { goalPathsOf, treeOfTurn } = await loadRollbacks();
     const records = await readTurnRecords(this.goalDir);
     const target = treeOfTurn(this.id, records, turn);
     const afterTurn = records.at(-1)?.turn ?? 0;
@@ -792,6 +797,7 @@ export class GoalSupervisor {
     if (source === undefined || expected === null) {
       throw new GoaldError('conflict', `goal ${this.id} cannot restore files here`, 'this goal has no snapshot to restore from yet');
     }
+    const { rollBackFiles } = await loadRollbacks();
     const rollback = await rollBackFiles({ source, goalPaths: how.goalPaths, snapshotter: this.deps.snapshotter, expected, target: how.target, by: how.by, toTurn: how.toTurn, afterTurn: how.afterTurn, now: new Date(this.session.now()) });
     return this.tookRollback(rollback, how.reason);
   }
@@ -800,6 +806,7 @@ export class GoalSupervisor {
   private async tookRollback(rollback: GoalRollback, reason: string | null): Promise<GoalRollback> {
     this.trees.restart(rollback.tree);
     this.breakers = afterRestoredTree(this.breakerState(), rollback.tree);
+    const { recordRollback } = await loadRollbacks();
     await recordRollback(this.deps.store, this.id, rollback);
     this.rollbackNote = { ...rollback, reason };
     return rollback;
@@ -829,6 +836,7 @@ export class GoalSupervisor {
       if (restore === null) return view(null, best);
       const reason = `${describeScore(score, checks.length)}, against ${describeScore(best.score, checks.length)} at turn ${best.turn}`;
       try {
+        const { goalPathsOf } = await loadRollbacks();
         const goalPaths = goalPathsOf(await readTurnRecords(this.goalDir), restore.turnFiles);
         await this.restoreTurn({ by: 'keep-best', toTurn: best.turn, target: best.tree, afterTurn: turn, reason, goalPaths });
       } catch (error) {

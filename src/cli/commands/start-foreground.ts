@@ -112,8 +112,9 @@ export async function runInForeground(
   });
   for (const warning of inPlace.warnings) io.err(`goald: warning: ${warning}`);
   const store = await openHomeStore(io.env);
-  const { isolateInWorktree, abandonWorktree } = await import('../../worktree/worktree-goal.js');
-  const prepared = await isolateInWorktree(inPlace, store.home);
+  // Only a goal isolated in a worktree loads what makes one.
+  const worktrees = inPlace.settings.isolation?.mode === 'worktree' ? await import('../../worktree/worktree-goal.js') : null;
+  const prepared = worktrees === null ? inPlace : await worktrees.isolateInWorktree(inPlace, store.home);
   const goal = newGoalRecord(prepared.settings, { kind: 'foreground', pid: process.pid }, {
     ...(prepared.goalId === undefined ? {} : { id: prepared.goalId }),
     ...(prepared.worktree === undefined ? {} : { worktree: prepared.worktree }),
@@ -128,7 +129,7 @@ export async function runInForeground(
   const abandon = async (): Promise<void> => {
     await firstSnapshot.catch(() => undefined);
     await rm(store.goalDir(goal.id), { recursive: true, force: true });
-    await abandonWorktree(prepared, store.home);
+    await worktrees?.abandonWorktree(prepared, store.home);
   };
   const print = (event: ProgressEvent): void => {
     if (options.json) {
