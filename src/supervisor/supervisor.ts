@@ -27,7 +27,6 @@ import type { BreakerState } from '../breakers/types.js';
 import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
-import { writeStampedLater } from '../workspace/time-window.js';
 import { GitRedirectWatch } from '../guard/git-redirects.js';
 import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
@@ -35,6 +34,7 @@ import { renderDistanceLine } from '../prompt/distance-line.js';
 import { DriftTracker } from '../prompt/drift-tracker.js';
 import { checksSignature } from '../workspace/checks.js';
 import type { CheckResult, CheckRunner, FileChange, Snapshotter, TurnDelta } from '../workspace/types.js';
+import { writeStampedLater } from '../workspace/time-window.js';
 import { GoalSession, type GoalOutcome } from './goal-session.js';
 import {
   agentRecordOf,
@@ -60,7 +60,6 @@ import { describeScore, fellBelow, nextBest, scoreOf, type BestTurn } from '../c
 import type { TreeSource } from '../checkpoints/restore-tree.js';
 import { GoaldError, isGoaldError } from '../errors.js';
 import type { RollbackNote } from '../prompt/rollback-block.js';
-
 
 // Rollbacks (`goald rollback`, `--keep-best`) load when one is taken: a start's path never needs them.
 const loadRollbacks = (): Promise<typeof import('../checkpoints/rollback-goal.js')> => import('../checkpoints/rollback-goal.js');
