@@ -16,6 +16,7 @@ import { isProcessRunning } from '../helpers/processes.js';
 import { goaldSandbox, parseJsonLines, repoRoot, sandboxDaemonPid, type GoaldRun, type GoaldSandbox } from '../helpers/run-goald.js';
 import { ACHIEVED } from '../evaluator/sample-input.js';
 import { bashPayload } from '../hook/support.js';
+import type { TurnRecord } from '../../src/supervisor/types.js';
 
 const KEY = 'sk-proj-SandboxE2eKey0123456789abcdefGHIJKLmnop';
 const probe = path.join(repoRoot, 'test', 'fixtures', 'agents', 'sandbox-probe.mjs');
@@ -61,8 +62,12 @@ async function tamperByTurn(context: Setup, agent: string): Promise<string[][]> 
   ]);
   expectAchieved(run);
   const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
-  const turns = await readTurns(context.sandbox, id);
-  return turns.map((turn) => (turn.tamper as Array<{ kind: string; path: string }> | undefined)?.map((finding) => `${finding.kind} ${finding.path}`) ?? []);
+  return (await readTurns(context.sandbox, id)).map(tamperOf);
+}
+
+/** A turn record's tamper findings as "kind path". */
+function tamperOf(turn: TurnRecord | undefined): string[] {
+  return turn?.tamper?.map((finding) => `${finding.kind} ${finding.path}`) ?? [];
 }
 
 describe('a sandboxed turn (bubblewrap)', () => {
@@ -357,7 +362,7 @@ describe('a check that points your git elsewhere (the tests it runs are the agen
     expect(run.code, run.stderr).toBe(1);
     const id = String(parseJsonLines(run.stdout).find((event) => event.type === 'goal.submitted')?.id);
     const turns = await readTurns(context.sandbox, id);
-    expect((turns[1]?.tamper as Array<{ kind: string; path: string }> | undefined)?.map((finding) => `${finding.kind} ${finding.path}`)).toEqual(['git-control .git/commondir']);
+    expect(tamperOf(turns[1])).toEqual(['git-control .git/commondir']);
     expect(existsSync(path.join(context.workspace, '.git', 'commondir'))).toBe(false);
   });
 });

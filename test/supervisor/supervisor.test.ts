@@ -217,20 +217,18 @@ describe("supervisor: the pre-check's record stored behind turn 1's start", () =
     existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '').map((line) => (JSON.parse(line) as { turn: number }).turn) : [];
 
   it('starts turn 1 before the record of its pre-check is written, then keeps both in turn order', async () => {
-    const seen: { turns: number[]; phase: string | undefined }[] = [];
-    let log = '';
-    let storeOf: (() => Promise<string | undefined>) | null = null;
+    const seen: { turns: number[]; phase: unknown }[] = [];
     const agent = new ScriptedAgent([
       async (input) => {
-        // The agent's first moment, synchronously: nothing of the pre-check is on disk yet.
-        seen.push({ turns: recordedTurns(log), phase: await storeOf?.() });
+        // The agent's first moment, read synchronously: nothing of the pre-check is on disk yet.
+        const goalDir = path.dirname(input.promptPath);
+        const state = JSON.parse(readFileSync(path.join(goalDir, '..', '..', 'state.json'), 'utf8')) as { goals: { id: string; phase: string }[] };
+        seen.push({ turns: recordedTurns(path.join(goalDir, 'turns.jsonl')), phase: state.goals.find((goal) => goal.id === input.goalId)?.phase });
         await writeFile(path.join(input.workspace, 'answer.txt'), '42\n');
         return {};
       },
     ]);
-    const { supervisor, store, goal, turns, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
-    log = path.join(store.goalDir(goal.id), 'turns.jsonl');
-    storeOf = async () => (await store.read()).goals.find((candidate) => candidate.id === goal.id)?.phase;
+    const { supervisor, turns, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
     expect(await supervisor.run()).toMatchObject({ status: 'achieved', turns: 1 });
     expect(seen).toEqual([{ turns: [], phase: 'preparing' }]);
     expect((await turns()).map((record) => record.turn)).toEqual([0, 1]);
@@ -238,18 +236,12 @@ describe("supervisor: the pre-check's record stored behind turn 1's start", () =
     expect(order).toEqual(['precheck.finished', 'turn.started']);
   });
 
-  it("stores it before returning when the pre-check ends the goal or the run (one turn)", async () => {
-    let seenTurns: number[] | null = null;
-    const agent = new ScriptedAgent([
-      (input) => {
-        seenTurns = recordedTurns(path.join(path.dirname(input.promptPath), 'turns.jsonl'));
-        return {};
-      },
-    ]);
+  it('stores it before returning from a run of one turn (a cluster worker\'s), which starts no agent', async () => {
+    const agent = new ScriptedAgent([]);
     const { supervisor, turns } = await setup({ checks: ['false'], agent, limits: { maxTurns: 2 } });
     expect(await supervisor.run({ oneTurn: true })).toBeNull(); // let go after the pre-check's record
     expect((await turns()).map((record) => record.turn)).toEqual([0]);
-    expect(seenTurns).toBeNull(); // no agent ran
+    expect(agent.inputs).toHaveLength(0);
   });
 
   it("a pre-check record that cannot be written ends the goal failed / storage after the turn it let start", async () => {
