@@ -13,6 +13,7 @@ import { isProcessAlive, isSameProcess } from '../process/process-identity.js';
 import { SIGKILL_GRACE_MS, terminateGroup } from '../process/terminate-group.js';
 import type { PreparedGoal } from '../supervisor/launch.js';
 import type { RestoredGoal } from '../supervisor/supervisor.js';
+import { withRecordedTurns } from '../supervisor/goal-summary.js';
 import { buildTurnRecord, lostAgentRecord } from '../supervisor/turn-record.js';
 import type { TurnRecord } from '../supervisor/types.js';
 import { markGoalFailed } from './mark-goal-failed.js';
@@ -110,17 +111,20 @@ async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Pro
     lastTurn = interrupted;
   }
   const owner = { kind: 'daemon' as const, pid: process.pid };
+  // The turn recorded just before the crash, when state.json did not say so yet.
+  const summary = withRecordedTurns(goal.summary, turns);
   await options.store.update((state) => {
     const record = state.goals.find((other) => other.id === goal.id);
     if (record) {
       record.owner = owner;
       record.runningAgent = null;
+      record.summary = summary;
     }
   });
   options.log(`goal ${goal.id}: recovered (${goal.status}, was ${goal.phase})`);
   const restored: RestoredGoal | undefined =
     goal.machine === null ? undefined : { machine: goal.machine, lastTurn, initialTree: turns[0]?.tree ?? null };
-  await options.launch({ ...goal, owner, runningAgent: null }, prepared, restored);
+  await options.launch({ ...goal, owner, runningAgent: null, summary }, prepared, restored);
 }
 
 /**

@@ -1,5 +1,6 @@
 // The goal's running totals (status, history, the final box, the recitation's progress line).
 
+import type { TurnRecord } from '../../state/turn-record.js';
 import type { GoalSummary } from '../../state/types.js';
 import type { Verdict } from '../evaluator/types.js';
 import type { TamperFinding } from '../guard/types.js';
@@ -42,6 +43,30 @@ export function summarizeTurn(summary: GoalSummary, update: SummaryUpdate): Goal
     activeMs: update.activeMs,
     ...tamperSummary(summary, update.tamper),
   };
+}
+
+/**
+ * The summary with the turns turns.jsonl holds beyond the last one it counts. A turn's record is flushed
+ * to turns.jsonl before state.json says the turn ended (with the next agent's spawn record, when the next
+ * turn starts at once: GoalSupervisor.recordTurn), so a process that died in between left the stored
+ * summary a turn behind the records. Their files are not listed (the next turn recomputes them).
+ */
+export function withRecordedTurns(summary: GoalSummary, records: readonly TurnRecord[]): GoalSummary {
+  let caughtUp = summary;
+  for (const [index, record] of records.entries()) {
+    if (record.turn <= caughtUp.turns) continue;
+    const costBefore = records[index - 1]?.breakers.costUsd ?? 0;
+    caughtUp = summarizeTurn(caughtUp, {
+      turn: record.turn,
+      tokens: record.tokens,
+      costUsd: Math.max(0, record.breakers.costUsd - costBefore),
+      checks: record.checks,
+      lastVerdict: record.evaluation.kind === 'verdict' ? record.evaluation.verdict : null,
+      activeMs: caughtUp.activeMs,
+      ...(record.tamper === undefined ? {} : { tamper: record.tamper }),
+    });
+  }
+  return caughtUp;
 }
 
 // The files to list (at most SUMMARY_FILES_MAX) and how many more changed (the key only when some did);

@@ -174,8 +174,11 @@ export class GoalSupervisor {
   private rollbackNote: RollbackNote | null = null;
   /** The pre-check, when beginPrecheck() started it before run(). */
   private earlyPrecheck: { startedAt: number; taken: Promise<{ snapshot: string; checks: Promise<CheckResult[] | null> }> } | null = null;
-  /** The write that recorded the agent's spawn; the turn waits for it before going on. */
-  private spawnRecorded: Promise<void> = Promise.resolve();
+  /**
+   * The writes of the goal's record made while a turn's agent runs (its spawn record, or the turn before's
+   * end when no spawn says it: storeTurnEndSoon); the turn waits for them before its own record.
+   */
+  private turnWrites: Promise<void> = Promise.resolve();
   /** The pre-check's record when it is stored behind turn 1's start (recordAfterNextSpawn). */
   private precheckRecorded: Promise<void> = Promise.resolve();
   /** The agent's turns write to a state directory of their own (AgentAdapter.keepsTurnState). */
@@ -185,6 +188,13 @@ export class GoalSupervisor {
   private turnGuidance: string[] = [];
   /** Turn records this supervisor stored (the pre-check's included). */
   private recordedTurns = 0;
+  /** This run ends after one turn (a cluster worker's job): no turn follows the one it records. */
+  private oneTurnRun = false;
+  /**
+   * The last turn's record is in turns.jsonl, and state.json is to say it ended with the next agent's spawn
+   * record, made durable for it (recordTurn's `withNextSpawn`).
+   */
+  private turnEndUnstored = false;
   /** The next turn's agent process, started ahead while this one is checked. */
   private readonly nextTurn: NextTurnLeader;
   /** When the agent ran, turn by turn (the guard's look at ignored files). */
@@ -267,6 +277,7 @@ export class GoalSupervisor {
     try {
       const ran = await this.runSteps(options.oneTurn === true);
       await this.precheckRecorded; // (a goal stopped or paused before turn 1: its pre-check's record is still being written)
+      await this.turnWrites; // (a turn that ended with no record of its own: the workspace gone)
       if (ran === 'detached') return null;
     } catch (error) {
       if (!this.session.failOnStorageError(error)) throw error;
@@ -283,6 +294,7 @@ export class GoalSupervisor {
     const { session } = this;
     // One turn here (a cluster worker's job): no next turn to start ahead.
     if (oneTurn) this.nextTurn.disable();
+    this.oneTurnRun = oneTurn;
     session.start();
     if (this.reopenedAfterTurn !== null) session.send({ type: 'goal.reopened', turn: this.reopenedAfterTurn, at: session.now() });
     if (session.status === 'paused' && session.snapshot.context.resumeTo === 'running') {
@@ -532,6 +544,7 @@ export class GoalSupervisor {
     const stateDir = this.keepsTurnState ? path.join(goalDir, files.stateDir) : null;
     // The window opens at the prompt's ctime, stamped by the clock that stamps the files the agent changes.
     const from = Math.min(Date.now(), statSync(path.join(goalDir, files.promptFile)).ctimeMs);
+    this.storeTurnEndSoon();
     const ran = await this.deps.agent.runTurn(
       {
         goalId: this.id,
@@ -552,8 +565,9 @@ export class GoalSupervisor {
           this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn, token };
           // Not flushed to the directory: only a crash of this process leaves the agent running, and the
           // file is whole either way; after a power loss (agent gone too) the turn's start is simply redone.
-          this.spawnRecorded = this.session.persist({ durable: false });
-          this.spawnRecorded.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled
+          // Flushed when it is also the first write since the last turn ended (recordTurn's withNextSpawn).
+          this.trackTurnWrite(this.session.persist({ durable: this.turnEndUnstored }));
+          this.turnEndUnstored = false;
         },
       },
       this.session.abortSignal,
@@ -566,7 +580,6 @@ export class GoalSupervisor {
     // Cleared in the turn's next write: until then a crash finds the pid gone (or reused: the start time
     // differs), so nothing is killed by mistake.
     this.session.runningAgent = null;
-    await this.spawnRecorded;
     await this.precheckRecorded; // a failed write of it ends the goal here (storage), after the turn it let start
     return result;
   }
@@ -714,6 +727,7 @@ export class GoalSupervisor {
     const base = this.turnRecordBase(turn, context.startedAt);
     await this.recordTurn(
       buildTurnRecord({ ...base, agent, tree, files: delta.files, patchId: delta.patchId, checks, evaluation, tokens, achieved, trip, drift, guard, distance: facts.distance, ...keepBest }),
+      { withNextSpawn: this.nextTurnStartsAtOnce() && drift?.pause !== true },
     );
     if (drift?.pause && this.session.phase === 'coolingDown') {
       // Persistent high drift: a human should look before more turns are spent (stored just below).
@@ -940,10 +954,53 @@ export class GoalSupervisor {
     return { goalId: this.id, turn, startedAt, finishedAt, breakers: this.breakerState(), status: this.session.status, ...(sandbox ? { sandbox } : {}), guidance: this.turnGuidance };
   }
 
-  /** Appends the turn record (fsync), then stores the goal's progress: before anything else happens. */
-  private async recordTurn(record: TurnRecord): Promise<void> {
+  /**
+   * Appends the turn record (fsync), then stores the goal's progress: before anything else happens.
+   * `withNextSpawn`: the next turn starts at once, and state.json says this one ended with that turn's
+   * first write, its spawn record (made durable for it), instead of in a write of its own before the
+   * spawn: one journaled write of state.json a turn, not two, and none between a turn's checks and the
+   * next agent. The record itself is flushed to turns.jsonl before this resolves, so nothing a turn spent
+   * is lost to a crash: a daemon that dies in between finds the turn's record there and its goal
+   * `running` that turn, which is recovery's "recorded just before the crash" case (goal-recovery.ts).
+   * Every write of the goal's record in between (a pause, a refusal, the goal's end) is renamed into
+   * place only after the append (followTurnLog) and says as much as the spawn record would.
+   */
+  private async recordTurn(record: TurnRecord, options: { withNextSpawn?: boolean } = {}): Promise<void> {
+    // The spawn record's write runs beside the agent, snapshot and checks; a failed one ends the goal here.
+    await this.turnWrites;
     await this.precheckRecorded; // turns.jsonl keeps the turns' order
-    await this.storeTurnRecord(record, appendTurnRecord(this.goalDir, record));
+    const recorded = appendTurnRecord(this.goalDir, record);
+    if (options.withNextSpawn !== true) return this.storeTurnRecord(record, recorded);
+    this.session.followTurnLog(recorded);
+    await recorded;
+    this.turnEndUnstored = true;
+    this.recordedTurns += 1;
+    await this.deps.onTurnRecorded?.(record);
+  }
+
+  // The turn before's end, when recordTurn left it to this turn's spawn record: an agent that spawns in
+  // runTurn's synchronous part (the command and CLI agents) writes it with that record; one that spawns
+  // later (after files of its own) or never gets a write of its own, right after runTurn has begun.
+  private storeTurnEndSoon(): void {
+    if (!this.turnEndUnstored) return;
+    setImmediate(() => {
+      if (!this.turnEndUnstored) return;
+      this.turnEndUnstored = false;
+      this.trackTurnWrite(this.session.persist());
+    });
+  }
+
+  private trackTurnWrite(write: Promise<void>): void {
+    const all = Promise.all([this.turnWrites, write]).then(() => undefined);
+    all.catch(() => undefined); // awaited by the turn's record (recordTurn) and by run()
+    this.turnWrites = all;
+  }
+
+  // The next turn starts as soon as this one is recorded: the goal goes on, with no cool-down to wait out,
+  // no pause to take and no run that ends here (oneTurn).
+  private nextTurnStartsAtOnce(): boolean {
+    const { session } = this;
+    return !this.oneTurnRun && session.phase === 'coolingDown' && !session.isPausePending && this.settings.limits.cooldownMs === 0;
   }
 
   // The record is written now and flushed beside the state write, whose rename waits for that flush:

@@ -15,6 +15,8 @@ import { DEFAULT_GUARD, DEFAULT_LIMITS, DEFAULT_NOISE_PATHS } from '../../src/co
 import type { GoalSettings } from '../../src/config/types.js';
 import type { EvaluationInput, EvaluationResult, Evaluator } from '../../src/evaluator/types.js';
 import { createNoneEvaluator } from '../../src/evaluator/none-evaluator.js';
+import { recoverGoals } from '../../src/daemon/goal-recovery.js';
+import type { GoalOutcome } from '../../src/supervisor/goal-session.js';
 import { buildSupervisor, newGoalRecord } from '../../src/supervisor/launch.js';
 import type { GoalSupervisor, RestoredGoal } from '../../src/supervisor/supervisor.js';
 import type { ProgressEvent, TurnRecord } from '../../src/supervisor/types.js';
@@ -98,6 +100,11 @@ export interface SupervisedGoal {
   workspace: ResolvedWorkspace;
   /** A new supervisor for the same goal, restored from what the store holds (as a restarted daemon does). */
   restore: (agent: AgentAdapter) => Promise<GoalSupervisor>;
+  /**
+   * A daemon's crash recovery (daemon/goal-recovery.ts) of what the store holds, the goal's new run under
+   * `agent`: resolves with that run's outcome (null when no run was launched).
+   */
+  recover: (agent: AgentAdapter) => Promise<GoalOutcome | null>;
 }
 
 export async function setup(options: SetupOptions): Promise<SupervisedGoal> {
@@ -154,7 +161,20 @@ export async function setup(options: SetupOptions): Promise<SupervisedGoal> {
     const records = await turns();
     return build(agent, stored, { machine: stored.machine, lastTurn: records.at(-1) ?? null, initialTree: records[0]?.tree ?? null });
   };
-  return { repo, store, goal, supervisor, events, turns, settings, workspace, restore };
+  const recover = async (agent: AgentAdapter): Promise<GoalOutcome | null> => {
+    let outcome: Promise<GoalOutcome | null> = Promise.resolve(null);
+    await recoverGoals((await store.read()).goals, {
+      store,
+      clock: systemClock,
+      log: () => undefined,
+      materialize: () => Promise.resolve({ settings, workspace, agent, evaluator, warnings: [] }),
+      launch: async (stored, _prepared, restored) => {
+        outcome = (await build(agent, stored, restored)).run();
+      },
+    });
+    return outcome;
+  };
+  return { repo, store, goal, supervisor, events, turns, settings, workspace, restore, recover };
 }
 
 /** The first event that matches, once it arrived (bounded: fails with the events seen so far). */
