@@ -25,6 +25,14 @@ export function turnLogPath(goalDir: string): string {
  * when the call returns; only the flush is awaited (the supervisor flushes a state write beside it).
  */
 export async function appendTurnRecord(goalDir: string, record: TurnRecord): Promise<void> {
+  await writeTurnRecord(goalDir, record);
+}
+
+/**
+ * appendTurnRecord's line written now, or thrown (a full disk): resolves once the line is flushed. For a
+ * caller that goes on while the flush runs, knowing the line is there for whoever reads the log.
+ */
+export function writeTurnRecord(goalDir: string, record: TurnRecord): Promise<void> {
   const line = JSON.stringify(redactJson(record));
   if (line === undefined) throw new TypeError('appendTurnRecord: the record is not JSON-serializable');
   // Synchronous steps, asynchronous fsync: see durable-file.ts.
@@ -41,10 +49,11 @@ export async function appendTurnRecord(goalDir: string, record: TurnRecord): Pro
       if (last[0] !== 0x0a) prefix = '\n';
     }
     writeFileSync(fd, `${prefix}${line}\n`);
-    await fsyncFd(fd);
-  } finally {
+  } catch (error) {
     closeSync(fd);
+    throw error;
   }
+  return fsyncFd(fd).finally(() => closeSync(fd));
 }
 
 /** A line of turns.jsonl that could not be read back. */

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { GoalStatus } from '../../machines/goal.machine.js';
 import { recordRunningChecks } from '../../state/running-checks.js';
-import { appendTurnRecord } from '../../state/turn-log.js';
+import { appendTurnRecord, writeTurnRecord } from '../../state/turn-log.js';
 import type { GoalRecord, GoalSummary, Json, RunningCheck, Store } from '../../state/types.js';
 import { readProcessStartTime } from '../process/process-identity.js';
 import type { AgentAdapter, TurnResult } from '../agents/types.js';
@@ -179,6 +179,8 @@ export class GoalSupervisor {
    * end when no spawn says it: storeTurnEndSoon); the turn waits for them before its own record.
    */
   private turnWrites: Promise<void> = Promise.resolve();
+  /** The flush of the last turn's record to turns.jsonl, when the next turn starts at once (recordTurn). */
+  private turnRecordFlushed: Promise<void> = Promise.resolve();
   /** The pre-check's record when it is stored behind turn 1's start (recordAfterNextSpawn). */
   private precheckRecorded: Promise<void> = Promise.resolve();
   /** The agent's turns write to a state directory of their own (AgentAdapter.keepsTurnState). */
@@ -278,6 +280,7 @@ export class GoalSupervisor {
       const ran = await this.runSteps(options.oneTurn === true);
       await this.precheckRecorded; // (a goal stopped or paused before turn 1: its pre-check's record is still being written)
       await this.turnWrites; // (a turn that ended with no record of its own: the workspace gone)
+      await this.turnRecordFlushed; // (no next turn after all: refused, stopped)
       if (ran === 'detached') return null;
     } catch (error) {
       if (!this.session.failOnStorageError(error)) throw error;
@@ -534,6 +537,8 @@ export class GoalSupervisor {
   private async runAgent(context: TurnContext): Promise<TurnResult> {
     const { limits } = this.settings;
     const { turn, goalDir, files } = context;
+    // Nothing of a turn starts before the turn before is flushed to turns.jsonl: a crash never loses it.
+    await this.turnRecordFlushed;
     const timeoutMs = turnTimeoutMs(limits, this.session.activeClock.activeMs());
     this.session.send({ type: 'turn.started', turn, deadline: timeoutMs === 0 ? null : context.startedAt + timeoutMs });
     // Stored once the agent runs, together with its pid (onSpawn): one write per turn start, not two. A
@@ -969,13 +974,19 @@ export class GoalSupervisor {
     // The spawn record's write runs beside the agent, snapshot and checks; a failed one ends the goal here.
     await this.turnWrites;
     await this.precheckRecorded; // turns.jsonl keeps the turns' order
-    const recorded = appendTurnRecord(this.goalDir, record);
-    if (options.withNextSpawn !== true) return this.storeTurnRecord(record, recorded);
+    if (options.withNextSpawn !== true) return this.storeTurnRecord(record, appendTurnRecord(this.goalDir, record));
+    const recorded = writeTurnRecord(this.goalDir, record); // throws when the line cannot be written
     this.session.followTurnLog(recorded);
-    await recorded;
     this.turnEndUnstored = true;
     this.recordedTurns += 1;
-    await this.deps.onTurnRecorded?.(record);
+    if (this.deps.onTurnRecorded !== undefined) {
+      await recorded;
+      await this.deps.onTurnRecorded(record);
+      return;
+    }
+    // The line is in turns.jsonl now (its readers see it); its flush runs beside the next prompt's making.
+    recorded.catch(() => undefined); // awaited before the next agent starts (runAgent) and by run()
+    this.turnRecordFlushed = recorded;
   }
 
   // The turn before's end, when recordTurn left it to this turn's spawn record: an agent that spawns in

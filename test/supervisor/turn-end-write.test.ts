@@ -3,7 +3,7 @@
 // The turn's record is still flushed to turns.jsonl before the next agent starts, and a crash in between
 // loses nothing of it (goal-recovery.ts catches the summary up from the records).
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TurnInput, TurnResult } from '../../src/agents/types.js';
@@ -91,6 +91,23 @@ describe("a turn's end stored with the next agent's spawn record", () => {
     const { supervisor } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
     expect(await supervisor.run()).toMatchObject({ status: 'achieved', turns: 2 });
     expect(later).toEqual([{ recorded: [0, 1], summaryTurns: 1, summaryTokens: 15 }]);
+  });
+
+  it('announces no turn whose record could not be written, and starts none after it', async () => {
+    const agent = new SpawningAgent(
+      stepsUntil(3, (input) => {
+        if (input.turn !== 2) return;
+        // Turn 2's record cannot be written: the turn log is a directory from now on.
+        const log = path.join(path.dirname(input.promptPath), 'turns.jsonl');
+        renameSync(log, `${log}.before`);
+        mkdirSync(log);
+      }),
+    );
+    const { supervisor, events } = await setup({ checks: ['grep -q 42 answer.txt'], agent });
+    expect(await supervisor.run()).toMatchObject({ status: 'failed', failure: { reason: 'storage' } });
+    expect(agent.inputs.map((input) => input.turn)).toEqual([1, 2]);
+    const finished = events.flatMap((event) => (event.type === 'turn.finished' ? [event.turn] : []));
+    expect(finished).toEqual([1]);
   });
 
   it('stores a turn with a write of its own before a cool-down', async () => {
