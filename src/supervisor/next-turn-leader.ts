@@ -1,11 +1,13 @@
-// The next turn's agent process, started ahead in the goal's sandbox (process/ready-leader.ts) while the
-// turn before is checked and recorded, or the pre-check runs: bwrap's set-up (~5 ms) and the fork are then
-// off the turn's path. Only in the sandbox: unsandboxed, the fork alone was worth ~0.5 ms a turn (the
-// waiting shell's exec costs back most of it), and a waiting shell outside any PID namespace could be
-// reached by what the turn's checks run. bwrap mounts the turn's prompt file and hook state directory, so
-// both must exist before it is set up: they are made empty here, and the turn writes its prompt over the
+// The next turn, readied while the turn before is checked and recorded, or the pre-check runs: its files
+// are made (the prompt, the transcript, the hook state directory), each a new inode whose creation would
+// otherwise wait out the journal commit of the turn record's fsync on the way to the agent (~0.2–0.5 ms
+// each); and in the goal's sandbox its agent process is started ahead (process/ready-leader.ts), so bwrap's
+// set-up (~5 ms) and the fork are off the turn's path too. The process only in the sandbox: unsandboxed, the
+// fork alone was worth ~0.5 ms a turn (the waiting shell's exec costs back most of it), and a waiting shell
+// outside any PID namespace could be reached by what the turn's checks run. bwrap mounts the prompt file
+// and the state directory, so both must exist before it is set up; the turn writes its prompt over the
 // file in place (a mount follows the file, not its name). Nothing of a turn runs before its spawn claims
-// the leader; one never claimed is ended, and what was made for it removed.
+// the leader; one never claimed is ended, and what was made for it and is still empty is removed.
 
 import { mkdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,10 +18,10 @@ import { turnFiles } from './turn-record.js';
 
 interface Held {
   turn: number;
-  wrap: SandboxWrap;
-  ready: ReadyLeader;
-  /** What prepare() made for the sandbox's mounts. */
-  made: { promptPath: string; stateDir: string | null };
+  /** The sandboxed turn's view and the process started ahead in it; null unsandboxed. */
+  started: ReadiedTurn | null;
+  /** What prepare() made. */
+  made: { promptPath: string; transcriptPath: string; stateDir: string | null };
 }
 
 /** A turn's sandbox and the process started ahead in it, for TurnInput. */
@@ -42,21 +44,28 @@ export class NextTurnLeader {
     private readonly environment: NodeJS.ProcessEnv | undefined,
   ) {}
 
-  /** Starts turn `turn`'s agent process in the goal's sandbox, unless one is held for it; a no-op unsandboxed. */
+  /** Makes turn `turn`'s files and, in the goal's sandbox, starts its agent process, unless it is held already. */
   prepare(turn: number): void {
-    const { sandbox } = this;
-    if (sandbox === undefined || sandbox.use !== 'bwrap' || this.disabled || this.held?.turn === turn) return;
+    if (this.disabled || this.held?.turn === turn) return;
     this.discard();
+    const { sandbox } = this;
     try {
       const files = turnFiles(turn);
-      const made = { promptPath: path.join(this.goalDir, files.promptFile), stateDir: this.keepsTurnState ? path.join(this.goalDir, files.stateDir) : null };
+      const made = {
+        promptPath: path.join(this.goalDir, files.promptFile),
+        transcriptPath: path.join(this.goalDir, files.transcriptFile),
+        stateDir: this.keepsTurnState ? path.join(this.goalDir, files.stateDir) : null,
+      };
       writeFileSync(made.promptPath, '', { flag: 'a', mode: 0o600 });
+      writeFileSync(made.transcriptPath, '', { flag: 'a', mode: 0o600 });
       if (made.stateDir !== null) mkdirSync(made.stateDir, { recursive: true, mode: 0o700 });
-      const wrap = sandbox.forTurn(made);
+      this.held = { turn, started: null, made };
+      const wrap = sandbox?.use === 'bwrap' ? sandbox.forTurn(made) : null;
       if (wrap === null) return;
-      this.held = { turn, wrap, ready: startReadyLeader({ cwd: this.workspace, sandbox: wrap, ...(this.environment === undefined ? {} : { env: this.environment }) }), made };
+      const ready = startReadyLeader({ cwd: this.workspace, sandbox: wrap, ...(this.environment === undefined ? {} : { env: this.environment }) });
+      this.held.started = { wrap, ready };
     } catch {
-      // Only speed: the turn spawns its process as usual.
+      // Only speed: the turn makes its files and spawns its process as usual.
     }
   }
 
@@ -71,7 +80,7 @@ export class NextTurnLeader {
     const held = this.held;
     if (held === null || held.turn !== turn) return null;
     this.held = null;
-    return { wrap: held.wrap, ready: held.ready };
+    return held.started;
   }
 
   /** Ends a process held for a turn that will not run (the goal ended, paused or was let go). */
@@ -79,13 +88,20 @@ export class NextTurnLeader {
     const held = this.held;
     this.held = null;
     if (held === null) return;
-    held.ready.discard();
+    held.started?.ready.discard();
     // What prepare() made, while nothing was written to it.
+    const { promptPath, transcriptPath, stateDir } = held.made;
+    for (const file of [promptPath, transcriptPath]) {
+      try {
+        if (statSync(file).size === 0) unlinkSync(file);
+      } catch {
+        // Written since, or gone: left as it is.
+      }
+    }
     try {
-      if (statSync(held.made.promptPath).size === 0) unlinkSync(held.made.promptPath);
-      if (held.made.stateDir !== null) rmdirSync(held.made.stateDir);
+      if (stateDir !== null) rmdirSync(stateDir);
     } catch {
-      // Written since, or gone: left as it is.
+      // Written to since, or gone.
     }
   }
 }

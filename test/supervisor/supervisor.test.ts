@@ -279,4 +279,34 @@ describe('supervisor: the next turn started ahead in the sandbox', () => {
     expect(existsSync(path.join(store.goalDir(goal.id), 'turn-3.prompt.txt'))).toBe(false);
     expect(existsSync(path.join(store.goalDir(goal.id), 'turn-3.state'))).toBe(false);
   });
+
+  it('unsandboxed, makes each turn\'s prompt and transcript files ahead, and removes the unused ones once the goal ends', async () => {
+    const seen: { prompt: boolean; transcript: boolean }[] = [];
+    const made: boolean[] = [];
+    const agent = new ScriptedAgent([writeAnswer('1'), writeAnswer('42')].map((step): Step => (input) => {
+      // Not yet while turn n's agent runs: they are made once its snapshot and checks have started.
+      const next = path.join(path.dirname(input.promptPath), `turn-${input.turn + 1}`);
+      seen.push({ prompt: existsSync(`${next}.prompt.txt`), transcript: existsSync(`${next}.log`) });
+      return step(input);
+    }));
+    const { supervisor, goal, store, events } = await setup({
+      checks: ['grep -q 42 answer.txt'],
+      agent,
+      sandbox: { mode: 'off', network: true, writable: [], readable: [], hidden: [], bwrap: null },
+      onEvent: (event) => {
+        // Made while the turn before was checked: there when the check's verdict is known.
+        if (event.type !== 'turn.finished') return;
+        const dir = store.goalDir(goal.id);
+        made.push(existsSync(path.join(dir, `turn-${event.turn + 1}.prompt.txt`)) && existsSync(path.join(dir, `turn-${event.turn + 1}.log`)));
+      },
+    });
+    expect(await supervisor.run()).toMatchObject({ status: 'achieved', turns: 2 });
+    expect(events.filter((event) => event.type === 'turn.finished')).toHaveLength(2);
+    expect(made).toEqual([true, true]);
+    expect(seen).toEqual([{ prompt: false, transcript: false }, { prompt: false, transcript: false }]);
+    // Turn 3's, made while turn 2 was checked, are gone with the goal; turn 2's hold what the turn wrote.
+    const dir = store.goalDir(goal.id);
+    expect([existsSync(path.join(dir, 'turn-3.prompt.txt')), existsSync(path.join(dir, 'turn-3.log'))]).toEqual([false, false]);
+    expect(readFileSync(path.join(dir, 'turn-2.prompt.txt'), 'utf8')).toContain('answer.txt says 42');
+  });
 });

@@ -85,6 +85,8 @@ export interface SetupOptions {
   guard?: Partial<GoalSettings['guard']>;
   /** Files of the repository's initial commit (default: a README). */
   files?: Record<string, string>;
+  /** The goal's sandbox settings (default: none stored, so the defaults: bubblewrap where it works). */
+  sandbox?: GoalSettings['sandbox'];
   /** Called with each event as it is emitted, beside the collected `events`. */
   onEvent?: (event: ProgressEvent, store: Store) => void;
 }
@@ -134,6 +136,7 @@ export async function setup(options: SetupOptions): Promise<SupervisedGoal> {
     allowSameModel: false,
     recitation: { everyToolCalls: 10 },
     guard: { ...DEFAULT_GUARD, testFiles: [...DEFAULT_GUARD.testFiles], ...options.guard },
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
   };
   const goal = newGoalRecord(settings, { kind: 'foreground', pid: process.pid });
   await store.update((state) => {
