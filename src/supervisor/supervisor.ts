@@ -964,9 +964,10 @@ export class GoalSupervisor {
    * `withNextSpawn`: the next turn starts at once, and state.json says this one ended with that turn's
    * first write, its spawn record (made durable for it), instead of in a write of its own before the
    * spawn: one journaled write of state.json a turn, not two, and none between a turn's checks and the
-   * next agent. The record itself is flushed to turns.jsonl before this resolves, so nothing a turn spent
-   * is lost to a crash: a daemon that dies in between finds the turn's record there and its goal
-   * `running` that turn, which is recovery's "recorded just before the crash" case (goal-recovery.ts).
+   * next agent. The record's line is written before this resolves (so turn.finished speaks of a record in
+   * the log) and flushed before the next agent starts (runAgent awaits turnRecordFlushed), so nothing a
+   * turn spent is lost to a crash: a daemon that dies in between finds the turn's record there and its
+   * goal `running` that turn, which is recovery's "recorded just before the crash" case (goal-recovery.ts).
    * Every write of the goal's record in between (a pause, a refusal, the goal's end) is renamed into
    * place only after the append (followTurnLog) and says as much as the spawn record would.
    */
