@@ -5,7 +5,7 @@
 // (workspace-trees.ts), the verdict (turn-judgement.ts), breaker facts and events (turn-report.ts), turn
 // records (turn-record.ts), drift (prompt/drift-tracker.ts) and the breakers' accounting (breakers/).
 
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { GoalStatus } from '../../machines/goal.machine.js';
 import { recordRunningChecks } from '../../state/running-checks.js';
@@ -127,6 +127,8 @@ interface TurnContext {
   /** The goal's directory (absolute); `files` are relative to it. */
   goalDir: string;
   files: TurnFiles;
+  /** The prompt file's ctime as writeStampedLater left it: where the agent's window opens. */
+  promptStampedAt: number;
 }
 
 /** What the workspace showed after the agent: the new tree, the turn's delta, the checks and the guard's report. */
@@ -528,9 +530,9 @@ export class GoalSupervisor {
     // Synchronous: a few KiB to a local file, where each asynchronous step is a trip through the thread pool.
     // Stamped after everything the checks before this turn wrote: the agent's window opens at this file's
     // ctime (runAgent), and a check's report stamped in the same tick would count as the agent's change.
-    await writeStampedLater(path.join(goalDir, files.promptFile), prompt);
+    const promptStampedAt = await writeStampedLater(path.join(goalDir, files.promptFile), prompt);
     if (this.keepsTurnState) mkdirSync(path.join(goalDir, files.stateDir), { recursive: true, mode: 0o700 });
-    return { turn, startedAt: this.session.now(), prompt, goalDir, files };
+    return { turn, startedAt: this.session.now(), prompt, goalDir, files, promptStampedAt };
   }
 
   // Runs the agent; its pid is stored as soon as it spawns, so a daemon that dies mid-turn can kill it.
@@ -548,7 +550,7 @@ export class GoalSupervisor {
     const readied = this.nextTurn.take(turn);
     const stateDir = this.keepsTurnState ? path.join(goalDir, files.stateDir) : null;
     // The window opens at the prompt's ctime, stamped by the clock that stamps the files the agent changes.
-    const from = Math.min(Date.now(), statSync(path.join(goalDir, files.promptFile)).ctimeMs);
+    const from = Math.min(Date.now(), context.promptStampedAt);
     this.storeTurnEndSoon();
     const ran = await this.deps.agent.runTurn(
       {

@@ -15,7 +15,6 @@ import { deniedDirsIn, runGit, unreadableDirsIn } from './git.js';
 import { nestedGitControlChanges, type NestedGitControlChange } from './nested-git-control.js';
 import { withinWindows, type TimeWindow } from './time-window.js';
 
-
 /** One ignored file changed within a window. */
 export interface IgnoredChange {
   /** Relative to the work tree's top, with `/` separators. */
