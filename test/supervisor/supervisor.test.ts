@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolCall } from '../../src/agents/types.js';
+import { DEFAULT_SANDBOX } from '../../src/config/defaults.js';
 import { createNoneEvaluator } from '../../src/evaluator/none-evaluator.js';
 import { readRunningChecks } from '../../state/running-checks.js';
 import { createCheckRunner } from '../../src/workspace/checks.js';
@@ -292,7 +293,7 @@ describe('supervisor: the next turn started ahead in the sandbox', () => {
     const { supervisor, goal, store, events } = await setup({
       checks: ['grep -q 42 answer.txt'],
       agent,
-      sandbox: { mode: 'off', network: true, writable: [], readable: [], hidden: [], bwrap: null },
+      sandbox: { ...DEFAULT_SANDBOX, mode: 'off' },
       onEvent: (event) => {
         // Made while the turn before was checked: there when the check's verdict is known.
         if (event.type !== 'turn.finished') return;
