@@ -5,8 +5,10 @@
 // shell that export the environment and exec the command. The shell was started with the turn's token and
 // the environment the agent's turns start from (AgentAdapter.environment: already its own, filtered of
 // other vendors' keys), so the lines carry only what the turn changes, sets anew or removes, and the
-// command runs with exactly the environment it was given. (The shell reads its stdin a byte at a time: a
-// whole environment of 1.6 KB kept the command waiting ~1 ms, a few KB several.)
+// command runs with exactly the environment it was given. (`read` takes a pipe a byte at a time, and the
+// gate's string grows line by line: ~0.3 ms a KB and quadratic beyond, 11 ms for a 16 KB prompt in argv and
+// 56 ms for 64 KB. So a long script for a command with no stdin is read by `head -c` in one go, one fork
+// for ~1 ms whatever its size: the pipe is ended right after it, so nothing a `head` read past is lost.)
 // Nothing of the turn runs before claim(); a leader never claimed is ended by discard() (its shell, never
 // sent its command, exits 125), and dies with goald in any case (bwrap's --die-with-parent).
 
@@ -16,11 +18,22 @@ import { markEnvironment, newProcessToken, readForkCount } from './escaped-proce
 import { terminateGroup } from './terminate-group.js';
 import { spawnGroupLeader, type GroupLeader } from './spawn.js';
 
-// Reads the line count, then that many lines, then runs them; builtins only (no fork before the exec).
-// `read` takes one byte at a time from a pipe, so whatever follows the script is the command's stdin.
-const GATE =
-  'IFS= read -r goald_n || exit 125; goald_s=; while [ "$goald_n" -gt 0 ]; do IFS= read -r goald_l || exit 125; ' +
-  'goald_s="$goald_s$goald_l\n"; goald_n=$((goald_n - 1)); done; unset goald_n goald_l; eval "$goald_s"';
+// Below this, reading byte by byte costs less than the fork of `head` (measured: even at ~3 KB).
+export const READ_IN_ONE_GO_MIN_BYTES = 3 * 1024;
+
+// The script's last line when it is read in one go: a comment, never reached (the line before execs).
+const END_MARK = '#goald:end';
+
+// Reads the script's line and byte counts, then the script, then runs it. A byte count of 0: that many
+// lines by `read`, builtins only (no fork before the exec; `read` takes one byte at a time from a pipe, so
+// whatever follows the script is the command's stdin). Otherwise (a long script, nothing after it) that many
+// bytes by `head -c` when the sandbox has a `head`, by the lines when not; a script cut short (goald gone
+// mid-write) lacks its last line, the end mark, and runs nothing.
+export const READY_GATE =
+  'read -r goald_n goald_b || exit 125; if [ "$goald_b" -gt 0 ] && command -v head >/dev/null 2>&1; then ' +
+  `goald_s=$(head -c "$goald_b") || exit 125; case $goald_s in *'\n${END_MARK}') ;; *) exit 125 ;; esac; ` +
+  'else goald_s=; while [ "$goald_n" -gt 0 ]; do IFS= read -r goald_l || exit 125; ' +
+  'goald_s="$goald_s$goald_l\n"; goald_n=$((goald_n - 1)); done; fi; unset goald_n goald_b goald_l; eval "$goald_s"';
 
 // The names a shell can export: others (rare: a dash or dot in the name) make the turn spawn as usual.
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -28,7 +41,8 @@ const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /**
  * A leader handed its command: the process, the token in its environment, and the fork count as if it had
  * been forked at the claim (its shell forks nothing before the exec, so whatever carries the token was
- * forked after): a turn that started nothing still skips the /proc sweep (escaped-processes.ts).
+ * forked after): a turn that started nothing still skips the /proc sweep (escaped-processes.ts). A script
+ * read by `head` counts one fork more, so that turn sweeps: never the other way round.
  */
 export interface ClaimedLeader {
   leader: GroupLeader;
@@ -64,7 +78,7 @@ export function startReadyLeader(options: { cwd: string; sandbox: SandboxWrap; e
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value !== undefined && SHELL_NAME.test(name) && !SHELL_MANAGED.has(name) && !setBySandbox.has(name)) base[name] = value;
   }
-  let leader: GroupLeader | null = spawnGroupLeader('/bin/sh', ['-c', GATE], {
+  let leader: GroupLeader | null = spawnGroupLeader('/bin/sh', ['-c', READY_GATE], {
     cwd: options.cwd,
     env: markEnvironment(base, token),
     stdin: 'pipe',
@@ -105,8 +119,9 @@ export function startReadyLeader(options: { cwd: string; sandbox: SandboxWrap; e
 }
 
 /**
- * The lines the gate reads: their count, then the script that makes the shell's environment `env` (it
- * started with `base`: what is the same is left as it is) and execs.
+ * What the gate reads: the script's line count and byte count (0: read it by the lines), then the script
+ * that makes the shell's environment `env` (it started with `base`: what is the same is left as it is) and
+ * execs. Read in one go only when nothing follows it (`stdin` 'ignore') and it is long.
  */
 export function execScript(command: string, args: readonly string[], env: NodeJS.ProcessEnv, stdin: 'pipe' | 'ignore', base: Readonly<Record<string, string>> = {}): string {
   // The shell exports a PWD of its own, and keeps the script in goald_s: neither is the command's.
@@ -118,5 +133,7 @@ export function execScript(command: string, args: readonly string[], env: NodeJS
   if (stdin === 'ignore') lines.push('exec </dev/null');
   lines.push(`exec ${[command, ...args].map(quoteForShell).join(' ')}`);
   const script = lines.join('\n');
-  return `${script.split('\n').length}\n${script}\n`;
+  if (stdin === 'pipe' || Buffer.byteLength(script) < READ_IN_ONE_GO_MIN_BYTES) return `${script.split('\n').length} 0\n${script}\n`;
+  const marked = `${script}\n${END_MARK}\n`;
+  return `${marked.split('\n').length - 1} ${Buffer.byteLength(marked)}\n${marked}`;
 }

@@ -50,7 +50,7 @@ export function pidsWithMarker(marker: string): number[] {
 
 /** Agents' processes started ahead (src/process/ready-leader.ts), still waiting, in working directory `dir`. */
 export function waitingLeadersIn(dir: string): number[] {
-  return pidsWithMarker('goald_n || exit 125').filter((pid) => {
+  return pidsWithMarker('read -r goald_n goald_b || exit 125').filter((pid) => {
     try {
       return readlinkSync(`/proc/${pid}/cwd`) === dir;
     } catch {

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { execScript, startReadyLeader, type ReadyLeader } from '../../src/process/ready-leader.js';
+import { READ_IN_ONE_GO_MIN_BYTES, execScript, startReadyLeader, type ReadyLeader } from '../../src/process/ready-leader.js';
 import { spawnAgentProcess, type SpawnAgentOptions } from '../../src/process/spawn.js';
 import { expectToHold } from '../helpers/daemon.js';
 import { isProcessRunning, waitingLeadersIn } from '../helpers/processes.js';
@@ -22,7 +22,12 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
 
   // Each in a workspace of its own: the sandbox runs the command there, whatever cwd says.
   // `base`: the environment the leader is started with; `commandEnv`: the one the command is handed.
-  async function runTurn(stdin: string | null, ready: boolean, name: string, { base, commandEnv = env }: { base?: NodeJS.ProcessEnv; commandEnv?: NodeJS.ProcessEnv } = {}) {
+  async function runTurn(
+    stdin: string | null,
+    ready: boolean,
+    name: string,
+    { base, commandEnv = env, commandArgs = args }: { base?: NodeJS.ProcessEnv; commandEnv?: NodeJS.ProcessEnv; commandArgs?: string[] } = {},
+  ) {
     const setup = await requiredSandbox();
     const dir = setup.workspace;
     const wrap = setup.sandbox.forChecks();
@@ -39,7 +44,7 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
       discard: () => leader.discard(),
     };
     const options: SpawnAgentOptions = {
-      command: '/bin/sh', args, cwd: dir, env: commandEnv, stdin, transcriptPath: path.join(setup.home, `${name}.log`), timeoutMs: 30_000,
+      command: '/bin/sh', args: commandArgs, cwd: dir, env: commandEnv, stdin, transcriptPath: path.join(setup.home, `${name}.log`), timeoutMs: 30_000,
       sandbox: wrap,
       ...(ready ? { ready: watched } : {}),
     };
@@ -63,6 +68,23 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
       expect(held.stdin).toBe(stdin ?? '');
       expect(held.fd0.replace(/\d+/g, 'N')).toBe(fresh.fd0.replace(/\d+/g, 'N')); // a socket (the pipe), or /dev/null
       expect(held.env).toMatch(/^TMPDIR=\/tmp$/m);
+    }
+  });
+
+  it('runs a command handed a long script (a 24 KB prompt in argv and environment) exactly as a fresh spawn, with stdin or without', async () => {
+    const prompt = Array.from({ length: 600 }, (_, i) => `line ${i}: it's "quoted" $HOME \`x\` \\`).join('\n');
+    expect(Buffer.byteLength(prompt)).toBeGreaterThan(READ_IN_ONE_GO_MIN_BYTES * 6);
+    const commandArgs = [...args, prompt];
+    const commandEnv = { ...env, GOALD_PROMPT: prompt };
+    for (const stdin of ['the prompt\nwith lines\n', null]) {
+      const fresh = await runTurn(stdin, false, 'fresh-long', { commandArgs, commandEnv });
+      const held = await runTurn(stdin, true, 'held-long', { commandArgs, commandEnv });
+      expect(held.result).toMatchObject({ exitCode: 0, spawnError: null });
+      expect(held.argv).toBe(fresh.argv);
+      expect(held.argv).toContain(prompt);
+      const withoutToken = (text: string): string => text.replace(/^(GOALD_TURN_TOKEN|PWD)=.*$/gm, '');
+      expect(withoutToken(held.env)).toBe(withoutToken(fresh.env));
+      expect(held.stdin).toBe(stdin ?? '');
     }
   });
 
@@ -120,9 +142,13 @@ describe('a ready leader (an agent process started ahead in its sandbox)', () =>
     expect(script.split('\n').slice(1, -1)).toEqual(['unset PWD goald_s REMOVED', "export CHANGED='new'", "export ADDED='x'", 'exec </dev/null', "exec '/bin/cmd'"]);
   });
 
-  it('the script counts its own lines, values with line breaks included', () => {
+  it('the script counts its own lines, values with line breaks included, and its bytes when read in one go', () => {
     const script = execScript('/bin/cmd', ['a\nb'], { A: 'x\ny' }, 'pipe');
     const [count, ...rest] = script.split('\n');
-    expect(Number(count)).toBe(rest.length - 1); // the trailing newline leaves one empty element
+    expect(count).toBe(`${rest.length - 1} 0`); // the trailing newline leaves one empty element; 0: by the lines
+    const long = execScript('/bin/cmd', ['é\n'.repeat(READ_IN_ONE_GO_MIN_BYTES)], {}, 'ignore');
+    const header = long.slice(0, long.indexOf('\n'));
+    const body = long.slice(header.length + 1);
+    expect(header).toBe(`${body.split('\n').length - 1} ${Buffer.byteLength(body)}`);
   });
 });
