@@ -5,7 +5,9 @@
 // the supervisor runs it is also timed: its process started ahead and held (as while the snapshot's `git
 // add` runs; 20 ms here), then timed from its release to its result, so bwrap's set-up is not in it; and
 // a sandboxed turn as the supervisor runs it: its process started ahead (process/ready-leader.ts, 20 ms
-// before, as while the turn before is checked), then timed from the turn's start like the others.
+// before, as while the turn before is checked), then timed from the turn's start like the others. That
+// readied turn is also run as claude, codex and gemini take a prompt (in argv, no stdin), once with a short
+// prompt and once with a 16 KB one: the difference is what a long prompt costs at the leader's gate.
 // Run alone with `node dist/bench/sandbox.bench.js [--runs N]` after `npm run build`.
 
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +19,7 @@ import { createCommandAgent } from '../src/agents/command-agent.js';
 import type { TurnInput } from '../src/agents/types.js';
 import { DEFAULT_SANDBOX } from '../src/config/defaults.js';
 import { startReadyLeader } from '../src/process/ready-leader.js';
+import { spawnAgentProcess } from '../src/process/spawn.js';
 import { openGoalSandbox } from '../src/sandbox/goal-sandbox.js';
 import { runGit } from '../src/workspace/git.js';
 import { createCheckRunner } from '../src/workspace/checks.js';
@@ -42,7 +45,15 @@ export interface SandboxBenchResult {
   readiedSandboxedTurnMs: number;
   /** readiedSandboxedTurnMs − turnMs: what the sandbox adds to a turn's path for its agent. */
   readiedTurnAddedMs: number;
+  /** A readied sandboxed turn of a command taking its prompt in argv (no stdin): a short prompt, and a 16 KB one. */
+  readiedArgvTurnMs: number;
+  readiedLongArgvTurnMs: number;
+  /** readiedLongArgvTurnMs − readiedArgvTurnMs: what a long prompt in argv costs at the leader's gate. */
+  longArgvAddedMs: number;
 }
+
+/** The long prompt of the argv turns: about what three failing checks' tails and a recitation make. */
+export const LONG_ARGV_PROMPT_BYTES = 16 * 1024;
 
 /** Measures a trivial turn and a trivial check, each with and without bwrap (medians of `runs`). */
 export async function benchSandbox(opts: { runs?: number } = {}): Promise<SandboxBenchResult> {
@@ -93,6 +104,25 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       if (result.outcome !== 'completed') throw new Error(`the trivial turn ended ${result.outcome}: ${result.error ?? ''}`);
       return performance.now() - started;
     };
+    const longPrompt = Array.from({ length: LONG_ARGV_PROMPT_BYTES / 64 }, (_, line) => `${String(line).padStart(4, '0')} it's a "failing" test: expected \`1\`, got $x`.padEnd(63, '.')).join('\n');
+    // A readied sandboxed turn of `sh -c true sh <prompt>` with no stdin, as an argv-taking CLI is spawned.
+    const runArgvTurn = async (prompt: string): Promise<number> => {
+      turn += 1;
+      const promptPath = path.join(home, `turn-${turn}.prompt.txt`);
+      const stateDir = path.join(home, `turn-${turn}.state`);
+      await writeFile(promptPath, prompt);
+      await mkdir(stateDir);
+      const wrap = sandbox.forTurn({ promptPath, stateDir });
+      const ready = wrap === null ? undefined : startReadyLeader({ cwd: workspace, sandbox: wrap, env });
+      await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+      const started = performance.now();
+      const result = await spawnAgentProcess({
+        command: '/bin/sh', args: ['-c', 'true', 'sh', prompt], cwd: workspace, env, stdin: null,
+        transcriptPath: path.join(home, `turn-${turn}.log`), timeoutMs: 60_000, sandbox: wrap, ready,
+      }).done;
+      if (result.exitCode !== 0) throw new Error(`the argv turn exited ${result.exitCode}: ${result.spawnError ?? ''}`);
+      return performance.now() - started;
+    };
     const runCheck = async (sandboxed: boolean): Promise<number> => {
       const started = performance.now();
       const [result] = await checks.run(undefined, undefined, sandboxed ? sandbox.forChecks() : null);
@@ -110,7 +140,7 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       if (result?.passed !== true) throw new Error(`the trivial held check failed: ${result?.outputTail ?? ''}`);
       return performance.now() - started;
     };
-    const times = { turn: [] as number[], sandboxedTurn: [] as number[], check: [] as number[], sandboxedCheck: [] as number[], heldCheck: [] as number[], heldSandboxedCheck: [] as number[], readiedTurn: [] as number[] };
+    const times = { turn: [] as number[], sandboxedTurn: [] as number[], check: [] as number[], sandboxedCheck: [] as number[], heldCheck: [] as number[], heldSandboxedCheck: [] as number[], readiedTurn: [] as number[], argvTurn: [] as number[], longArgvTurn: [] as number[] };
     // One warm-up of each, then interleaved runs.
     await runTurn(false);
     await runTurn(true);
@@ -119,6 +149,8 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
     await runHeldCheck(false);
     await runHeldCheck(true);
     await runTurn(true, true);
+    await runArgvTurn('do nothing');
+    await runArgvTurn(longPrompt);
     for (let index = 0; index < runs; index += 1) {
       times.turn.push(await runTurn(false));
       times.sandboxedTurn.push(await runTurn(true));
@@ -127,6 +159,8 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       times.heldCheck.push(await runHeldCheck(false));
       times.heldSandboxedCheck.push(await runHeldCheck(true));
       times.readiedTurn.push(await runTurn(true, true));
+      times.argvTurn.push(await runArgvTurn('do nothing'));
+      times.longArgvTurn.push(await runArgvTurn(longPrompt));
     }
     const turnMs = median(times.turn);
     const sandboxedTurnMs = median(times.sandboxedTurn);
@@ -145,6 +179,9 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
       heldCheckAddedMs: round(median(times.heldSandboxedCheck) - median(times.heldCheck)),
       readiedSandboxedTurnMs: round(median(times.readiedTurn)),
       readiedTurnAddedMs: round(median(times.readiedTurn) - turnMs),
+      readiedArgvTurnMs: round(median(times.argvTurn)),
+      readiedLongArgvTurnMs: round(median(times.longArgvTurn)),
+      longArgvAddedMs: round(median(times.longArgvTurn) - median(times.argvTurn)),
     };
   } finally {
     await rm(root, { recursive: true, force: true });
