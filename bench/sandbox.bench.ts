@@ -77,12 +77,16 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
     const checks = createCheckRunner({ workspace, checks: [{ name: 'true', run: 'true', timeoutMs: 60_000 }] });
     const HOLD_MS = 20;
     let turn = 0;
-    const runTurn = async (sandboxed: boolean, readied = false): Promise<number> => {
+    // The next turn's prompt file and state directory, which the sandbox mounts, as the supervisor makes them.
+    const nextTurnFiles = async (prompt: string): Promise<{ promptPath: string; stateDir: string; transcriptPath: string }> => {
       turn += 1;
-      const promptPath = path.join(home, `turn-${turn}.prompt.txt`);
-      const stateDir = path.join(home, `turn-${turn}.state`);
-      await writeFile(promptPath, 'do nothing');
-      await mkdir(stateDir);
+      const files = { promptPath: path.join(home, `turn-${turn}.prompt.txt`), stateDir: path.join(home, `turn-${turn}.state`), transcriptPath: path.join(home, `turn-${turn}.log`) };
+      await writeFile(files.promptPath, prompt);
+      await mkdir(files.stateDir);
+      return files;
+    };
+    const runTurn = async (sandboxed: boolean, readied = false): Promise<number> => {
+      const { promptPath, stateDir, transcriptPath } = await nextTurnFiles('do nothing');
       const wrap = sandboxed ? sandbox.forTurn({ promptPath, stateDir }) : null;
       const ready = readied && wrap !== null ? startReadyLeader({ cwd: workspace, sandbox: wrap }) : undefined;
       if (ready !== undefined) await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
@@ -94,7 +98,7 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
         prompt: 'do nothing',
         workspace,
         promptPath,
-        transcriptPath: path.join(home, `turn-${turn}.log`),
+        transcriptPath,
         timeoutMs: 60_000,
         turnTokenLimit: 0,
         sandbox: wrap,
@@ -107,18 +111,14 @@ export async function benchSandbox(opts: { runs?: number } = {}): Promise<Sandbo
     const longPrompt = Array.from({ length: LONG_ARGV_PROMPT_BYTES / 64 }, (_, line) => `${String(line).padStart(4, '0')} it's a "failing" test: expected \`1\`, got $x`.padEnd(63, '.')).join('\n');
     // A readied sandboxed turn of `sh -c true sh <prompt>` with no stdin, as an argv-taking CLI is spawned.
     const runArgvTurn = async (prompt: string): Promise<number> => {
-      turn += 1;
-      const promptPath = path.join(home, `turn-${turn}.prompt.txt`);
-      const stateDir = path.join(home, `turn-${turn}.state`);
-      await writeFile(promptPath, prompt);
-      await mkdir(stateDir);
+      const { promptPath, stateDir, transcriptPath } = await nextTurnFiles(prompt);
       const wrap = sandbox.forTurn({ promptPath, stateDir });
       const ready = wrap === null ? undefined : startReadyLeader({ cwd: workspace, sandbox: wrap, env });
       await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
       const started = performance.now();
       const result = await spawnAgentProcess({
         command: '/bin/sh', args: ['-c', 'true', 'sh', prompt], cwd: workspace, env, stdin: null,
-        transcriptPath: path.join(home, `turn-${turn}.log`), timeoutMs: 60_000, sandbox: wrap, ready,
+        transcriptPath, timeoutMs: 60_000, sandbox: wrap, ready,
       }).done;
       if (result.exitCode !== 0) throw new Error(`the argv turn exited ${result.exitCode}: ${result.spawnError ?? ''}`);
       return performance.now() - started;
