@@ -7,7 +7,8 @@ import path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 
 import { resolveWorkspace } from '../../src/workspace/find-workspace.js';
-import { createSnapshotter, cutPatch, EMPTY_TREE_HASH } from '../../src/workspace/snapshot.js';
+import { cutPatch } from '../../src/workspace/delta-output.js';
+import { createSnapshotter, EMPTY_TREE_HASH } from '../../src/workspace/snapshot.js';
 import type { Snapshotter } from '../../src/workspace/types.js';
 import { gitdir, type Gitdir, type GitdirOptions } from '../helpers/gitdir.js';
 
