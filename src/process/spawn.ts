@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { monotonicMs } from '../clock.js';
+import { errnoCodeOf } from '../errno.js';
 import { BWRAP_INFO_FD, bwrapInfoArgs, readSandboxInitPid, waitForSandboxEnd } from '../sandbox/sandbox-end.js';
 import type { SandboxWrap } from '../sandbox/types.js';
 import type { ReadyLeader } from './ready-leader.js';
@@ -418,7 +419,7 @@ function describeEnd(code: number | null, signal: NodeJS.Signals | null, reason:
 // Turns Node's terse spawn errors ("spawn foo ENOENT") into a line that says what to fix.
 async function describeSpawnError(error: unknown, options: SpawnAgentOptions): Promise<string> {
   const prefix = `cannot start ${options.command}`;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errnoCodeOf(error);
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     if (!(await isDirectory(options.cwd))) return `${prefix}: the working directory ${options.cwd} does not exist`;
     return options.command.includes('/') ? `${prefix}: no such file` : `${prefix}: not found on PATH`;
