@@ -67,6 +67,8 @@ export class DaemonGoalHost implements GoalHost {
   private readonly config: LiveConfig;
   /** Endings announced while the store refused writes (disk full), shown until stored. */
   private readonly unstored = new UnstoredEndings();
+  /** Live goals recover() left as they were stored, and why; `stop` ends them, other controls say why. */
+  private readonly unrecoverable = new Map<string, string>();
   private readonly editor: GoalEditor;
   /** Tells the user when a goal ends or needs them (the user's config.json `notify`). */
   private readonly notifier: Notifier;
@@ -309,6 +311,15 @@ export class DaemonGoalHost implements GoalHost {
       await this.finishQueuedAsStopped(goal.id);
       return this.getGoal(goal.id);
     }
+    const problem = this.running.has(goal.id) ? undefined : this.unrecoverable.get(goal.id);
+    if (problem !== undefined) {
+      // Nothing of it runs: recorded as failed, its turns and transcripts kept.
+      await this.markFailed(goal.id, 'stopped', `stopped by the user after the daemon could not recover it (${problem})`);
+      this.unrecoverable.delete(goal.id);
+      const stopped = await this.getGoal(goal.id);
+      this.announce(goal.id, finishedEventOf(stopped));
+      return stopped;
+    }
     const running = this.controllable(goal, 'stop');
     running.supervisor.stop('stopped by the user');
     await running.done;
@@ -427,13 +438,14 @@ export class DaemonGoalHost implements GoalHost {
   async recover(): Promise<void> {
     try {
       const { goals } = await this.store.read();
-      await recoverGoals(goals, {
+      const unrecoverable = await recoverGoals(goals, {
         store: this.store,
         clock: this.clock,
         log: this.log,
         materialize: (goal) => this.materialize(goal),
         launch: (goal, prepared, restored) => this.launch(goal, prepared, restored),
       });
+      for (const { goalId, problem } of unrecoverable) this.unrecoverable.set(goalId, problem);
       const { readRaces } = await import('../race/race-record.js');
       if ((await readRaces(this.store.home)).some((race) => race.status === 'running')) void (await this.races()).resume();
       const workspaces = new Set(goals.filter((goal) => goal.phase === QUEUED_PHASE).map((goal) => goal.workspace));
@@ -467,6 +479,10 @@ export class DaemonGoalHost implements GoalHost {
         `goal ${goal.id} runs in a foreground process (pid ${goal.owner.pid})`,
         'control it from that terminal (Ctrl-C stops it)',
       );
+    }
+    const problem = this.unrecoverable.get(goal.id);
+    if (problem !== undefined) {
+      throw new GoaldError('conflict', `goal ${goal.id} could not be recovered when the daemon started: ${problem}`, `goald stop ${goal.id} records it as failed; its turns and transcripts are kept`);
     }
     throw new GoaldError('conflict', `goal ${goal.id} is not running in this daemon`, 'restart the daemon to recover it');
   }

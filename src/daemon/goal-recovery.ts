@@ -17,6 +17,7 @@ import { withRecordedTurns } from '../supervisor/goal-summary.js';
 import { buildTurnRecord, lostAgentRecord } from '../supervisor/turn-record.js';
 import type { TurnRecord } from '../supervisor/types.js';
 import { markGoalFailed } from './mark-goal-failed.js';
+import { loadGoalRuntime } from './load-goal-runtime.js';
 import { isLiveGoal } from './resolve-goal.js';
 import { isForeignLive, QUEUED_PHASE } from './workspace-queue.js';
 
@@ -30,12 +31,18 @@ export interface RecoveryOptions {
   launch(goal: GoalRecord, prepared: PreparedGoal, restored: RestoredGoal | undefined): Promise<void>;
 }
 
+/** A live goal recovery left as it was stored, and why (its settings or its machine would not load). */
+export interface UnrecoverableGoal {
+  goalId: string;
+  problem: string;
+}
+
 /**
  * Adopts the live goals a previous daemon left (a live foreground process keeps its own): kills their
  * leftover agent groups, fails orphaned foreground goals and relaunches the rest. Queued goals are left
- * for the workspace queue; a goal that cannot be recovered is logged and left as it is.
+ * for the workspace queue; a goal that cannot be recovered is logged, left as it is, and returned.
  */
-export async function recoverGoals(goals: readonly GoalRecord[], options: RecoveryOptions): Promise<void> {
+export async function recoverGoals(goals: readonly GoalRecord[], options: RecoveryOptions): Promise<UnrecoverableGoal[]> {
   const adopted = goals.filter((goal) => isLiveGoal(goal) && !isForeignLive(goal));
   // Every leftover group at once: each may take the whole SIGTERM grace to die.
   const leftovers = (await Promise.all(adopted.map((goal) => leftoverGroupsOf(goal, options.store)))).flat();
@@ -49,6 +56,7 @@ export async function recoverGoals(goals: readonly GoalRecord[], options: Recove
     }),
   );
   for (const goal of adopted) clearRunningChecks(options.store.goalDir(goal.id));
+  const unrecoverable: UnrecoverableGoal[] = [];
   for (const goal of adopted) {
     if (goal.owner?.kind === 'foreground') {
       const pid = goal.owner.pid;
@@ -60,9 +68,12 @@ export async function recoverGoals(goals: readonly GoalRecord[], options: Recove
     try {
       await resumeAfterCrash(goal, options);
     } catch (error) {
-      options.log(`goal ${goal.id}: could not be recovered: ${error instanceof Error ? error.message : String(error)}`);
+      const problem = error instanceof Error ? error.message : String(error);
+      options.log(`goal ${goal.id}: could not be recovered: ${problem}`);
+      unrecoverable.push({ goalId: goal.id, problem });
     }
   }
+  return unrecoverable;
 }
 
 interface LeftoverGroup {
@@ -97,6 +108,8 @@ async function killLeftoverGroup(pid: number, startTime: string | null): Promise
 
 async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Promise<void> {
   const prepared = await options.materialize(goal);
+  // Before anything of the goal is changed: one whose machine would not load is left as it was stored.
+  if (goal.machine !== null) (await loadGoalRuntime()).restoreGoalMachine(goal.id, goal.machine);
   const goalDir = options.store.goalDir(goal.id);
   const turns = await readTurnRecords(goalDir);
   let lastTurn = turns.at(-1) ?? null;

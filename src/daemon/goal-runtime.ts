@@ -8,6 +8,7 @@ export { loadConfigFile } from '../config/load-config.js';
 export { resolveGoalSettings } from '../config/resolve-settings.js';
 export { parseStoredSettings } from '../config/settings-schema.js';
 export { buildSupervisor, createGoalEvaluator, newGoalRecord, prepareGoal } from '../supervisor/launch.js';
+export { restoreGoalMachine } from '../supervisor/stored-machine.js';
 export { createCheckRunner } from '../workspace/checks.js';
 export { resolveWorkspace } from '../workspace/find-workspace.js';
 export { declaredLoopLayer, LoopHost } from './loop-host.js';

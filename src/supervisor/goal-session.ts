@@ -16,6 +16,7 @@ import { describeStorageFailure } from './storage-failure.js';
 import type { ProgressEvent, SupervisorObserver } from './types.js';
 import { Wakeup } from './wakeup.js';
 import { redactJson } from '../secrets/redact.js';
+import { restoreGoalMachine } from './stored-machine.js';
 
 type GoalActor = Actor<typeof goalMachine>;
 type GoalSnapshot = SnapshotFrom<typeof goalMachine>;
@@ -78,7 +79,7 @@ export class GoalSession {
     this.actor =
       options.machine === null
         ? createActor(goalMachine, { input })
-        : createActor(goalMachine, { input, snapshot: options.machine as unknown as GoalSnapshot });
+        : createActor(goalMachine, { input, snapshot: restoreGoalMachine(goal.id, options.machine) });
     this.abortSignal = AbortSignal.any([this.stopController.signal, this.detachController.signal]);
     this.summaryNow = goal.summary;
     this.startedAt = clock.now() - goal.summary.activeMs;

@@ -2,12 +2,14 @@
 // picks its goals up: leftover agent groups killed, the interrupted turn recorded, the goal continued;
 // paused goals stay paused.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gatedAgent, readGoal, readTurns, stepsCheck, submitGoal, waitForFinished, waitForGoal, waitForPidFile } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
 import { isProcessRunning, waitUntilGone } from '../helpers/processes.js';
 import { goaldSandbox, sandboxDaemonPid, type GoaldSandbox } from '../helpers/run-goald.js';
+import { waitUntil } from '../helpers/wait.js';
 
 function repo() {
   return gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
@@ -121,5 +123,58 @@ describe('crash recovery', () => {
     const outcomes = (await readTurns(sandbox, id)).map((turn) => turn.agent?.outcome ?? null);
     expect(outcomes).toEqual([null, 'interrupted', 'completed']);
     expectValidState(sandbox, id);
+  });
+
+  it('leaves a goal whose stored machine is unreadable as it was stored, keeps the daemon and its other goals running, and lets stop end it', async () => {
+    const sandbox = await goaldSandbox();
+    const gated = (name: string) => {
+      mkdirSync(path.join(sandbox.root, name));
+      return gatedAgent(path.join(sandbox.root, name));
+    };
+    const [brokenAgent, healthyAgent] = [gated('broken'), gated('healthy')];
+    const goal = (workspace: string, agent: string) => ['one step', '-C', workspace, '--cooldown', '0', '--check', stepsCheck(1), '--agent', agent];
+    const broken = await submitGoal(sandbox, goal((await repo()).dir, brokenAgent.command));
+    const healthy = await submitGoal(sandbox, goal((await repo()).dir, healthyAgent.command));
+    const brokenLeader = await waitForPidFile(brokenAgent.agentPidFile(1));
+    await waitForPidFile(healthyAgent.agentPidFile(1));
+    await waitForGoal(sandbox, broken.id, 'to record its running agent', (record) => record.runningAgent?.pid === brokenLeader);
+    await waitForGoal(sandbox, healthy.id, 'to record its running agent', (record) => record.runningAgent !== null);
+    await killDaemonHard(sandbox);
+
+    // A state the machine does not have: XState alone threw it from a timer, which ended the daemon.
+    const stateFile = `${sandbox.home}/state.json`;
+    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { goals: { id: string; machine: { value: unknown } }[] };
+    const stored = state.goals.find((record) => record.id === broken.id);
+    if (stored === undefined) throw new Error('the broken goal is not in state.json');
+    stored.machine.value = { active: 'sleeping' };
+    writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+    const asStored = readGoal(sandbox, broken.id);
+
+    const restarted = await sandbox.run(['daemon']);
+    expect(restarted.code, restarted.stderr).toBe(0);
+    const pid = daemonPid(sandbox);
+    const log = (): string => readFileSync(`${sandbox.home}/daemon.log`, 'utf8');
+    await waitUntil('the daemon to give up on the broken goal, or to die', () => log().includes(`goal ${broken.id}: could not be recovered`) || !isProcessRunning(pid));
+    expect(isProcessRunning(pid)).toBe(true);
+    expect(log()).toContain(`goal ${broken.id}: could not be recovered: goal ${broken.id}'s stored state machine is unreadable (machine.value:`);
+    await waitUntilGone(brokenLeader, 8_000); // its leftover agent group is killed all the same
+    expect(readGoal(sandbox, broken.id)).toEqual(asStored);
+
+    // The other goal recovers and finishes.
+    await waitForPidFile(healthyAgent.agentPidFile(2));
+    await healthyAgent.open(2);
+    expect((await waitForFinished(sandbox, healthy.id)).status).toBe('achieved');
+
+    // Controls say why the broken goal does not run; stop records it as failed and keeps its turns.
+    const pause = await sandbox.run(['pause', broken.id]);
+    expect(pause.code).toBe(2);
+    expect(pause.stderr).toContain(`goal ${broken.id} could not be recovered when the daemon started: goal ${broken.id}'s stored state machine is unreadable`);
+    expect(pause.stderr).toContain(`goald stop ${broken.id} records it as failed; its turns and transcripts are kept`);
+    const stop = await sandbox.run(['stop', broken.id]);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(readGoal(sandbox, broken.id)).toMatchObject({ status: 'failed', reason: 'stopped' });
+    expect(readGoal(sandbox, broken.id).reasonMessage).toMatch(/^stopped by the user after the daemon could not recover it \(goal \w+'s stored state machine is unreadable/);
+    expect((await readTurns(sandbox, broken.id)).map((turn) => turn.turn)).toEqual([0]);
+    expect(isProcessRunning(pid)).toBe(true);
   });
 });
