@@ -83,6 +83,7 @@ export const goalRecordSchema = z.looseObject({
     .looseObject({ pid: z.number(), startTime: z.nullable(z.string()), turn: z.number(), token: z.optional(z.string()) })),
   request: z.optional(jsonSchema),
   configError: z.optional(z.nullable(z.string())),
+  notRecovered: z.optional(z.string()),
   contract: z.optional(z.looseObject({ configHash: z.nullable(z.string()), loops: jsonSchema, sealedAt: z.string() })),
   heldConfig: z.optional(z.nullable(heldConfigSchema)),
   edits: z.optional(z.array(goalEditSchema)),

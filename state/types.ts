@@ -70,6 +70,8 @@ export interface GoalRecord {
   request?: Json;
   /** The last invalid edit of the workspace's goal.config.json (the last good config stays in force). */
   configError?: string | null;
+  /** Why the daemon that last started could not pick this live goal up again (it does not run); absent once it could. */
+  notRecovered?: string;
   /** What the goal was started with beyond its settings: the workspace file and the loops it declared. */
   contract?: GoalContract;
   /** An edit of goal.config.json made while a turn ran (or in a turn's delta): never applied on its own. */

@@ -39,6 +39,7 @@ function turnText(goal: GoalRecord): string {
 }
 
 function statusWord(goal: GoalRecord): string {
+  if ((goal.status === 'active' || goal.status === 'paused') && goal.notRecovered !== undefined) return `${goal.status} · not running: could not be recovered`;
   if (goal.status === 'active' && goal.phase !== 'queued' && isPausePendingIn(goal.machine)) return `active · ${goal.phase} · pausing after this turn`;
   if (goal.status === 'active') return goal.phase === 'queued' ? 'queued' : `active · ${goal.phase}`;
   if (goal.status === 'paused') return `paused (${goal.pauseReason ?? 'requested'})`;
@@ -73,6 +74,9 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
   const resumeAt = resumeAtOf(goal);
   if (resumeAt !== null) lines.push(`resumes by itself at ${new Date(resumeAt).toISOString()}`);
   if (goal.configError) lines.push(`config error (last good config in force): ${clip(goal.configError, 90)}`);
+  if ((goal.status === 'active' || goal.status === 'paused') && goal.notRecovered !== undefined) {
+    lines.push(`not recovered: ${clip(goal.notRecovered, 90)}`, `goald stop ${goal.id} records it as failed; its turns and transcripts are kept`);
+  }
   const held = renderHeldConfig(goal);
   if (held !== null) lines.push(held);
   if (goal.summary.remaining.length > 0) lines.push(`remaining: ${clip(goal.summary.remaining.join('; '), 90)}`);

@@ -71,6 +71,7 @@ export async function recoverGoals(goals: readonly GoalRecord[], options: Recove
       const problem = error instanceof Error ? error.message : String(error);
       options.log(`goal ${goal.id}: could not be recovered: ${problem}`);
       unrecoverable.push({ goalId: goal.id, problem });
+      await noteNotRecovered(goal.id, problem, options);
     }
   }
   return unrecoverable;
@@ -106,6 +107,18 @@ async function killLeftoverGroup(pid: number, startTime: string | null): Promise
   return true;
 }
 
+// The goal's record says why it does not run (`goald status`, watch, the dashboard); nothing else of it changes.
+async function noteNotRecovered(goalId: string, problem: string, options: RecoveryOptions): Promise<void> {
+  try {
+    await options.store.update((state) => {
+      const record = state.goals.find((other) => other.id === goalId);
+      if (record) record.notRecovered = problem;
+    });
+  } catch (error) {
+    options.log(`goal ${goalId}: could not note why it was not recovered: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Promise<void> {
   const prepared = await options.materialize(goal);
   // Before anything of the goal is changed: one whose machine would not load is left as it was stored.
@@ -132,6 +145,7 @@ async function resumeAfterCrash(goal: GoalRecord, options: RecoveryOptions): Pro
       record.owner = owner;
       record.runningAgent = null;
       record.summary = summary;
+      delete record.notRecovered; // an earlier daemon could not; this one can
     }
   });
   options.log(`goal ${goal.id}: recovered (${goal.status}, was ${goal.phase})`);

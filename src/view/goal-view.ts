@@ -115,7 +115,11 @@ function numberAt(value: JsonObject | null, key: string): number | null {
 }
 
 /** The status glyph, tone and words of a goal (its row, and a loop's runs). */
-export function goalStatusOf(goal: Pick<GoalRecord, 'status' | 'phase' | 'pauseReason' | 'reason'> & Partial<Pick<GoalRecord, 'machine'>>): { glyph: string; tone: Tone; text: string } {
+export function goalStatusOf(goal: Pick<GoalRecord, 'status' | 'phase' | 'pauseReason' | 'reason'> & Partial<Pick<GoalRecord, 'machine' | 'notRecovered'>>): { glyph: string; tone: Tone; text: string } {
+  // Live in the record, but the daemon could not pick it up again: nothing of it runs (`goald stop` ends it).
+  if ((goal.status === 'active' || goal.status === 'paused') && goal.notRecovered !== undefined) {
+    return { glyph: '!', tone: 'failed', text: 'not running: could not be recovered' };
+  }
   switch (goal.status) {
     case 'active':
       if (goal.phase === 'queued') return { glyph: '…', tone: 'waiting', text: 'queued' };

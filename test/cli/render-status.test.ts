@@ -37,6 +37,20 @@ describe('the turn goald status shows', () => {
   });
 });
 
+describe('a live goal the daemon could not recover', () => {
+  it('says it does not run, why, and how to end it; a goal stopped since is shown as failed', () => {
+    const notRecovered = goalAt(1, 0, { phase: 'running', notRecovered: "goal gturns's stored state machine is unreadable (machine.value: …)" });
+    const box = renderGoalBox(notRecovered);
+    expect(box).toContain('id gturns · active · not running: could not be recovered');
+    expect(box).toContain("not recovered: goal gturns's stored state machine is unreadable (machine.value: …)");
+    expect(box).toContain('goald stop gturns records it as failed; its turns and transcripts are kept');
+    expect(renderGoalLine(notRecovered)).toContain('active · not running: could not be recovered');
+    const stopped = renderGoalBox({ ...notRecovered, status: 'failed', phase: 'failed', reason: 'stopped' });
+    expect(stopped).toContain('id gturns · failed (stopped)');
+    expect(stopped).not.toContain('not recovered');
+  });
+});
+
 describe('goald show\'s turn rows', () => {
   it('count the files a turn changed in words that agree with the count', () => {
     const file = (path: string) => ({ path, status: 'A' as const, added: 1, deleted: 0 });

@@ -125,7 +125,7 @@ describe('crash recovery', () => {
     expectValidState(sandbox, id);
   });
 
-  it('leaves a goal whose stored machine is unreadable as it was stored, keeps the daemon and its other goals running, and lets stop end it', async () => {
+  it('leaves a goal whose stored machine is unreadable as it was stored (with why), keeps the daemon and its other goals running, and lets stop end it', async () => {
     const sandbox = await goaldSandbox();
     const gated = (name: string) => {
       mkdirSync(path.join(sandbox.root, name));
@@ -153,12 +153,17 @@ describe('crash recovery', () => {
     const restarted = await sandbox.run(['daemon']);
     expect(restarted.code, restarted.stderr).toBe(0);
     const pid = daemonPid(sandbox);
-    const log = (): string => readFileSync(`${sandbox.home}/daemon.log`, 'utf8');
-    await waitUntil('the daemon to give up on the broken goal, or to die', () => log().includes(`goal ${broken.id}: could not be recovered`) || !isProcessRunning(pid));
+    const noted = (): string | undefined => readGoal(sandbox, broken.id).notRecovered;
+    await waitUntil('the daemon to give up on the broken goal, or to die', () => noted() !== undefined || !isProcessRunning(pid));
     expect(isProcessRunning(pid)).toBe(true);
-    expect(log()).toContain(`goal ${broken.id}: could not be recovered: goal ${broken.id}'s stored state machine is unreadable (machine.value:`);
+    const why = `goal ${broken.id}'s stored state machine is unreadable (machine.value:`;
+    expect(readFileSync(`${sandbox.home}/daemon.log`, 'utf8')).toContain(`goal ${broken.id}: could not be recovered: ${why}`);
+    expect(noted()).toContain(why);
     await waitUntilGone(brokenLeader, 8_000); // its leftover agent group is killed all the same
-    expect(readGoal(sandbox, broken.id)).toEqual(asStored);
+    expect(readGoal(sandbox, broken.id)).toEqual({ ...asStored, notRecovered: noted() });
+    const status = await sandbox.run(['status', broken.id]);
+    expect(status.stdout).toContain(`id ${broken.id} · active · not running: could not be recovered`);
+    expect(status.stdout).toContain(`goald stop ${broken.id} records it as failed`);
 
     // The other goal recovers and finishes.
     await waitForPidFile(healthyAgent.agentPidFile(2));

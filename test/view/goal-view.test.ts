@@ -85,6 +85,9 @@ describe('deriveGoalView: status', () => {
     { name: 'paused for drift', record: { status: 'paused', phase: 'paused', pauseReason: 'drift' }, glyph: '‖', tone: 'paused', text: 'paused (drift)' },
     { name: 'achieved', record: { status: 'achieved', phase: 'achieved' }, glyph: '✔', tone: 'achieved', text: 'achieved' },
     { name: 'failed', record: { status: 'failed', phase: 'failed', reason: 'stagnation' }, glyph: '✖', tone: 'failed', text: 'failed (stagnation)' },
+    { name: 'not recovered while running', record: { phase: 'running', notRecovered: 'x' }, glyph: '!', tone: 'failed', text: 'not running: could not be recovered' },
+    { name: 'not recovered while paused', record: { status: 'paused', phase: 'paused', notRecovered: 'x' }, glyph: '!', tone: 'failed', text: 'not running: could not be recovered' },
+    { name: 'stopped after it was not recovered', record: { status: 'failed', phase: 'failed', reason: 'stopped', notRecovered: 'x' }, glyph: '✖', tone: 'failed', text: 'failed (stopped)' },
   ];
   it.each(rows)('$name', ({ record, glyph, tone, text }) => {
     const shown = view(goal(record), []);
