@@ -15,7 +15,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync, typ
  * The schema's revision: bump it with any change to state-schema.ts, so that a note written by a goald
  * that checked against another schema vouches for nothing (test/state/state-seal.test.ts pins the schema).
  */
-export const STATE_SCHEMA_REVISION = 4;
+export const STATE_SCHEMA_REVISION = 5;
 
 /** What identifies one written file: its device, inode, size and modification time (ns). */
 export function fileIdentity(stats: BigIntStats): string {
