@@ -74,7 +74,7 @@ export interface GoalView {
   /** ISO time of the goal's loop's next run, when it belongs to a loop that still runs. */
   nextLoopRun: string | null;
   pauseReason: string | null;
-  /** On a finished goal: why it stopped and what the user can do next. */
+  /** On a finished goal, or a live one the daemon could not recover: why it stopped and what the user can do next. */
   stop: { reason: string; message: string | null; nextAction: string } | null;
 }
 
@@ -259,6 +259,8 @@ export function deriveGoalView(input: GoalViewInput): GoalView {
     pauseReason: goal.status === 'paused' ? (goal.pauseReason ?? 'requested') : null,
     stop: finished
       ? { reason: goal.reason ?? 'achieved', message: goal.reasonMessage, nextAction: nextActionOf(goal, maxTurns) }
-      : null,
+      : goal.notRecovered !== undefined
+        ? { reason: 'not recovered', message: goal.notRecovered, nextAction: `goald stop ${goal.id}` }
+        : null,
   };
 }

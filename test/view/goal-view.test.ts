@@ -219,6 +219,14 @@ describe('deriveGoalView: budgets, time, loops, endings', () => {
     expect(shown.stop?.nextAction).toMatch(action);
     expect(shown.stop?.message).toBe(record.reasonMessage ?? null);
   });
+
+  it('a live goal the daemon could not recover says why and that stop ends it; once stopped, it ended on stopped', () => {
+    const why = "goal g1's stored state machine is unreadable (machine.value: …)";
+    expect(view(goal({ phase: 'running', notRecovered: why }), []).stop).toEqual({ reason: 'not recovered', message: why, nextAction: 'goald stop g1' });
+    expect(view(goal({ status: 'paused', phase: 'paused', notRecovered: why }), []).stop?.reason).toBe('not recovered');
+    expect(view(goal({ status: 'failed', phase: 'failed', reason: 'stopped', notRecovered: why }), []).stop?.reason).toBe('stopped');
+    expect(view(goal({ phase: 'running' }), []).stop).toBeNull();
+  });
 });
 
 describe('agent text is data', () => {
