@@ -1,6 +1,7 @@
 // `goald status`, `history` and `show` output: the goal box, one line per goal, one row per turn.
 
 import { isPausePendingIn, resumeAtOfSnapshot, turnOfSnapshot } from '../../state/machine-snapshot.js';
+import { notRecoveredWhy, stopUnrecoveredHint } from '../../state/not-recovered.js';
 import type { GoalRecord } from '../../state/types.js';
 import type { TurnRecord } from '../supervisor/types.js';
 import { clip } from '../cut-text.js';
@@ -39,7 +40,7 @@ function turnText(goal: GoalRecord): string {
 }
 
 function statusWord(goal: GoalRecord): string {
-  if ((goal.status === 'active' || goal.status === 'paused') && goal.notRecovered !== undefined) return `${goal.status} · not running: could not be recovered`;
+  if (notRecoveredWhy(goal) !== null) return `${goal.status} · not running: could not be recovered`;
   if (goal.status === 'active' && goal.phase !== 'queued' && isPausePendingIn(goal.machine)) return `active · ${goal.phase} · pausing after this turn`;
   if (goal.status === 'active') return goal.phase === 'queued' ? 'queued' : `active · ${goal.phase}`;
   if (goal.status === 'paused') return `paused (${goal.pauseReason ?? 'requested'})`;
@@ -74,9 +75,8 @@ export function renderGoalBox(goal: GoalRecord, now = Date.now()): string {
   const resumeAt = resumeAtOf(goal);
   if (resumeAt !== null) lines.push(`resumes by itself at ${new Date(resumeAt).toISOString()}`);
   if (goal.configError) lines.push(`config error (last good config in force): ${clip(goal.configError, 90)}`);
-  if ((goal.status === 'active' || goal.status === 'paused') && goal.notRecovered !== undefined) {
-    lines.push(`not recovered: ${clip(goal.notRecovered, 90)}`, `goald stop ${goal.id} records it as failed; its turns and transcripts are kept`);
-  }
+  const notRecovered = notRecoveredWhy(goal);
+  if (notRecovered !== null) lines.push(`not recovered: ${clip(notRecovered, 90)}`, stopUnrecoveredHint(goal.id));
   const held = renderHeldConfig(goal);
   if (held !== null) lines.push(held);
   if (goal.summary.remaining.length > 0) lines.push(`remaining: ${clip(goal.summary.remaining.join('; '), 90)}`);

@@ -5,6 +5,7 @@
 // short methods: start, loop runs, pause, resume, stop, edit, prune, streams, detach); each concern that
 // grew past a method moved beside it.
 
+import { stopUnrecoveredHint } from '../../state/not-recovered.js';
 import type { PruneResult } from '../../state/prune-goals.js';
 import type { GoalRecord, GoalRollback, LoopRecord, Store } from '../../state/types.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -482,7 +483,7 @@ export class DaemonGoalHost implements GoalHost {
     }
     const problem = this.unrecoverable.get(goal.id);
     if (problem !== undefined) {
-      throw new GoaldError('conflict', `goal ${goal.id} could not be recovered when the daemon started: ${problem}`, `goald stop ${goal.id} records it as failed; its turns and transcripts are kept`);
+      throw new GoaldError('conflict', `goal ${goal.id} could not be recovered when the daemon started: ${problem}`, stopUnrecoveredHint(goal.id));
     }
     throw new GoaldError('conflict', `goal ${goal.id} is not running in this daemon`, 'restart the daemon to recover it');
   }

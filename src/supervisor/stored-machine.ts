@@ -10,6 +10,7 @@ import { FAILURE_REASONS, goalMachine, type GoalContext } from '../../machines/g
 import { GoaldError } from '../errors.js';
 import { z } from '../zod-mini.js';
 import type { Json } from '../../state/types.js';
+import { stopUnrecoveredHint } from '../../state/not-recovered.js';
 import { describeSchemaProblem, pauseReasonSchema } from '../../state/state-schema.js';
 
 type GoalSnapshot = SnapshotFrom<typeof goalMachine>;
@@ -46,7 +47,7 @@ export function restoreGoalMachine(goalId: string, stored: Json): GoalSnapshot {
     new GoaldError(
       'state-corrupt',
       `goal ${goalId}'s stored state machine is unreadable (${problem})`,
-      `goald stop ${goalId} records it as failed; its turns and transcripts are kept`,
+      stopUnrecoveredHint(goalId),
     );
   const parsed = storedMachineSchema.safeParse(stored);
   if (!parsed.success) throw unreadable(describeSchemaProblem(parsed.error, ['machine']));

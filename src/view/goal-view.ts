@@ -5,6 +5,7 @@
 
 import type { BreakerName, GoalStatus } from '../../machines/goal.machine.js';
 import { isPausePendingIn } from '../../state/machine-snapshot.js';
+import { notRecoveredWhy } from '../../state/not-recovered.js';
 import type { GoalRecord, Json, LoopRecord } from '../../state/types.js';
 import type { ProgressEvent } from '../supervisor/types.js';
 
@@ -117,7 +118,7 @@ function numberAt(value: JsonObject | null, key: string): number | null {
 /** The status glyph, tone and words of a goal (its row, and a loop's runs). */
 export function goalStatusOf(goal: Pick<GoalRecord, 'status' | 'phase' | 'pauseReason' | 'reason'> & Partial<Pick<GoalRecord, 'machine' | 'notRecovered'>>): { glyph: string; tone: Tone; text: string } {
   // Live in the record, but the daemon could not pick it up again: nothing of it runs (`goald stop` ends it).
-  if ((goal.status === 'active' || goal.status === 'paused') && goal.notRecovered !== undefined) {
+  if (notRecoveredWhy(goal) !== null) {
     return { glyph: '!', tone: 'failed', text: 'not running: could not be recovered' };
   }
   switch (goal.status) {
@@ -231,6 +232,7 @@ export function deriveGoalView(input: GoalViewInput): GoalView {
   const status = goalStatusOf(goal);
   const turn = Math.max(goal.summary.turns, startedTurn);
   const finished = goal.status === 'achieved' || goal.status === 'failed';
+  const notRecovered = notRecoveredWhy(goal);
   const loop = input.loop ?? null;
   return {
     id: goal.id,
@@ -259,8 +261,8 @@ export function deriveGoalView(input: GoalViewInput): GoalView {
     pauseReason: goal.status === 'paused' ? (goal.pauseReason ?? 'requested') : null,
     stop: finished
       ? { reason: goal.reason ?? 'achieved', message: goal.reasonMessage, nextAction: nextActionOf(goal, maxTurns) }
-      : goal.notRecovered !== undefined
-        ? { reason: 'not recovered', message: goal.notRecovered, nextAction: `goald stop ${goal.id}` }
+      : notRecovered !== null
+        ? { reason: 'not recovered', message: notRecovered, nextAction: `goald stop ${goal.id}` }
         : null,
   };
 }
