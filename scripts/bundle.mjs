@@ -51,7 +51,7 @@ const { output } = await bundle.write({
       { name: 'compile-cache', test: /[\\/](src[\\/]cli[\\/]compile-cache|state[\\/]goald-home)\.ts$/, priority: 1 },
       {
         name: 'cli-base',
-        test: /[\\/](src[\\/](cut-text|errors|errno|clock|os-random|config[\\/]duration|process[\\/]process-identity|cli[\\/](goald-entry|format|terminal-text|render-progress|render-edits|render-distance|io|report-error))|state[\\/](paths|state-seal|machine-snapshot|home-trust))\.ts$/,
+        test: /[\\/](src[\\/](cut-text|errors|errno|clock|os-random|config[\\/]duration|process[\\/]process-identity|cli[\\/](goald-entry|format|terminal-text|render-progress|render-edits|render-distance|io|report-error))|state[\\/](paths|state-seal|machine-snapshot|not-recovered|home-trust))\.ts$/,
         priority: 1,
       },
       { name: 'status', test: /[\\/]src[\\/](cli[\\/](fast-command|commands[\\/]control)|race[\\/]race-files)\.ts$/ },
