@@ -48,7 +48,7 @@ export function summarizeTurn(summary: GoalSummary, update: SummaryUpdate): Goal
 /**
  * The summary with the turns turns.jsonl holds beyond the last one it counts. A turn's record is flushed
  * to turns.jsonl before state.json says the turn ended (with the next agent's spawn record, when the next
- * turn starts at once: GoalSupervisor.recordTurn), so a process that died in between left the stored
+ * turn starts at once: TurnWrites.record), so a process that died in between left the stored
  * summary a turn behind the records. Their files are not listed (the next turn recomputes them).
  */
 export function withRecordedTurns(summary: GoalSummary, records: readonly TurnRecord[]): GoalSummary {

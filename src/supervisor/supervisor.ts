@@ -2,15 +2,15 @@
 // evaluator), feeds the results to the pure goal machine as events, and persists every turn before acting
 // on it. Over 400 lines because the pipeline's steps stay together, in order, so one turn reads top down.
 // Around it: the machine, control, waiting and stored progress (goal-session.ts), the workspace's trees
-// (workspace-trees.ts), the verdict (turn-judgement.ts), breaker facts and events (turn-report.ts), turn
-// records (turn-record.ts), drift (prompt/drift-tracker.ts) and the breakers' accounting (breakers/).
+// (workspace-trees.ts), the snapshot beside the checks (turn-checks.ts), the tamper guard's look
+// (turn-guard.ts), the verdict (turn-judgement.ts), breaker facts and events (turn-report.ts), turn records
+// (turn-record.ts) and the order of their writes (turn-writes.ts), drift (prompt/drift-tracker.ts) and the
+// breakers' accounting (breakers/).
 
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { GoalStatus } from '../../machines/goal.machine.js';
-import { recordRunningChecks } from '../../state/running-checks.js';
-import { appendTurnRecord, writeTurnRecord } from '../../state/turn-log.js';
-import type { GoalRecord, GoalSummary, Json, RunningCheck, Store } from '../../state/types.js';
+import type { GoalRecord, GoalSummary, Json, Store } from '../../state/types.js';
 import { readProcessStartTime } from '../process/process-identity.js';
 import type { AgentAdapter, TurnResult } from '../agents/types.js';
 import {
@@ -28,12 +28,12 @@ import type { Clock } from '../clock.js';
 import type { GoalSettings } from '../config/types.js';
 import type { EvaluationResult, Evaluator, Verdict } from '../evaluator/types.js';
 import { GitRedirectWatch } from '../guard/git-redirects.js';
-import { cleanReport, type GoaldPaths, type GuardReport } from '../guard/types.js';
+import type { GoaldPaths, GuardReport } from '../guard/types.js';
 import { buildTurnPrompt } from '../prompt/build-prompt.js';
 import { renderDistanceLine } from '../prompt/distance-line.js';
 import { DriftTracker } from '../prompt/drift-tracker.js';
 import { checksSignature } from '../workspace/checks.js';
-import type { CheckResult, CheckRunner, FileChange, Snapshotter, TurnDelta } from '../workspace/types.js';
+import type { CheckResult, CheckRunner, FileChange, Snapshotter } from '../workspace/types.js';
 import { writeStampedLater } from '../workspace/time-window.js';
 import { GoalSession, type GoalOutcome } from './goal-session.js';
 import {
@@ -50,6 +50,9 @@ import { breakerCounters } from '../breakers/counters.js';
 import { GuidanceQueue } from './guidance-queue.js';
 import type { SupervisorObserver, TurnRecord } from './types.js';
 import { WorkspaceTrees } from './workspace-trees.js';
+import { TurnWrites } from './turn-writes.js';
+import { guardTurn, withIgnoredFiles, type TurnGuardContext } from './turn-guard.js';
+import { snapshotBesideChecks, type ChecksContext } from './turn-checks.js';
 import { redactSecrets } from '../secrets/redact.js';
 import type { GoalSandbox } from '../sandbox/goal-sandbox.js';
 import { NextTurnLeader } from './next-turn-leader.js';
@@ -176,29 +179,15 @@ export class GoalSupervisor {
   private rollbackNote: RollbackNote | null = null;
   /** The pre-check, when beginPrecheck() started it before run(). */
   private earlyPrecheck: { startedAt: number; taken: Promise<{ snapshot: string; checks: Promise<CheckResult[] | null> }> } | null = null;
-  /**
-   * The writes of the goal's record made while a turn's agent runs (its spawn record, or the turn before's
-   * end when no spawn says it: storeTurnEndSoon); the turn waits for them before its own record.
-   */
-  private turnWrites: Promise<void> = Promise.resolve();
-  /** The flush of the last turn's record to turns.jsonl, when the next turn starts at once (recordTurn). */
-  private turnRecordFlushed: Promise<void> = Promise.resolve();
-  /** The pre-check's record when it is stored behind turn 1's start (recordAfterNextSpawn). */
-  private precheckRecorded: Promise<void> = Promise.resolve();
+  /** Each turn's record and the goal's progress, written in the order a crash needs (turn-writes.ts). */
+  private readonly writes: TurnWrites;
   /** The agent's turns write to a state directory of their own (AgentAdapter.keepsTurnState). */
   private readonly keepsTurnState: boolean;
   /** Guidance (`goald say`) queued for the next prompt, and what the current turn's prompt carried. */
   private readonly guidance = new GuidanceQueue();
   private turnGuidance: string[] = [];
-  /** Turn records this supervisor stored (the pre-check's included). */
-  private recordedTurns = 0;
   /** This run ends after one turn (a cluster worker's job): no turn follows the one it records. */
   private oneTurnRun = false;
-  /**
-   * The last turn's record is in turns.jsonl, and state.json is to say it ended with the next agent's spawn
-   * record, made durable for it (recordTurn's `withNextSpawn`).
-   */
-  private turnEndUnstored = false;
   /** The next turn's agent process, started ahead while this one is checked. */
   private readonly nextTurn: NextTurnLeader;
   /** When the agent ran, turn by turn (the guard's look at ignored files). */
@@ -226,6 +215,7 @@ export class GoalSupervisor {
       observers: deps.observers,
       agent: deps.agent,
     });
+    this.writes = new TurnWrites(this.session, this.goalDir, deps.onTurnRecorded);
     const last = restored?.lastTurn ?? null;
     this.breakers = last?.breakers ?? null;
     this.trees = new WorkspaceTrees(deps.snapshotter, { initialTree: restored?.initialTree ?? null, currentTree: last?.tree ?? null });
@@ -280,9 +270,7 @@ export class GoalSupervisor {
   async run(options: RunOptions = {}): Promise<GoalOutcome | null> {
     try {
       const ran = await this.runSteps(options.oneTurn === true);
-      await this.precheckRecorded; // (a goal stopped or paused before turn 1: its pre-check's record is still being written)
-      await this.turnWrites; // (a turn that ended with no record of its own: the workspace gone)
-      await this.turnRecordFlushed; // (no next turn after all: refused, stopped)
+      await this.writes.settled();
       if (ran === 'detached') return null;
     } catch (error) {
       if (!this.session.failOnStorageError(error)) throw error;
@@ -308,7 +296,7 @@ export class GoalSupervisor {
     }
     // A cluster turn runs because the queue holds it: a goal stored paused was resumed since.
     if (oneTurn && session.status === 'paused') session.send({ type: 'goal.resume', at: session.now() });
-    const recordedBefore = this.recordedTurns;
+    const recordedBefore = this.writes.count;
     if (!session.isDone() && session.phase === 'preparing') {
       const { condition, workspace, limits } = this.settings;
       session.emit({ type: 'goal.started', id: this.id, condition, workspace, maxTurns: limits.maxTurns });
@@ -316,7 +304,7 @@ export class GoalSupervisor {
     // A goal just registered needs no write before its pre-check (whose record is the first one).
     if (!session.isStoredAsRegistered()) await session.persist();
     while (!session.isDone()) {
-      if (session.isDetached() || (oneTurn && (this.recordedTurns > recordedBefore || session.status === 'paused'))) {
+      if (session.isDetached() || (oneTurn && (this.writes.count > recordedBefore || session.status === 'paused'))) {
         await session.release();
         return 'detached';
       }
@@ -341,7 +329,7 @@ export class GoalSupervisor {
   beginPrecheck(admitted: Promise<void>): void {
     admitted.catch(() => undefined); // ours from here: a refusal ends the held check, and nothing else
     if (this.earlyPrecheck !== null) return;
-    const taken = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed), admitted, { snapshotUnderWay: true });
+    const taken = snapshotBesideChecks(this.checksContext(), (onIndexed) => this.trees.snapshotStart(onIndexed), admitted, { snapshotUnderWay: true });
     taken.catch(() => undefined); // awaited by precheck()
     this.earlyPrecheck = { startedAt: this.session.now(), taken };
     // Turn 1's process once admitted, spawned while registration's write waits on the disk: in the next
@@ -406,7 +394,7 @@ export class GoalSupervisor {
       await early?.taken.then((taken) => taken.checks).catch(() => undefined); // nothing of it left running
       return;
     }
-    const taking = early?.taken ?? this.snapshotBesideChecks((onIndexed) => this.trees.snapshotStart(onIndexed));
+    const taking = early?.taken ?? snapshotBesideChecks(this.checksContext(), (onIndexed) => this.trees.snapshotStart(onIndexed));
     // Turn 1's process, started while the pre-check runs (after its snapshot's and check's, as above).
     setImmediate(() => this.nextTurn.prepare(1));
     const taken = await taking;
@@ -434,29 +422,12 @@ export class GoalSupervisor {
     const record = buildTurnRecord({ ...base, agent: null, tree, checks, evaluation, tokens, achieved, distance, ...(await keepBest) });
     const finished = { type: 'precheck.finished', id: this.id, checks: briefChecks(checks), achieved } as const;
     if (achieved || oneTurn || this.session.isInterrupted()) {
-      await this.recordTurn(record);
+      await this.writes.record(record);
       this.session.emit(finished);
       return;
     }
     this.session.emit(finished); // before turn 1's turn.started, which comes before this record is stored
-    this.precheckRecorded = this.recordAfterNextSpawn(record);
-  }
-
-  // The pre-check's record when the goal is not met yet: turn 1 starts at once, and this record is stored
-  // just after its agent has started rather than before (the run loop reaches the agent's spawn without
-  // waiting on anything, and a setImmediate runs after it). On a start's busy path the journaled write, its
-  // lock and its schema pass held the first agent back ~3 ms (of ~85 on two cores). Every write the session
-  // makes meanwhile (the spawn record's first) is renamed into place only after this record is in
-  // turns.jsonl (followTurnLog). A crash in between leaves the goal as registered, its pre-check to run
-  // again; the agent just started is the window every spawn record has, until its write.
-  private recordAfterNextSpawn(record: TurnRecord): Promise<void> {
-    const soon = new Promise<void>((resolve) => setImmediate(resolve));
-    const appended = soon.then(() => appendTurnRecord(this.goalDir, record));
-    appended.catch(() => undefined); // awaited by storeTurnRecord
-    this.session.followTurnLog(appended);
-    const stored = soon.then(() => this.storeTurnRecord(record, appended));
-    stored.catch(() => undefined); // awaited after turn 1's agent (runAgent), by the next record and by run()
-    return stored;
+    this.writes.recordAfterNextSpawn(record);
   }
 
   // Between turns: wait out the cool-down (a control call wakes it), then refuse or start the next turn.
@@ -539,8 +510,7 @@ export class GoalSupervisor {
   private async runAgent(context: TurnContext): Promise<TurnResult> {
     const { limits } = this.settings;
     const { turn, goalDir, files } = context;
-    // Nothing of a turn starts before the turn before is flushed to turns.jsonl: a crash never loses it.
-    await this.turnRecordFlushed;
+    await this.writes.beforeAgent();
     const timeoutMs = turnTimeoutMs(limits, this.session.activeClock.activeMs());
     this.session.send({ type: 'turn.started', turn, deadline: timeoutMs === 0 ? null : context.startedAt + timeoutMs });
     // Stored once the agent runs, together with its pid (onSpawn): one write per turn start, not two. A
@@ -551,7 +521,7 @@ export class GoalSupervisor {
     const stateDir = this.keepsTurnState ? path.join(goalDir, files.stateDir) : null;
     // The window opens at the prompt's ctime, stamped by the clock that stamps the files the agent changes.
     const from = Math.min(Date.now(), context.promptStampedAt);
-    this.storeTurnEndSoon();
+    this.writes.storeTurnEndSoon();
     const ran = await this.deps.agent.runTurn(
       {
         goalId: this.id,
@@ -570,11 +540,7 @@ export class GoalSupervisor {
         ...(readied === null ? {} : { ready: readied.ready }),
         onSpawn: (pid, token) => {
           this.session.runningAgent = { pid, startTime: readProcessStartTime(pid), turn, token };
-          // Not flushed to the directory: only a crash of this process leaves the agent running, and the
-          // file is whole either way; after a power loss (agent gone too) the turn's start is simply redone.
-          // Flushed when it is also the first write since the last turn ended (recordTurn's withNextSpawn).
-          this.trackTurnWrite(this.session.persist({ durable: this.turnEndUnstored }));
-          this.turnEndUnstored = false;
+          this.writes.storeWithSpawn();
         },
       },
       this.session.abortSignal,
@@ -587,7 +553,7 @@ export class GoalSupervisor {
     // Cleared in the turn's next write: until then a crash finds the pid gone (or reused: the start time
     // differs), so nothing is killed by mistake.
     this.session.runningAgent = null;
-    await this.precheckRecorded; // a failed write of it ends the goal here (storage), after the turn it let start
+    await this.writes.afterAgent();
     return result;
   }
 
@@ -596,7 +562,7 @@ export class GoalSupervisor {
     if (this.failIfWorkspaceGone()) return 'workspace-gone';
     // Before the checks run and anything of goald's runs git there: removed whether or not the guard is on.
     const redirects = this.gitRedirects.sweep();
-    const taking = this.snapshotBesideChecks((onIndexed) => this.trees.snapshotTurn(onIndexed));
+    const taking = snapshotBesideChecks(this.checksContext(), (onIndexed) => this.trees.snapshotTurn(onIndexed));
     // The next turn's process is started meanwhile: after the snapshot's and the first check's (a
     // setImmediate queued behind the one that starts the check), as each fork holds this thread ~2 ms.
     const { turn } = this.session.snapshot.context;
@@ -607,7 +573,7 @@ export class GoalSupervisor {
     // The checks run beside the diffs and the guard, which read only the snapshot's objects (the checks
     // read the work tree): the guard's one git read, when it needs one, costs a turn no time of its own.
     const guard = Promise.all([step.delta, step.changesSoFar]).then(([delta, changes]) =>
-      this.guardTurn({ previousTree, tree, delta, initialTree, changes }, result),
+      guardTurn(this.guardContext(), { previousTree, tree, delta, initialTree, changes }, result, this.lastGuard),
     );
     const [delta, filesSoFar, changes, checks, report] = await Promise.all([step.delta, step.filesSoFar, step.changesSoFar, taken.checks, guard]);
     await this.deps.onTurnDelta?.(this.session.snapshot.context.turn, delta.files.map((file) => file.path));
@@ -615,68 +581,11 @@ export class GoalSupervisor {
     const afterChecks = this.gitRedirects.sweep().filter((finding) => !redirects.some((found) => found.path === finding.path));
     redirects.push(...afterChecks);
     if (checks === null || report === null) return 'interrupted';
-    const judged = await this.withIgnoredFiles(report, checks, result);
+    const judged = await withIgnoredFiles(this.guardContext(), report, checks, this.agentWindows, result);
     if (judged === null) return 'interrupted';
     const guarded = this.settings.guard.enabled && redirects.length > 0 ? { ...judged, tamper: [...judged.tamper, ...redirects] } : judged;
     const sinceStart = { initialTree, changes };
     return { previousTree, tree, delta, filesSoFar, sinceStart, checks, guard: guarded };
-  }
-
-  // The guard's report with the files git ignores that changed during the agent's turns (guard/ignored-
-  // files.ts): looked at only when the turn could achieve the goal (every check passed), since a failing
-  // check decides on its own; null when the goal was stopped or detached meanwhile.
-  private async withIgnoredFiles(report: GuardReport, checks: CheckResult[], result: TurnResult): Promise<GuardReport | null> {
-    const { snapshotter } = this.deps;
-    if (!this.settings.guard.enabled || snapshotter.ignoredChanges === undefined || !checks.every((check) => check.passed)) return report;
-    let found: GuardReport;
-    try {
-      const { judgeIgnoredChanges } = await import('../guard/ignored-files.js'); // off the way to the first agent
-      const { protectionOf } = await import('../guard/inspect-turn.js');
-      const goaldPaths = this.deps.goaldPaths ?? { protect: [], ignore: [] };
-      const protection = (file: string): ReturnType<typeof protectionOf> => protectionOf(file, { goaldPaths, protect: this.settings.guard.protect });
-      const mustLook = (file: string): boolean => protection(file) !== null;
-      const changes = await snapshotter.ignoredChanges(await this.agentWindows.soFar(result.window), { mustLook, signal: this.session.abortSignal });
-      found = judgeIgnoredChanges(changes, { protection, goaldPaths });
-    } catch (error) {
-      if (this.session.isInterrupted()) return null;
-      const why = error instanceof Error ? error.message : String(error);
-      found = { tamper: [], notes: [{ path: '.', kind: 'hidden-change', detail: `the files git ignores could not be looked at (${why}): a change the agent made to one would not be seen` }] };
-    }
-    return { tamper: [...report.tamper, ...found.tamper], notes: [...report.notes, ...found.notes] };
-  }
-
-  // The tamper guard (src/guard/) on everything changed since the goal started, so a weakening made in an
-  // earlier turn and never reverted still stands; null when the goal was stopped or detached meanwhile.
-  private async guardTurn(
-    observed: { previousTree: string; tree: string; delta: TurnDelta; initialTree: string | null; changes: FileChange[] },
-    result: TurnResult,
-  ): Promise<GuardReport | null> {
-    const { settings } = this;
-    const { initialTree, changes } = observed;
-    if (!settings.guard.enabled) return cleanReport();
-    const fromTree = initialTree ?? observed.previousTree;
-    const files = initialTree === null ? observed.delta.files : changes;
-    try {
-      const { inspectTurn } = await import('../guard/inspect-turn.js'); // after a turn, never before the first agent
-      return await inspectTurn(
-        {
-          delta: { fromTree, toTree: observed.tree, files, patchId: null, empty: fromTree === observed.tree },
-          toolCalls: result.toolCalls ?? [],
-          turnFiles: observed.delta.files,
-          prior: this.lastGuard,
-          workspace: settings.workspace,
-          checkCommands: settings.checks.map((check) => check.run),
-          checkPath: process.env.PATH ?? '', // the checks' (workspace/checks.ts)
-          settings: settings.guard,
-          goaldPaths: this.deps.goaldPaths ?? { protect: [], ignore: [] },
-        },
-        this.deps.snapshotter,
-        this.session.abortSignal,
-      );
-    } catch (error) {
-      if (this.session.isInterrupted()) return null;
-      throw error;
-    }
   }
 
   // Achieved, tripped or on to the next turn: breakers, the machine's verdict, the record, the events.
@@ -732,7 +641,7 @@ export class GoalSupervisor {
     // Persist the turn record and the machine snapshot before anything else happens.
     const agent = agentRecordOf(result);
     const base = this.turnRecordBase(turn, context.startedAt);
-    await this.recordTurn(
+    await this.writes.record(
       buildTurnRecord({ ...base, agent, tree, files: delta.files, patchId: delta.patchId, checks, evaluation, tokens, achieved, trip, drift, guard, distance: facts.distance, ...keepBest }),
       { withNextSpawn: this.nextTurnStartsAtOnce() && drift?.pause !== true },
     );
@@ -782,7 +691,7 @@ export class GoalSupervisor {
     this.session.addToSummary({ turn: context.turn, tokens, costUsd, checks, lastVerdict: this.lastVerdict });
     const base = this.turnRecordBase(context.turn, context.startedAt);
     const evaluation: EvaluationResult = { kind: 'skipped', reason: how.reason };
-    await this.recordTurn(buildTurnRecord({ ...base, agent: how.agent, tree: this.trees.current ?? '', evaluation, tokens }));
+    await this.writes.record(buildTurnRecord({ ...base, agent: how.agent, tree: this.trees.current ?? '', evaluation, tokens }));
   }
 
   /**
@@ -875,68 +784,22 @@ export class GoalSupervisor {
     return view(null, next);
   }
 
+  /** What the tamper guard works with (turn-guard.ts): the settings as they stand now. */
+  private guardContext(): TurnGuardContext {
+    const { snapshotter, goaldPaths } = this.deps;
+    return { settings: this.settings, snapshotter, goaldPaths, signal: this.session.abortSignal, isInterrupted: () => this.session.isInterrupted() };
+  }
+
   /** The evaluator and what it is told besides the turn (the settings and verdict as they stand now). */
   private judge(): Judge {
     const { evaluator, snapshotter } = this.deps;
     return { evaluator, snapshotter, settings: this.settings, previousVerdict: this.lastVerdict, signal: this.session.abortSignal };
   }
 
-  // The snapshot, and the checks run as soon as it has read the work tree (its `git add`): they may change
-  // the work tree, and run beside the rest of the snapshot (write-tree, the diffs), which reads only the
-  // index and objects. The first check's process is started beside the snapshot and held until then, so
-  // its sandbox is set up meanwhile (workspace/checks.ts). A snapshot that fails before that moment ends
-  // the held process, no check having run; one that fails after it waits for the checks before it throws.
-  // `snapshotUnderWay`: the snapshot's process was started earlier, so the first check's starts at once.
-  private async snapshotBesideChecks<T>(
-    snapshot: (onIndexed: () => void) => Promise<T>,
-    alsoAwait: Promise<void> = Promise.resolve(),
-    options: { snapshotUnderWay?: boolean } = {},
-  ): Promise<{ snapshot: T; checks: Promise<CheckResult[] | null> }> {
-    let markIndexed = (): void => undefined;
-    let failBeforeIndexed: (error: unknown) => void = () => undefined;
-    const indexed = new Promise<void>((resolve, reject) => {
-      markIndexed = resolve;
-      failBeforeIndexed = reject;
-    });
-    const taking = snapshot(markIndexed);
-    taking.catch(() => undefined); // awaited below
-    // The snapshot's process is started first (the longer path): each fork holds this thread ~2 ms.
-    if (options.snapshotUnderWay !== true) await new Promise((resolve) => setImmediate(resolve));
-    const checks = this.runChecks(Promise.all([indexed, alsoAwait]).then(() => undefined));
-    checks.catch(() => undefined); // awaited by the caller, or below
-    try {
-      const taken = await taking;
-      markIndexed(); // no marker was seen: the checks run now, after the whole snapshot
-      return { snapshot: taken, checks };
-    } catch (error) {
-      failBeforeIndexed(error); // once indexed, this changes nothing
-      await checks.catch(() => undefined);
-      throw error;
-    }
-  }
-
-  // Checks, or null when the goal was stopped or detached while they ran (the runner rejects on abort).
-  private async runChecks(opened?: Promise<void>): Promise<CheckResult[] | null> {
-    try {
-      // Each check's group is recorded as it starts, so a daemon that dies mid-check can kill what it left
-      // (state/running-checks.ts: a small file of the goal's own, not a state.json write per check).
-      const { goalDir } = this;
-      const groups: RunningCheck[] = [];
-      let unrecorded = null as Error | null; // (a cast: set in the callback, which narrowing cannot see)
-      const checks = await this.deps.checks.run(this.session.abortSignal, (group) => {
-        groups.push(group);
-        try {
-          recordRunningChecks(goalDir, groups);
-        } catch (error) {
-          unrecorded ??= error instanceof Error ? error : new Error(String(error)); // thrown once the checks are over, like any failed write of goald's files
-        }
-      }, this.deps.sandbox?.forChecks() ?? null, opened);
-      if (unrecorded !== null) throw unrecorded;
-      return this.session.isInterrupted() ? null : checks;
-    } catch (error) {
-      if (this.session.isInterrupted()) return null;
-      throw error;
-    }
+  /** How the goal's checks run (turn-checks.ts): the runner and sandbox as they stand now. */
+  private checksContext(): ChecksContext {
+    const { deps, session } = this;
+    return { checks: deps.checks, sandbox: () => deps.sandbox?.forChecks() ?? null, goalDir: this.goalDir, signal: session.abortSignal, isInterrupted: () => session.isInterrupted() };
   }
 
   /** Ends the goal as `workspace-gone` when its directory was removed; true when it did. */
@@ -961,71 +824,11 @@ export class GoalSupervisor {
     return { goalId: this.id, turn, startedAt, finishedAt, breakers: this.breakerState(), status: this.session.status, ...(sandbox ? { sandbox } : {}), guidance: this.turnGuidance };
   }
 
-  /**
-   * Appends the turn record (fsync), then stores the goal's progress: before anything else happens.
-   * `withNextSpawn`: the next turn starts at once, and state.json says this one ended with that turn's
-   * first write, its spawn record (made durable for it), instead of in a write of its own before the
-   * spawn: one journaled write of state.json a turn, not two, and none between a turn's checks and the
-   * next agent. The record's line is written before this resolves (so turn.finished speaks of a record in
-   * the log) and flushed before the next agent starts (runAgent awaits turnRecordFlushed), so nothing a
-   * turn spent is lost to a crash: a daemon that dies in between finds the turn's record there and its
-   * goal `running` that turn, which is recovery's "recorded just before the crash" case (goal-recovery.ts).
-   * Every write of the goal's record in between (a pause, a refusal, the goal's end) is renamed into
-   * place only after the append (followTurnLog) and says as much as the spawn record would.
-   */
-  private async recordTurn(record: TurnRecord, options: { withNextSpawn?: boolean } = {}): Promise<void> {
-    // The spawn record's write runs beside the agent, snapshot and checks; a failed one ends the goal here.
-    await this.turnWrites;
-    await this.precheckRecorded; // turns.jsonl keeps the turns' order
-    if (options.withNextSpawn !== true) return this.storeTurnRecord(record, appendTurnRecord(this.goalDir, record));
-    const recorded = writeTurnRecord(this.goalDir, record); // throws when the line cannot be written
-    this.session.followTurnLog(recorded);
-    this.turnEndUnstored = true;
-    this.recordedTurns += 1;
-    if (this.deps.onTurnRecorded !== undefined) {
-      await recorded;
-      await this.deps.onTurnRecorded(record);
-      return;
-    }
-    // The line is in turns.jsonl now (its readers see it); its flush runs beside the next prompt's making.
-    recorded.catch(() => undefined); // awaited before the next agent starts (runAgent) and by run()
-    this.turnRecordFlushed = recorded;
-  }
-
-  // The turn before's end, when recordTurn left it to this turn's spawn record: an agent that spawns in
-  // runTurn's synchronous part (the command and CLI agents) writes it with that record; one that spawns
-  // later (after files of its own) or never gets a write of its own, right after runTurn has begun.
-  private storeTurnEndSoon(): void {
-    if (!this.turnEndUnstored) return;
-    setImmediate(() => {
-      if (!this.turnEndUnstored) return;
-      this.turnEndUnstored = false;
-      this.trackTurnWrite(this.session.persist());
-    });
-  }
-
-  private trackTurnWrite(write: Promise<void>): void {
-    const all = Promise.all([this.turnWrites, write]).then(() => undefined);
-    all.catch(() => undefined); // awaited by the turn's record (recordTurn) and by run()
-    this.turnWrites = all;
-  }
-
   // The next turn starts as soon as this one is recorded: the goal goes on, with no cool-down to wait out,
   // no pause to take and no run that ends here (oneTurn).
   private nextTurnStartsAtOnce(): boolean {
     const { session } = this;
     return !this.oneTurnRun && session.phase === 'coolingDown' && !session.isPausePending && this.settings.limits.cooldownMs === 0;
-  }
-
-  // The record is written now and flushed beside the state write, whose rename waits for that flush:
-  // state.json never says a turn ended that turns.jsonl does not hold, and the two fsyncs overlap.
-  private async storeTurnRecord(record: TurnRecord, recorded: Promise<void>): Promise<void> {
-    recorded.catch(() => undefined); // awaited just below (a failed flush also fails the state write)
-    this.session.followTurnLog(recorded);
-    await this.session.persist({ after: recorded });
-    await recorded;
-    this.recordedTurns += 1;
-    await this.deps.onTurnRecorded?.(record);
   }
 
   private takePendingSettings(): void {

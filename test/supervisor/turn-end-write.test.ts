@@ -1,5 +1,5 @@
 // When the next turn starts at once, state.json says a turn ended with the next agent's spawn record
-// instead of a write of its own (GoalSupervisor.recordTurn's withNextSpawn): one journaled write a turn.
+// instead of a write of its own (TurnWrites.record's withNextSpawn, supervisor/turn-writes.ts): one journaled write a turn.
 // The turn's record is still flushed to turns.jsonl before the next agent starts, and a crash in between
 // loses nothing of it (goal-recovery.ts catches the summary up from the records).
 
