@@ -3,8 +3,10 @@
 // `git worktree add` on the same repository (target ≤ 1.2×). (2) A race of 4 agents that sleep 1 s
 // against the same 4 goals one after another, through the real daemon (target ≤ 0.4× the wall time).
 // Run alone with `node dist/bench/worktree.bench.js [--files N] [--runs N]`. Each run checks 50 000 files
-// out twice (and deletes them, untimed): a few seconds on an idle machine, minutes when the disk is busy,
-// so the default is a median of 3.
+// out twice: a few seconds on an idle machine, minutes when the disk is busy, so the default is a median of
+// 3. The checkouts are deleted after the last timed run, not between runs: on ext4 without a journal a new
+// inode skips every inode freed in the last minute or more, and a checkout right after deleting 50 000
+// files took 6–18 s where the same checkout took ~1 s with none freed (2026-12-06, thirteenth session).
 
 import { spawn } from 'node:child_process';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
@@ -40,15 +42,19 @@ export async function benchWorktreeCreation(opts: { files?: number; runs?: numbe
     const home = path.join(root, 'home');
     const goaldTimes: number[] = [];
     const gitTimes: number[] = [];
+    // Each run's cleanup, run once every run is timed (see the top of this file).
+    const cleanups: (() => Promise<void>)[] = [];
     const timeGoald = async (i: number): Promise<void> => {
       const started = performance.now();
       const worktree = await createGoalWorktree({ repo, home, goalId: `gbench${String(i).padStart(6, '0')}` });
       await resolveWorkspace(worktree.dir);
       goaldTimes.push(performance.now() - started);
       // Cleanup is not timed: rm, then git forgets the worktree and the branch.
-      await rm(worktree.dir, { recursive: true, force: true });
-      await removeGoalWorktree(worktree, home);
-      await deleteGoalBranch(repo, worktree.branch);
+      cleanups.push(async () => {
+        await rm(worktree.dir, { recursive: true, force: true });
+        await removeGoalWorktree(worktree, home);
+        await deleteGoalBranch(repo, worktree.branch);
+      });
     };
     const timeGit = async (i: number): Promise<void> => {
       const dir = path.join(root, `plain-${i}`);
@@ -56,10 +62,12 @@ export async function benchWorktreeCreation(opts: { files?: number; runs?: numbe
       // No deadline, like goald's own checkout (which gets 15 min): a busy disk takes minutes for 50 000 files.
       await runGit(['worktree', 'add', '--quiet', '-b', `plain-${i}`, dir, 'HEAD'], { cwd: repo, timeoutMs: 0 });
       gitTimes.push(performance.now() - started);
-      await rm(dir, { recursive: true, force: true });
-      await runGit(['worktree', 'prune'], { cwd: repo });
+      cleanups.push(async () => {
+        await rm(dir, { recursive: true, force: true });
+        await runGit(['worktree', 'prune'], { cwd: repo });
+      });
     };
-    // The order alternates, so neither side always follows the other's deletion (its writeback) or cache.
+    // The order alternates, so neither side always follows the other's writeback or cache.
     for (let i = 0; i < runs; i++) {
       if (i % 2 === 0) {
         await timeGoald(i);
@@ -69,6 +77,7 @@ export async function benchWorktreeCreation(opts: { files?: number; runs?: numbe
         await timeGoald(i);
       }
     }
+    for (const cleanup of cleanups) await cleanup();
     const goaldMs = median(goaldTimes);
     const gitMs = median(gitTimes);
     return { files, runs, goaldMs: round(goaldMs), gitMs: round(gitMs), ratio: round(goaldMs / gitMs) };
