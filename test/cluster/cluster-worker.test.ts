@@ -10,7 +10,11 @@ import path from 'node:path';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
 
+import { goalMachine } from '../../machines/goal.machine.js';
+import { toJson } from '../../state/json.js';
+import type { GoalRecord, Json } from '../../state/types.js';
 import { hideUrlCredentials, readClusterGoalEvents, readClusterGoalRecord } from '../../src/cluster/cluster-goals.js';
 import { submitClusterGoal } from '../../src/cluster/submit-goal.js';
 import { readClusterGoal, readCommittedTurns } from '../../src/cluster/turn-commit.js';
@@ -69,14 +73,14 @@ const startWorker = async (name: string, args: readonly string[] = []): Promise<
 };
 
 // The user's repository (one commit) and a goal in it, registered on the cluster the way the daemon does.
-async function submitGoal(name: string, flags: StartFlags, condition = 'progress.txt has three lines'): Promise<string> {
+async function submitGoal(name: string, flags: StartFlags, condition = 'progress.txt has three lines', edit: (goal: GoalRecord) => GoalRecord = (goal) => goal): Promise<string> {
   const repo = path.join(root, name);
   await git(['init', '--quiet', '--initial-branch=main', repo], root);
   await writeFile(path.join(repo, 'README.md'), `# ${name}\n`);
   await git(['add', '-A'], repo);
   await git(['-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '--quiet', '-m', 'start'], repo);
   const { settings } = await resolveGoalSettings({ condition, workspace: repo, flags: { evaluator: 'none', cooldown: '0', sandbox: false, ...flags }, env: { HOME: root } });
-  const goal = newGoalRecord(settings, { kind: 'daemon', pid: process.pid });
+  const goal = edit(newGoalRecord(settings, { kind: 'daemon', pid: process.pid }));
   await submitClusterGoal({ redis, queue, goal, remote });
   return goal.id;
 }
@@ -259,7 +263,34 @@ describe('goald worker', () => {
     const { events } = await readClusterGoalEvents(redis, goalId);
     expect(events.at(-1)).toMatchObject({ type: 'goal.finished', status: 'failed', reason: 'cluster-error' });
   });
+
+  it('a goal whose stored machine it cannot read fails as cluster-error, naming the field; the worker runs the next goal', { timeout: 90_000 }, async () => {
+    const worker = await startWorker('w1');
+    const bad = await submitGoal('gbad', { agent: 'echo x >> progress.txt', check: ['test -f progress.txt'], maxTurns: '3' }, 'progress exists', (goal) => ({ ...goal, machine: unreadableMachine(goal.id) }));
+    // Before the machine was checked, XState threw from a timer and the worker died at the first turn job.
+    const ended = (): boolean => worker.child.exitCode !== null || worker.child.signalCode !== null;
+    const outcome = await waitUntil(`goal ${bad} failed, or the worker gone`, async () => (ended() ? 'the worker exited' : (await statusOf(bad)) === 'failed' && 'failed'), 40_000);
+    expect(outcome).toBe('failed');
+    const record = await readClusterGoalRecord(redis, bad);
+    expect(record).toMatchObject({ status: 'failed', reason: 'cluster-error' });
+    expect(record?.reasonMessage).toMatch(new RegExp(`^turn \\d+ failed on every attempt: goal ${bad}'s stored state machine is unreadable \\(machine\\.value: .*bogus`));
+    expect(await turnsOf(bad)).toEqual([]);
+    // The worker lives on: the next goal runs to its end there.
+    const good = await submitGoal('ggood', { agent: 'echo x >> progress.txt', check: ['test -f progress.txt'], maxTurns: '3' }, 'progress exists');
+    await waitUntil(`goal ${good} achieved`, async () => (await statusOf(good)) === 'achieved', 40_000);
+    expect(ended()).toBe(false);
+  });
 });
+
+// A goal's machine as a turn stores it after its pre-check (the goal goes on), with its state made one the
+// machine does not have: a hand edit, a disk error, a downgrade.
+function unreadableMachine(goalId: string): Json {
+  const actor = createActor(goalMachine, { input: { goalId } }).start();
+  actor.send({ type: 'precheck.finished', achieved: false, at: Date.now() });
+  const stored = toJson(actor.getPersistedSnapshot()) as { [key: string]: Json };
+  actor.stop();
+  return { ...stored, value: 'bogus' };
+}
 
 describe('hideUrlCredentials', () => {
   it('hides the user and password of every URL in a message, and leaves the rest', () => {
