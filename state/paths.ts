@@ -8,6 +8,29 @@ import { readEnv } from './goald-home.js';
 export { resolveGoaldHome } from './goald-home.js';
 
 export const STATE_FILE_NAME = 'state.json';
+
+/**
+ * What goald itself writes under GOALD_HOME while goals run, as globs relative to it (`*` stays in one
+ * segment, `**` crosses them): state.json and its companions, temporary files, the socket, the daemon's log
+ * and lock, the status snapshot, goals' and loops' directories, races, worktrees, the compile cache and the
+ * sandbox's empty file. When GOALD_HOME lies in a workspace (dotfiles at $HOME), none of it is a turn's work:
+ * the snapshots leave it out and the tamper guard skips it (src/guard/goald-paths.ts).
+ */
+export const GOALD_HOME_CHURN: readonly string[] = [
+  'state.json',
+  'state.json.*',
+  'goald.sock',
+  'daemon.*',
+  'status.json',
+  '*.lock',
+  '*.tmp',
+  'goals/**',
+  'loops/**',
+  'races/**',
+  'worktrees/**',
+  'cache/**',
+  'sandbox-empty',
+];
 const SOCKET_FILE_NAME = 'goald.sock';
 
 /** Resolves the daemon's socket: `GOALD_SOCKET`, else `<home>/goald.sock`. */

@@ -94,7 +94,7 @@ export async function rollbackFinishedGoal(store: Store, goal: GoalRecord, turn:
   const expected = lastTreeOf(goal, records);
   if (expected === null) throw new GoaldError('not-found', `goal ${goal.id} has no turns yet`, 'goald show <goal> lists its turns');
   const workspace = await resolveWorkspace(goal.workspace);
-  const snapshotter = await createSnapshotter({ workspace: workspace.root, gitDir: workspace.gitDir, commonDir: workspace.commonDir, objectsDir: workspace.objectsDir, stateDir: goalDir });
+  const snapshotter = await createSnapshotter({ workspace: workspace.root, gitDir: workspace.gitDir, commonDir: workspace.commonDir, objectsDir: workspace.objectsDir, stateDir: goalDir, goaldHome: store.home });
   const rollback = await rollBackFiles({
     source: { workspace: workspace.root, goalDir, objectsDir: workspace.objectsDir },
     goalPaths: goalPathsOf(records),

@@ -3,15 +3,13 @@
 // file into the workspace; `.goald/` is reserved for goald's files in a repository.
 
 import path from 'node:path';
+import { GOALD_HOME_CHURN } from '../../state/paths.js';
 import type { ToolCall } from '../agents/types.js';
 import type { GoaldPaths } from './types.js';
 
 /** The workspace file whose edits by a turn are held, or tamper when the agent is seen writing it. */
 export const WORKSPACE_CONFIG_FILE = 'goal.config.json';
 
-// Under GOALD_HOME, what goald itself rewrites while goals run (state/paths.ts, the daemon's log and lock,
-// the compile cache any goald command may write at exit).
-const GOALD_HOME_CHURN = ['state.json', 'state.json.*', 'goald.sock', 'daemon.*', '*.lock', '*.tmp', 'goals/**', 'loops/**', 'cache/**'];
 
 /** goald's own paths inside `workspace`: `.goald/`, GOALD_HOME and the user's config file when they lie in it. */
 export function goaldPathsIn(workspace: string, locations: { home: string; userConfig: string }): GoaldPaths {

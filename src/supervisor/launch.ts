@@ -189,6 +189,7 @@ export function createGoalSnapshotter(store: Store, goal: Pick<GoalRecord, 'id'>
     commonDir: workspace.commonDir,
     objectsDir: workspace.objectsDir,
     stateDir: store.goalDir(goal.id),
+    goaldHome: store.home,
   });
 }
 

@@ -1,12 +1,14 @@
 // Whole-tree snapshots through a private index and a private object store, so the user's .git never
 // changes: git reads the user's objects as alternates and writes every new object next to the goal.
 
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, utimesSync, type Stats } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
+import { relativeInside } from '../path-inside.js';
+import { GOALD_HOME_CHURN } from '../../state/paths.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
 import { addAndWriteTree, runGit, unreadableDirsIn } from './git.js';
 import { splitFirstLine } from './first-line.js';
@@ -32,6 +34,11 @@ export interface SnapshotterOptions {
   stateDir: string;
   /** The user's index file; defaults to `<gitDir>/index` (ResolvedWorkspace.indexFile). */
   indexFile?: string;
+  /**
+   * GOALD_HOME: when it lies inside the work tree (a repository of dotfiles at $HOME holds the default
+   * ~/.local/state/goald), what goald writes there (GOALD_HOME_CHURN) is left out of every snapshot.
+   */
+  goaldHome?: string;
 }
 
 // Config for every snapshot command. splitIndex off: with it on, writing our index would drop a
@@ -82,7 +89,8 @@ export async function createSnapshotter(options: SnapshotterOptions): Promise<Sn
     GIT_OBJECT_DIRECTORY: privateObjects,
     GIT_ALTERNATE_OBJECT_DIRECTORIES: quoteAlternate(path.resolve(options.objectsDir)),
   };
-  const baseAddArgs = [...SNAPSHOT_CONFIG, 'add', '--all', '--', '.', ...excludeStateDir(cwd, stateDir)];
+  const goaldFiles = [...excludeStateDir(cwd, stateDir), ...(options.goaldHome === undefined ? [] : excludeGoaldHomeChurn(cwd, options.goaldHome))];
+  const baseAddArgs = [...SNAPSHOT_CONFIG, 'add', '--all', '--', '.', ...goaldFiles];
   // Nested repositories without a commit, kept out of this goal's snapshots from the first that met one.
   const uncommittedRepos = new Set<string>();
   const addArgs = (): string[] => [...baseAddArgs, ...[...uncommittedRepos].map((repo) => `:(exclude,literal)${repo}`)];
@@ -333,7 +341,29 @@ function uncommittedRepoIn(error: unknown): string | null {
 
 /** Keeps a state directory placed inside the workspace out of its own snapshots. */
 function excludeStateDir(workspace: string, stateDir: string): string[] {
-  const relative = path.relative(workspace, stateDir);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return [];
+  const relative = relativeInside(workspace, stateDir);
+  if (relative === null || relative === '') return [];
   return [`:(exclude,literal)${relative.split(path.sep).join('/')}`];
+}
+
+/**
+ * Keeps what goald writes under GOALD_HOME out of the snapshots when GOALD_HOME lies inside the workspace:
+ * otherwise each of goald's writes (state.json, the daemon's log, another goal's objects) is in the turn's
+ * diff, and a temporary file renamed away while `git add` lists the tree fails the snapshot ("unable to
+ * stat"). The rest of GOALD_HOME stays in: a file an agent adds there is the guard's to judge.
+ */
+function excludeGoaldHomeChurn(workspace: string, goaldHome: string): string[] {
+  const relative = relativeInside(workspace, realOrResolved(goaldHome));
+  if (relative === null || relative === '') return [];
+  const home = relative.split(path.sep).join('/').replace(/[\\*?[]/g, '\\$&');
+  return GOALD_HOME_CHURN.map((entry) => `:(exclude,glob)${home}/${entry}`);
+}
+
+// The work tree's top level is git's (symlinks resolved); a GOALD_HOME named through a symlink must be too.
+function realOrResolved(dir: string): string {
+  try {
+    return realpathSync.native(dir);
+  } catch {
+    return path.resolve(dir);
+  }
 }

@@ -234,6 +234,25 @@ describe('goald start --foreground', () => {
     expect(await repo.git('stash', 'list')).toBe('');
   });
 
+  it("a GOALD_HOME inside the repository (dotfiles at $HOME) is none of the turns' work", async () => {
+    const repo = await repoWithCommit();
+    const sandbox = await goaldSandbox();
+    const home = path.join(repo.dir, '.local', 'state', 'goald');
+    // Before, each turn's diff listed goald's own state files, and a temporary file renamed away while the
+    // snapshot's `git add` listed the tree failed the goal (exit 70, "unable to stat").
+    const result = await sandbox.run(
+      ['start', 'f.txt says 6', ...FAST, '-C', repo.dir, '--check', 'test "$(cat f.txt 2>/dev/null)" = 6', '--agent', 'echo "$GOALD_TURN" > f.txt', '--evaluator', 'none', '--json'],
+      { env: { GOALD_HOME: home } },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(finished(result.stdout)).toMatchObject({ status: 'achieved', turns: 6 });
+    const turns = parseJsonLines(result.stdout).filter((event) => event.type === 'turn.finished');
+    expect(turns.map((event) => (event.view as { files: unknown }).files)).toEqual(Array.from({ length: 6 }, () => ['f.txt']));
+    const state = JSON.parse(await readFile(path.join(home, 'state.json'), 'utf8')) as { goals: Array<{ summary: { files: Array<{ path: string }> } }> };
+    expect(state.goals.map((goal) => goal.summary.files.map((file) => file.path))).toEqual([['f.txt']]);
+  });
+
   it('counts commits made by the agent as change', async () => {
     const repo = await repoWithCommit();
     const sandbox = await goaldSandbox();

@@ -421,6 +421,28 @@ describe('snapshot', () => {
     expect(await snap.snapshot()).toBe(await repo.git('rev-parse', 'HEAD^{tree}'));
   });
 
+  test("what goald writes in a GOALD_HOME inside the workspace stays out of the snapshot; a file added there does not", async () => {
+    const repo = await gitdir({ initialCommit: true, files: { 'README.md': 'hello\n' } });
+    // Named through a symlink, with glob characters in its name: both must still find it.
+    const home = repo.path('.local/state/goald [1]');
+    await repo.write('.local/state/goald [1]/state.json', '{}\n');
+    await repo.write('.local/state/goald [1]/.state.json.1.tmp', '{}\n');
+    await repo.write('.local/state/goald [1]/goals/g1/turns.jsonl', '{}\n');
+    const linked = path.join(await tempStateDir(), 'home-link');
+    await symlink(home, linked);
+    const ws = await resolveWorkspace(repo.dir);
+    const snap = await createSnapshotter({ workspace: ws.root, gitDir: ws.gitDir, objectsDir: ws.objectsDir, stateDir: await tempStateDir(), goaldHome: linked });
+    const before = await snap.snapshot();
+    expect(before).toBe(await repo.git('rev-parse', 'HEAD^{tree}'));
+    await repo.write('.local/state/goald [1]/state.json', '{"goals":[]}\n');
+    await repo.write('.local/state/goald [1]/daemon.log', 'started\n');
+    await repo.write('.local/state/goald [1]/cache/compile/x.v8', 'bytes');
+    await repo.write('.local/state/goald [1]/planted.sh', 'echo hi\n');
+    await repo.write('.local/other.txt', 'mine\n');
+    const delta = await snap.diff(before, await snap.snapshot());
+    expect(delta.files.map((file) => file.path)).toEqual(['.local/other.txt', '.local/state/goald [1]/planted.sh']);
+  });
+
   test('patch returns the unified diff, cut to maxChars with a marker saying how much', async () => {
     const { repo, snap } = await setup();
     const before = await snap.snapshot();
