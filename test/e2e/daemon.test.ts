@@ -94,6 +94,28 @@ describe('goald start through the daemon', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('Goal Achieved');
   });
+
+  it('a GOALD_HOME inside the repository (the default one, with dotfiles at $HOME): no turn is blamed for what the daemon writes there', async () => {
+    const workspace = await repo();
+    const sandbox = await goaldSandbox();
+    const env = { GOALD_HOME: workspace.path('.local/state/goald') };
+    try {
+      // Before, each turn's diff held the daemon's status.json, state.json and its seal: the guard called
+      // status.json a protected path rewritten, and the goal failed on tamper after two turns.
+      const result = await sandbox.run(
+        ['start', 'f.txt says 4', '-C', workspace.dir, ...FAST, '--check', 'test "$(cat f.txt 2>/dev/null)" = 4', '--agent', 'echo "$GOALD_TURN" > f.txt', '--evaluator', 'none', '--wait', '--json'],
+        { env },
+      );
+      expect(result.stderr).toBe('');
+      const events = parseJsonLines(result.stdout);
+      expect(events.at(-1)).toMatchObject({ type: 'goal.finished', status: 'achieved', reason: null, turns: 4 });
+      const turns = events.filter((event) => event.type === 'turn.finished');
+      expect(turns.map((event) => [event.tamper ?? [], (event.view as { files: unknown }).files])).toEqual(Array.from({ length: 4 }, () => [[], ['f.txt']]));
+      expect(result.code).toBe(0);
+    } finally {
+      expect((await sandbox.run(['daemon', 'stop'], { env })).code).toBe(0);
+    }
+  });
 });
 
 describe('controlling goals: status, pause, resume, stop, logs -f', () => {
