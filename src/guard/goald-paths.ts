@@ -10,7 +10,6 @@ import type { GoaldPaths } from './types.js';
 /** The workspace file whose edits by a turn are held, or tamper when the agent is seen writing it. */
 export const WORKSPACE_CONFIG_FILE = 'goal.config.json';
 
-
 /** goald's own paths inside `workspace`: `.goald/`, GOALD_HOME and the user's config file when they lie in it. */
 export function goaldPathsIn(workspace: string, locations: { home: string; userConfig: string }): GoaldPaths {
   const protect = ['/.goald/**'];
