@@ -1,5 +1,6 @@
 // Whether a path lies inside a directory, by its path alone (resolve symlinks first where they matter).
 
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 /** `file` relative to `dir` when it lies inside it ('' for `dir` itself); null when it lies outside. */
@@ -19,4 +20,15 @@ export function isInside(file: string, dir: string): boolean {
  */
 export function isInsideResolved(file: string, dir: string): boolean {
   return file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
+}
+
+/** `file` with its symlinks resolved (realpath(3)); resolved by its path alone when it does not exist. */
+export function realOrResolved(file: string): string {
+  // existsSync first: a failed realpathSync builds an error (~6 µs), and many paths asked about are absent.
+  if (!existsSync(file)) return path.resolve(file);
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return path.resolve(file);
+  }
 }

@@ -7,11 +7,11 @@
 // otherwise have it run as goald: out of its sandbox, and able to forge the snapshot the judge reads.
 // (The shell goald runs checks and commands with is /bin/sh, as Node's own `shell: true` uses.)
 
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
-import { isInsideResolved } from '../path-inside.js';
+import { isInsideResolved, realOrResolved } from '../path-inside.js';
 import { expandHome, turnWritableHomeDirectories } from '../sandbox/profile.js';
 import { executableProblem } from './find-on-path.js';
 
@@ -47,7 +47,7 @@ export function findTool(name: string, lookup: ToolLookup = {}): string | null {
   let result: string | null = null;
   for (const entry of pathVariable.split(path.delimiter)) {
     if (!path.isAbsolute(entry)) continue;
-    const directory = realOrSelf(entry);
+    const directory = realOrResolved(entry);
     if (avoided.some((dir) => isInsideResolved(directory, dir))) continue;
     const candidate = path.join(directory, name);
     if (executableProblem(candidate) === null) {
@@ -69,7 +69,7 @@ function avoidedHomeDirectories(env: NodeJS.ProcessEnv): string[] {
   const known = homeDirectories.get(key);
   if (known !== undefined) return known;
   const home = homedir();
-  const resolved = turnWritableHomeDirectories(env).map((dir) => realOrSelf(expandHome(dir, home)));
+  const resolved = turnWritableHomeDirectories(env).map((dir) => realOrResolved(expandHome(dir, home)));
   if (homeDirectories.size >= MEMO_LIMIT) homeDirectories.clear();
   homeDirectories.set(key, resolved);
   return resolved;
@@ -78,20 +78,11 @@ function avoidedHomeDirectories(env: NodeJS.ProcessEnv): string[] {
 // The top of the work tree `cwd` is in (the nearest directory up holding `.git`), else `cwd` itself; null
 // for the root, which holds everything.
 function workTreeOf(cwd: string): string | null {
-  const start = realOrSelf(path.resolve(cwd));
+  const start = realOrResolved(path.resolve(cwd));
   for (let dir = start; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, '.git'))) return dir === path.parse(dir).root ? null : dir;
     if (dir === path.dirname(dir)) return start === dir ? null : start;
   }
 }
 
-function realOrSelf(file: string): string {
-  // existsSync first: most of these paths are absent, and a failed realpathSync builds an error (~6 µs).
-  if (!existsSync(file)) return path.resolve(file);
-  try {
-    return realpathSync.native(file);
-  } catch {
-    return path.resolve(file);
-  }
-}
 

@@ -1,13 +1,13 @@
 // Whole-tree snapshots through a private index and a private object store, so the user's .git never
 // changes: git reads the user's objects as alternates and writes every new object next to the goal.
 
-import { chmodSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, utimesSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, type Stats } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import path from 'node:path';
 
 import { GoaldError } from '../errors.js';
-import { relativeInside } from '../path-inside.js';
+import { realOrResolved, relativeInside } from '../path-inside.js';
 import { GOALD_HOME_CHURN } from '../../state/paths.js';
 import { DiffTreeStream, stdinFor, type PairDiff, type PairRequest } from './diff-tree-stream.js';
 import { addAndWriteTree, runGit, unreadableDirsIn } from './git.js';
@@ -353,17 +353,11 @@ function excludeStateDir(workspace: string, stateDir: string): string[] {
  * stat"). The rest of GOALD_HOME stays in: a file an agent adds there is the guard's to judge.
  */
 function excludeGoaldHomeChurn(workspace: string, goaldHome: string): string[] {
+  // The work tree's top level is git's (symlinks resolved): a GOALD_HOME named through a symlink must be too.
   const relative = relativeInside(workspace, realOrResolved(goaldHome));
+  // A GOALD_HOME that is the work tree itself: its churn's names (`*.lock`, `cache/**`) would be the
+  // project's own files too (Cargo.lock), so nothing is left out.
   if (relative === null || relative === '') return [];
   const home = relative.split(path.sep).join('/').replace(/[\\*?[]/g, '\\$&');
   return GOALD_HOME_CHURN.map((entry) => `:(exclude,glob)${home}/${entry}`);
-}
-
-// The work tree's top level is git's (symlinks resolved); a GOALD_HOME named through a symlink must be too.
-function realOrResolved(dir: string): string {
-  try {
-    return realpathSync.native(dir);
-  } catch {
-    return path.resolve(dir);
-  }
 }
