@@ -4,6 +4,7 @@
 
 import path from 'node:path';
 import { GOALD_HOME_CHURN } from '../../state/paths.js';
+import { realOrResolved, relativeInside } from '../path-inside.js';
 import type { ToolCall } from '../agents/types.js';
 import type { GoaldPaths } from './types.js';
 
@@ -14,12 +15,12 @@ export const WORKSPACE_CONFIG_FILE = 'goal.config.json';
 export function goaldPathsIn(workspace: string, locations: { home: string; userConfig: string }): GoaldPaths {
   const protect = ['/.goald/**'];
   const ignore: string[] = [];
-  const home = relativeInside(workspace, locations.home);
+  const home = inWorkspace(workspace, locations.home);
   if (home !== null) {
     protect.push(home === '' ? '**' : `/${home}/**`);
     ignore.push(...GOALD_HOME_CHURN.map((entry) => (home === '' ? `/${entry}` : `/${home}/${entry}`)));
   }
-  const userConfig = relativeInside(workspace, locations.userConfig);
+  const userConfig = inWorkspace(workspace, locations.userConfig);
   if (userConfig !== null && userConfig !== '') protect.push(`/${userConfig}`);
   return { protect, ignore };
 }
@@ -29,11 +30,11 @@ export function whoseFile(protection: 'goald' | 'guard.protect'): string {
   return protection === 'goald' ? "goald's own file" : 'a protected path (guard.protect)';
 }
 
-// `target` relative to `workspace` with `/` separators, or null when it lies outside.
-function relativeInside(workspace: string, target: string): string | null {
-  const relative = path.relative(path.resolve(workspace), path.resolve(target));
-  if (relative.startsWith('..') || path.isAbsolute(relative)) return null;
-  return relative.split(path.sep).join('/');
+// `target` (its symlinks resolved, as the work tree's top level is) relative to `workspace` with `/`
+// separators, or null when it lies outside.
+function inWorkspace(workspace: string, target: string): string | null {
+  const relative = relativeInside(path.resolve(workspace), realOrResolved(target));
+  return relative === null ? null : relative.split(path.sep).join('/');
 }
 
 /**
