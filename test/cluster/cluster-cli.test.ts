@@ -230,9 +230,11 @@ describe('the CLI against a cluster', () => {
 
   it('a loop fires on the cluster: each tick starts a goal unless one is live in its workspace; loop stop ends it', { timeout: 90_000 }, async () => {
     const { sandbox, repo } = await cluster();
-    // Each run takes longer than the loop's period, so some ticks find the last run still live.
+    // Each run takes several of the loop's periods, so some ticks find the last run still live and one
+    // waiting: with runs of ~2 s, a busy host's ticks (~2 s apart in a full suite run) met each run once,
+    // set it waiting and never skipped, and this waited out its minute.
     const created = await sandbox.run([
-      'loop', '1s', 'progress.txt exists', '-C', repo, '--agent', 'sleep 1.5; echo done >> progress.txt',
+      'loop', '1s', 'progress.txt exists', '-C', repo, '--agent', 'sleep 4; echo done >> progress.txt',
       '--check', 'test -f progress.txt', '--evaluator', 'none', '--cooldown', '0', '--json',
     ]);
     expect(created.code, created.stderr).toBe(0);
