@@ -32,7 +32,8 @@ async function run(argv: readonly string[]): Promise<number> {
     // A fast command leaves nothing running once it has answered: exit now rather than wait for Node to
     // tear the environment down (~1.5 ms of `goald status`), unless output is still queued (an
     // asynchronous stdout: a pipe outside Linux), which process.exit() would drop.
-    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+    const { outputQueued } = await import('./io.js');
+    if (!outputQueued()) process.exit(code);
     return code;
   }
   const { main } = await import('./main.js');

@@ -1,0 +1,70 @@
+// How the CLI writes its output (src/cli/io.ts): straight to fd 1, and still whole and in order when the
+// descriptor it shares is non-blocking and its reader slow, and quiet when the reader has gone.
+
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { gitdir } from '../helpers/gitdir.js';
+import { goaldBin, goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
+
+/** A goal achieved at its pre-check (check `true`), so that `history` has a line to print. */
+async function finishedGoal(sandbox: GoaldSandbox, condition: string): Promise<void> {
+  const { dir } = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+  const run = await sandbox.run(['start', condition, '--foreground', '--json', '-C', dir, '--agent', 'true', '--check', 'true', '--evaluator', 'none']);
+  expect(run.code).toBe(0);
+}
+
+/** Runs goald with a stdout whose reader is gone before goald writes (EPIPE): its exit code and stderr. */
+function runWithReaderGone(sandbox: GoaldSandbox, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [goaldBin, ...args], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // node takes tens of milliseconds to start: gone well before the first write
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('CLI output', () => {
+  it('a reader that went away (EPIPE) ends goald quietly, exit 0, from the full CLI and the fast path', async () => {
+    const sandbox = await goaldSandbox();
+    await finishedGoal(sandbox, 'done at once');
+    // `history` goes through the full CLI: its write used to fail with an unhandled EPIPE and a stack trace.
+    for (const args of [['history'], ['history', '--json'], ['status'], ['status', '--json']]) {
+      // What it says on stderr with a reader (status: that no daemon runs), and nothing more without one.
+      const read = await sandbox.run(args);
+      expect(read.code).toBe(0);
+      expect(read.stdout).not.toBe('');
+      const run = await runWithReaderGone(sandbox, args);
+      expect({ args, ...run }).toEqual({ args, code: 0, stderr: read.stderr });
+    }
+  });
+
+  it('a non-blocking stdout whose reader is slow still gets the whole output, in order', async () => {
+    const sandbox = await goaldSandbox();
+    const { dir } = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    // One event line of ~100 KB (the condition), more than a pipe holds: the direct write meets EAGAIN.
+    const condition = `long ${'x'.repeat(100_000)}`;
+    // perl sets O_NONBLOCK on the pipe goald inherits (as a node process sharing it would), and the reader
+    // waits before it reads anything.
+    const script = [
+      `perl -e 'use Fcntl; fcntl(STDOUT, F_SETFL, fcntl(STDOUT, F_GETFL, 0) | O_NONBLOCK) or die; exec @ARGV' "$@" | (sleep 1; cat)`,
+    ].join('\n');
+    const args = [process.execPath, goaldBin, 'start', condition, '--foreground', '--json', '-C', dir, '--agent', 'true', '--check', 'true', '--evaluator', 'none'];
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', script, 'sh', ...args], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const events = parseJsonLines(result.stdout);
+    expect(events).toHaveLength(result.stdout.trimEnd().split('\n').length);
+    expect(events[0]).toMatchObject({ type: 'goal.started', condition });
+    expect(events.at(-1)).toMatchObject({ type: 'goal.finished', status: 'achieved' });
+  });
+});
