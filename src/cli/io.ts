@@ -24,7 +24,7 @@ export const processIO: CliIO = {
   cwd: process.cwd(),
 };
 
-// Descriptors whose reader has gone (EPIPE): what would follow is dropped, as Node drops it from a stream.
+// Descriptors whose reader has gone (EPIPE) or that are closed (EBADF): what would follow is dropped.
 const closed = new Set<number>();
 // Descriptors that were once non-blocking: all that follows goes through the stream too, in order.
 const streamed = new Set<number>();
@@ -60,7 +60,21 @@ function writeLine(fd: 1 | 2, text: string): void {
     if (isErrnoCode(error, 'EAGAIN')) {
       streamed.add(fd);
       stream().write(bytes.subarray(written));
-    } else if (isErrnoCode(error, 'EPIPE') || isErrnoCode(error, 'EBADF')) closed.add(fd);
+    } else if (isErrnoCode(error, 'EPIPE')) {
+      closed.add(fd);
+      if (fd === 1) readerGone();
+    } else if (isErrnoCode(error, 'EBADF')) closed.add(fd); // closed by whoever started goald: it runs on unheard
     else throw error;
   }
+}
+
+/**
+ * stdout's reader has gone (`goald logs -f | head -3`): the SIGPIPE a Unix tool dies of, which Node
+ * ignores. A command that handles Ctrl-C hears it as that, named SIGPIPE (a foreground goal is stopped
+ * cleanly and recorded as interrupted, `logs -f` stops following); any other ends here, as it would have
+ * printed nothing more to anyone.
+ */
+function readerGone(): void {
+  if (process.listenerCount('SIGINT') > 0) process.emit('SIGINT', 'SIGPIPE');
+  else process.exit();
 }

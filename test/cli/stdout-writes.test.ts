@@ -13,15 +13,25 @@ async function finishedGoal(sandbox: GoaldSandbox, condition: string): Promise<v
   expect(run.code).toBe(0);
 }
 
-/** Runs goald with a stdout whose reader is gone before goald writes (EPIPE): its exit code and stderr. */
+// Longer than any command here takes, far shorter than the agent's sleep: a goald still running then is killed.
+const STILL_RUNNING_MS = 20_000;
+
+/**
+ * Runs goald with a stdout whose reader is gone before goald writes (EPIPE): its exit code (null: still
+ * running after STILL_RUNNING_MS, then killed) and stderr.
+ */
 function runWithReaderGone(sandbox: GoaldSandbox, args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [goaldBin, ...args], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.destroy(); // node takes tens of milliseconds to start: gone well before the first write
+    const timer = setTimeout(() => child.kill('SIGKILL'), STILL_RUNNING_MS);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
   });
 }
 
@@ -38,6 +48,28 @@ describe('CLI output', () => {
       const run = await runWithReaderGone(sandbox, args);
       expect({ args, ...run }).toEqual({ args, code: 0, stderr: read.stderr });
     }
+  });
+
+  it('a foreground goal whose reader went away is stopped cleanly, as by Ctrl-C, not left running unheard', async () => {
+    const sandbox = await goaldSandbox();
+    const { dir } = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const args = ['start', 'never heard', '--foreground', '--json', '-C', dir, '--agent', 'sleep 600', '--check', 'false', '--evaluator', 'none'];
+    const run = await runWithReaderGone(sandbox, args);
+    expect(run).toEqual({ code: 1, stderr: '' });
+    const history = await sandbox.run(['history', '--json']);
+    const goals = JSON.parse(history.stdout) as { goals: { condition: string; status: string; reason: string | null; reasonMessage?: string }[] };
+    expect(goals.goals).toEqual([expect.objectContaining({ condition: 'never heard', status: 'failed', reason: 'stopped', reasonMessage: expect.stringContaining('SIGPIPE') as unknown })]);
+  });
+
+  it('`logs -f` whose reader went away stops following, exit 0; the goal runs on in the daemon', async () => {
+    const sandbox = await goaldSandbox();
+    const { dir } = await gitdir({ files: { 'README.md': '# demo\n' }, initialCommit: true });
+    const started = await sandbox.run(['start', 'followed', '--json', '-C', dir, '--agent', 'sleep 600', '--check', 'false', '--evaluator', 'none']);
+    expect(started.code).toBe(0);
+    const { id } = JSON.parse(started.stdout.split('\n')[0] ?? '') as { id: string };
+    expect(await runWithReaderGone(sandbox, ['logs', '-f', id])).toEqual({ code: 0, stderr: '' });
+    const status = await sandbox.run(['status', id, '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ goals: [{ id, status: 'active' }] });
   });
 
   it('a non-blocking stdout whose reader is slow still gets the whole output, in order', async () => {
