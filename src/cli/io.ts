@@ -39,18 +39,17 @@ export function outputQueued(): boolean {
 }
 
 /**
- * Writes `text` and a final newline straight to fd 1 or 2. Not through process.stdout: the stream is
- * built on first use and loads Node's stream modules, ~4.5 ms of CPU, a quarter of what `goald status`
- * costs beyond Node's own start. Node's streams write files, pipes and terminals synchronously on Linux
- * too, so nothing is reordered against what else writes there. A descriptor left non-blocking by whoever shares it (EAGAIN)
- * gets the rest through the stream, which waits for it.
+ * Writes `text` and a final newline straight to fd 1 or 2. Not through process.stdout: building the stream
+ * loads Node's stream modules, ~3 ms of `goald status`, a quarter of what it costs beyond Node's own start.
+ * Node's streams write files, pipes and terminals synchronously on Linux too, so nothing is reordered
+ * against what else writes there. A descriptor left non-blocking by whoever shares it (EAGAIN) gets the
+ * rest through the stream, which waits for it.
  */
 function writeLine(fd: 1 | 2, text: string): void {
   if (closed.has(fd)) return;
   const bytes = Buffer.from(text.endsWith('\n') ? text : `${text}\n`, 'utf8');
-  const stream = (): NodeJS.WriteStream => (fd === 1 ? process.stdout : process.stderr);
   if (streamed.has(fd)) {
-    stream().write(bytes);
+    streamOf(fd).write(bytes);
     return;
   }
   let written = 0;
@@ -59,22 +58,31 @@ function writeLine(fd: 1 | 2, text: string): void {
   } catch (error) {
     if (isErrnoCode(error, 'EAGAIN')) {
       streamed.add(fd);
-      stream().write(bytes.subarray(written));
-    } else if (isErrnoCode(error, 'EPIPE')) {
-      closed.add(fd);
-      if (fd === 1) readerGone();
-    } else if (isErrnoCode(error, 'EBADF')) closed.add(fd); // closed by whoever started goald: it runs on unheard
+      const stream = streamOf(fd);
+      stream.on('error', (streamError) => (isErrnoCode(streamError, 'EPIPE') ? gone(fd) : undefined));
+      stream.write(bytes.subarray(written));
+    } else if (isErrnoCode(error, 'EPIPE')) gone(fd);
+    else if (isErrnoCode(error, 'EBADF')) closed.add(fd); // closed by whoever started goald: it runs on unheard
     else throw error;
   }
 }
 
+function streamOf(fd: 1 | 2): NodeJS.WriteStream {
+  return fd === 1 ? process.stdout : process.stderr;
+}
+
 /**
- * stdout's reader has gone (`goald logs -f | head -3`): the SIGPIPE a Unix tool dies of, which Node
- * ignores. A command that handles Ctrl-C hears it as that, named SIGPIPE (a foreground goal is stopped
- * cleanly and recorded as interrupted, `logs -f` stops following); any other ends here, as it would have
- * printed nothing more to anyone.
+ * The reader of `fd` has gone. For stdout (`goald logs -f | head -3`) that is the SIGPIPE a Unix tool dies
+ * of, which Node ignores: a command that handles Ctrl-C hears it as that, named SIGPIPE (a foreground goal
+ * is stopped cleanly and recorded as interrupted, `logs -f` stops following); any other ends, as it would
+ * print nothing more to anyone. In the next turn of the event loop, not inside whatever was printing.
  */
-function readerGone(): void {
-  if (process.listenerCount('SIGINT') > 0) process.emit('SIGINT', 'SIGPIPE');
-  else process.exit();
+function gone(fd: 1 | 2): void {
+  if (closed.has(fd)) return;
+  closed.add(fd);
+  if (fd !== 1) return;
+  setImmediate(() => {
+    if (process.listenerCount('SIGINT') > 0) process.emit('SIGINT', 'SIGPIPE');
+    else process.exit();
+  });
 }
