@@ -2,6 +2,8 @@
 // It runs on the fast path (fast-command.ts) like `goald status`: no commander, no ink, and the daemon
 // asked for the goals first (one round trip) and pinged or started only when that fails.
 
+import { fstatSync } from 'node:fs';
+
 import { ensureDaemon, daemonSocketPath } from '../../daemon/auto-start.js';
 import { createDaemonClient, type DaemonClient } from '../../daemon/client.js';
 import { resolveGoalRef, resolveLoopRef } from '../../daemon/resolve-goal.js';
@@ -51,10 +53,21 @@ function frameSize(env: NodeJS.ProcessEnv): { width: number; height: number } {
     const parsed = Number(value);
     return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
   };
+  // Only a character device can be a terminal: a pipe or a file is never asked, as building process.stdout
+  // to ask it costs more than the rest of the frame.
+  const terminal = stdoutIsCharacterDevice() ? process.stdout : null;
   return {
-    width: process.stdout.columns ?? fromEnv(env.COLUMNS, DEFAULT_COLUMNS),
-    height: process.stdout.rows ?? fromEnv(env.LINES, DEFAULT_ROWS),
+    width: terminal?.columns ?? fromEnv(env.COLUMNS, DEFAULT_COLUMNS),
+    height: terminal?.rows ?? fromEnv(env.LINES, DEFAULT_ROWS),
   };
+}
+
+function stdoutIsCharacterDevice(): boolean {
+  try {
+    return fstatSync(1).isCharacterDevice();
+  } catch {
+    return false; // closed
+  }
 }
 
 /** Runs `goald watch [goal] --once`; resolves with the exit code. */
