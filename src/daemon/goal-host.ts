@@ -26,6 +26,7 @@ import { markGoalFailed, type GoalEnding, type HostFailureReason } from './mark-
 import { filterGoals, goalFilterFor, isLiveGoal, matchesGoalFilter, resolveGoalRef, type GoalFilter } from './resolve-goal.js';
 import type { StatusSnapshotWriter } from './status-snapshot-writer.js';
 import { describeStorageFailure } from '../supervisor/storage-failure.js';
+import { missingOwnCode } from '../own-code.js';
 import { finishedEventOf, UnstoredEndings } from './unstored-endings.js';
 import type { RaceHost } from '../race/race-host.js';
 import type { RaceRecord } from '../race/race-record.js';
@@ -550,6 +551,15 @@ export class DaemonGoalHost implements GoalHost {
       },
       async (error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
+        const missing = missingOwnCode(error);
+        if (missing !== null) {
+          // Not the goal's failure: it stays active, as do the others, for the daemon the next goald command
+          // starts from the new code, which resumes them (its turn interrupted, as after a crash).
+          this.log(`goal ${goal.id}: goald was reinstalled or rebuilt under this daemon (${missing}); stopping, its goals kept active for the next daemon`);
+          this.shuttingDown = true; // nothing more starts here
+          this.options.requestShutdown();
+          return;
+        }
         this.log(`goal ${goal.id} crashed: ${message}`);
         const storage = describeStorageFailure(error);
         await this.endWithoutSupervisor(goal.id, storage ? 'storage' : 'stopped', storage ?? `goald hit an internal error: ${message}`);
