@@ -5,6 +5,7 @@
 import path from 'node:path';
 
 import { errnoCodeOf } from './errno.js';
+import { errorChain } from './error-chain.js';
 import { relativeInside } from './path-inside.js';
 
 // In the bundle every chunk sits in this module's own directory; in tsc's build, under dist/src/.
@@ -12,7 +13,7 @@ const CODE_DIR = import.meta.dirname;
 
 /** What `error` (or one of its causes) says of a file of goald's own code it could not load; null when it is something else. */
 export function missingOwnCode(error: unknown): string | null {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
+  for (const current of errorChain(error)) {
     const code = errnoCodeOf(current);
     const file = 'path' in current && typeof current.path === 'string' ? current.path : null;
     if (code === 'ENOENT' && file !== null && relativeInside(CODE_DIR, path.resolve(file)) !== null) return current.message;

@@ -2,6 +2,7 @@
 // SDKs are generated from the same template, so one function serves both given their error classes.
 
 import { clip } from '../cut-text.js';
+import { errorChain } from '../error-chain.js';
 import type { AttemptFailure } from './call-with-retries.js';
 import { parseRetryAfter } from './call-with-retries.js';
 
@@ -74,13 +75,7 @@ function describeEndpoint(baseURL: string, caller: string): string {
 // The innermost cause's message: fetch says only "fetch failed"; the socket error below it says why
 // ("connect ECONNREFUSED 127.0.0.1:9", "getaddrinfo ENOTFOUND ...").
 function rootCause(error: Error): string {
-  let current: unknown = error.cause;
-  let message = '';
-  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
-    message = current.message;
-    current = current.cause;
-  }
-  return message;
+  return errorChain(error.cause).at(-1)?.message ?? '';
 }
 
 /** The text of an API error body: `error.message` in either provider's shape, else the SDK's message. */

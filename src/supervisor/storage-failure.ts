@@ -4,6 +4,7 @@
 
 import { clip } from '../cut-text.js';
 import { errnoCodeOf } from '../errno.js';
+import { errorChain } from '../error-chain.js';
 import { missingOwnCode } from '../own-code.js';
 
 // A git stderr can be long; the reason stays one readable line.
@@ -20,7 +21,7 @@ const STORAGE_TEXTS = /No space left on device|Disk quota exceeded|Read-only fil
 export function describeStorageFailure(error: unknown): string | null {
   // A file of goald's own code gone (reinstalled under a running daemon) is read by an `open` too.
   if (missingOwnCode(error) !== null) return null;
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
+  for (const current of errorChain(error)) {
     const code = errnoCodeOf(current);
     const syscall = 'syscall' in current && typeof current.syscall === 'string' ? current.syscall : undefined;
     if (code !== undefined && (STORAGE_CODES.has(code) || (syscall !== undefined && WRITE_SYSCALLS.has(syscall)))) {

@@ -5,6 +5,7 @@
 
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { errorChain } from '../../error-chain.js';
 import { GoaldError } from '../../errors.js';
 import { apiErrorDetail } from '../../evaluator/describe-sdk-error.js';
 import type { ModelSpec } from './model-spec.js';
@@ -73,12 +74,7 @@ function hostOf(baseURL: string): string {
 
 // ": connect ECONNREFUSED 127.0.0.1:9": the innermost cause, which says why.
 function causeOf(error: Error): string {
-  let current: unknown = error.cause;
-  let message = '';
-  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
-    message = current.message;
-    current = current.cause;
-  }
+  const message = errorChain(error.cause).at(-1)?.message ?? '';
   return message === '' ? '' : `: ${message}`;
 }
 
