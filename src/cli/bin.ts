@@ -30,8 +30,8 @@ async function run(argv: readonly string[]): Promise<number> {
   const code = await runFastCommand(argv.slice(2));
   if (code !== null) {
     // A fast command leaves nothing running once it has answered: exit now rather than wait for Node to
-    // tear the environment down (~1.5 ms of `goald status`), unless output is still queued (an
-    // asynchronous stdout: a pipe outside Linux), which process.exit() would drop.
+    // tear the environment down (~1.5 ms of `goald status`), unless output is still queued (a
+    // non-blocking stdout whose reader is slow: cli/io.ts), which process.exit() would drop.
     const { outputQueued } = await import('./io.js');
     if (!outputQueued()) process.exit(code);
     return code;

@@ -30,9 +30,9 @@ const closed = new Set<number>();
 const streamed = new Set<number>();
 
 /**
- * Whether output written through the streams is still queued (writeLine fell back to one, and it is an
- * asynchronous one: a pipe outside Linux), so that process.exit() now would drop it. Touches no stream
- * that was not used: building process.stdout to ask would load what writeLine avoids.
+ * Whether output is still queued in a stream (writeLine fell back to one for a non-blocking descriptor,
+ * and it holds what the reader has not taken yet), so that process.exit() now would drop it. Touches no
+ * stream that was not used: building process.stdout to ask would load what writeLine avoids.
  */
 export function outputQueued(): boolean {
   return [...streamed].some((fd) => (fd === 1 ? process.stdout : process.stderr).writableLength > 0);
