@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { gitdir } from '../helpers/gitdir.js';
+import { runProcess } from '../helpers/processes.js';
 import { goaldBin, goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
 
 /** A goal achieved at its pre-check (check `true`), so that `history` has a line to print. */
@@ -79,19 +80,9 @@ describe('CLI output', () => {
     const condition = `long ${'x'.repeat(100_000)}`;
     // perl sets O_NONBLOCK on the pipe goald inherits (as a node process sharing it would), and the reader
     // waits before it reads anything.
-    const script = [
-      `perl -e 'use Fcntl; fcntl(STDOUT, F_SETFL, fcntl(STDOUT, F_GETFL, 0) | O_NONBLOCK) or die; exec @ARGV' "$@" | (sleep 1; cat)`,
-    ].join('\n');
+    const script = `perl -e 'use Fcntl; fcntl(STDOUT, F_SETFL, fcntl(STDOUT, F_GETFL, 0) | O_NONBLOCK) or die; exec @ARGV' "$@" | (sleep 1; cat)`;
     const args = [process.execPath, goaldBin, 'start', condition, '--foreground', '--json', '-C', dir, '--agent', 'true', '--check', 'true', '--evaluator', 'none'];
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('/bin/sh', ['-c', script, 'sh', ...args], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const result = await runProcess('/bin/sh', ['-c', script, 'sh', ...args], { cwd: sandbox.root, env: sandbox.env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const events = parseJsonLines(result.stdout);

@@ -3,7 +3,6 @@
 // program (the bundle needs no dependency installed), its schema and the dashboard's page. Uses the bundle `npm test` built
 // (packed with --ignore-scripts; a real `npm pack` rebuilds it first through the prepack script).
 
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,25 +12,8 @@ import { expect, onTestFinished, test } from 'vitest';
 
 import { GOALD_VERSION } from '../../src/version.js';
 import { httpRequest, login, openDashboard } from '../helpers/dashboard.js';
+import { runProcess, type ProcessRun } from '../helpers/processes.js';
 import { goaldBin, repoRoot } from '../helpers/run-goald.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 // The npm that runs this test (npm test, npx vitest), else the one installed beside this node.
 const npmCli = process.env.npm_execpath?.endsWith('npm-cli.js') === true ? process.env.npm_execpath : path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
@@ -43,7 +25,7 @@ test('npm pack, npm install -g of the tarball, and the installed goald runs a go
   onTestFinished(() => rm(root, { recursive: true, force: true, maxRetries: 5 }));
   const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
   for (const name of Object.keys(env)) if (name.startsWith('GOALD_') || name.startsWith('GIT_') || name.startsWith('npm_config_prefix')) delete env[name];
-  const npm = (args: string[], cwd: string): Promise<Run> => run(process.execPath, [npmCli, ...args], { cwd, env });
+  const npm = (args: string[], cwd: string): Promise<ProcessRun> => runProcess(process.execPath, [npmCli, ...args], { cwd, env });
 
   const packed = await npm(['pack', '--ignore-scripts', '--pack-destination', root], repoRoot);
   expect(packed.code, packed.stderr).toBe(0);
@@ -59,21 +41,21 @@ test('npm pack, npm install -g of the tarball, and the installed goald runs a go
   expect(existsSync(path.join(installDir, 'node_modules'))).toBe(false);
 
   const goald = path.join(prefix, 'bin', 'goald');
-  const version = await run(goald, ['--version'], { cwd: root, env });
+  const version = await runProcess(goald, ['--version'], { cwd: root, env });
   expect(version).toEqual({ code: 0, stdout: `${GOALD_VERSION}\n`, stderr: '' });
 
   const repo = path.join(root, 'repo');
   await mkdir(repo);
   for (const args of [['init', '--quiet'], ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial']]) {
-    expect((await run('git', args, { cwd: repo, env })).code).toBe(0);
+    expect((await runProcess('git', args, { cwd: repo, env })).code).toBe(0);
   }
   const goalEnv = { ...env, GOALD_HOME: path.join(root, 'h'), XDG_CONFIG_HOME: path.join(root, 'config') };
-  const goal = await run(goald, ['start', 'f.txt exists', '--foreground', '--agent', 'touch f.txt', '--check', 'test -f f.txt', '--evaluator', 'none', '--cooldown', '0'], { cwd: repo, env: goalEnv });
+  const goal = await runProcess(goald, ['start', 'f.txt exists', '--foreground', '--agent', 'touch f.txt', '--check', 'test -f f.txt', '--evaluator', 'none', '--cooldown', '0'], { cwd: repo, env: goalEnv });
   expect(goal.code, goal.stderr).toBe(0);
   expect(goal.stdout).toContain('Goal Achieved');
 
   // The dashboard ships prebuilt in the package: the installed daemon serves its page and the page's script.
-  const installedGoald = { run: (args: string[]) => run(goald, args, { cwd: root, env: goalEnv }) };
+  const installedGoald = { run: (args: string[]) => runProcess(goald, args, { cwd: root, env: goalEnv }) };
   const dashboard = await openDashboard(installedGoald);
   onTestFinished(async () => {
     await installedGoald.run(['daemon', 'stop']);

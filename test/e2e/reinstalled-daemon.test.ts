@@ -3,26 +3,17 @@
 // daemon the next command starts, from the new code, resumes them. A copy of the bundle plays the old
 // install, so the build every other test uses is not touched.
 
-import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { daemonLog, readGoal, waitForFinished } from '../helpers/daemon.js';
 import { gitdir } from '../helpers/gitdir.js';
-import { waitForProcessGone } from '../helpers/processes.js';
+import { runProcess, waitForProcessGone, type ProcessRun } from '../helpers/processes.js';
 import { goaldBin, goaldSandbox, parseJsonLines, type GoaldSandbox } from '../helpers/run-goald.js';
 
 /** Runs `node <bin> <args>` in the sandbox's environment; its exit code and output. */
-function runBin(sandbox: GoaldSandbox, bin: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: sandbox.root, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runBin(sandbox: GoaldSandbox, bin: string, args: string[]): Promise<ProcessRun> {
+  return runProcess(process.execPath, [bin, ...args], { cwd: sandbox.root, env: sandbox.env });
 }
 
 describe('goald reinstalled under a running daemon', () => {

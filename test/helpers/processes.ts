@@ -1,8 +1,29 @@
 // Process liveness for tests: a pid counts as gone when it no longer exists or is a zombie waiting to
 // be reaped (in containers PID 1 may reap late).
 
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { waitUntil } from './wait.js';
+
+export interface ProcessRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command args` to its end, `input` on its stdin (none: an empty one); its exit code and output. */
+export function runProcess(command: string, args: readonly string[], options: { cwd?: string; env: NodeJS.ProcessEnv; input?: string }): Promise<ProcessRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
 
 /** True when the process exists and is not a zombie. */
 export function isProcessRunning(pid: number): boolean {

@@ -1,7 +1,6 @@
 // The hook as Claude Code runs it: a real `sh -c <command>` from the --settings JSON, the payload on stdin,
 // the environment the adapter sets. Runs the built code (`npm run build` first; `npm test` does).
 
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,29 +8,15 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { buildClaudeHookSettings } from '../../src/hook/claude-hook-settings.js';
 import { HOOK_FILES } from '../../src/hook/post-tool-use.js';
+import { runProcess, type ProcessRun } from '../helpers/processes.js';
 import { additionalContextOf, bashPayload, makeTempDir, readJsonLines, writeFilePayload } from './support.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const builtHookMain = join(repoRoot, 'dist', 'src', 'hook', 'hook-main.js');
 const shim = fileURLToPath(new URL('../fixtures/hook/goald-shim.mjs', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], stdin: string, env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+function run(command: string, args: string[], stdin: string, env: NodeJS.ProcessEnv): Promise<ProcessRun> {
+  return runProcess(command, args, { env, input: stdin });
 }
 
 beforeAll(() => {
@@ -59,7 +44,7 @@ describe('as Claude Code runs it', () => {
       GOALD_CONDITION: 'Make the parser handle empty input',
       GOALD_RECITE_EVERY: '3',
     };
-    const runs: Run[] = [];
+    const runs: ProcessRun[] = [];
     const write = writeFilePayload('src/parser.ts');
     for (const payload of [write, write, write, bashPayload('npm test')]) {
       runs.push(await run('/bin/sh', ['-c', command], payload, env));
