@@ -21,7 +21,10 @@ export const processIO: CliIO = {
     writeLine(2, toTerminalText(text));
   },
   env: process.env,
-  cwd: process.cwd(),
+  // Asked when used, never when this module loads: a start-up snapshot loads it in another directory.
+  get cwd() {
+    return process.cwd();
+  },
 };
 
 // Descriptors whose reader has gone (EPIPE) or that are closed (EBADF): what would follow is dropped.
