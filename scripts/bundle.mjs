@@ -25,7 +25,10 @@ await writeFile(path.join(outdir, 'package.json'), `${JSON.stringify({ type: 'co
 
 const bundle = await rolldown({
   cwd: root,
-  input: { bin: 'src/cli/bin.ts' },
+  // The second entry is what a start-up snapshot holds (src/cli/startup-snapshot/): the chunks a
+  // foreground start loads before its first agent, shared with bin.js's own, so that a start from the
+  // snapshot and one without load the same files under the same names.
+  input: { bin: 'src/cli/bin.ts', 'startup-snapshot-main': 'src/cli/startup-snapshot/snapshot-main.ts' },
   platform: 'node',
   logLevel: 'warn',
   // Fail the build on a warning (an unresolved import, a bad re-export) rather than ship it.
@@ -70,6 +73,28 @@ const { output } = await bundle.write({
 });
 await bundle.close();
 
+// The start-up snapshot's builder script: `node --build-snapshot` gives it a `require` for Node's builtins
+// only, so it is one file that loads the chunks itself (src/cli/startup-snapshot/builder.ts).
+const builderBundle = await rolldown({
+  cwd: root,
+  input: { 'startup-snapshot-builder': 'src/cli/startup-snapshot/builder.ts' },
+  platform: 'node',
+  logLevel: 'warn',
+  onLog(level, log, handler) {
+    if (level === 'warn') handler('error', log);
+    else handler(level, log);
+  },
+});
+const { output: builderOutput } = await builderBundle.write({
+  dir: outdir,
+  format: 'cjs',
+  charset: 'ascii',
+  entryFileNames: '[name].js',
+  minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
+  comments: { legal: false, annotation: false, jsdoc: false },
+});
+await builderBundle.close();
+
 // `goald watch`'s interactive view (ink 6, React 19) is an ES module bundle of its own, watch-ui.mjs beside
 // the rest: ink's layout engine (yoga-layout) starts with a top-level await, which CommonJS cannot hold. The
 // watch command imports it by path on first use, so no other command loads it (src/cli/commands/watch.ts).
@@ -96,6 +121,6 @@ const { output: watchOutput } = await watchBundle.write({
 });
 await watchBundle.close();
 
-const all = [...output, ...watchOutput];
+const all = [...output, ...builderOutput, ...watchOutput];
 const bytes = all.reduce((sum, file) => sum + (file.type === 'chunk' ? file.code.length : 0), 0);
 process.stdout.write(`bundled dist/bundle/: ${all.length} files, ${Math.round(bytes / 1024)} KiB\n`);

@@ -20,8 +20,18 @@ async function run(argv: readonly string[]): Promise<number> {
   // Not for the two above: they run inside the agent's sandbox, which hides GOALD_HOME.
   const { enableCompileCache } = await import('./compile-cache.js');
   enableCompileCache(import.meta.dirname);
+  // The start-up snapshot of a foreground start, built in the background (bin/goald; not for users).
+  if (argv[2] === 'startup-snapshot') {
+    const { buildStartupSnapshot } = await import('./startup-snapshot/build-snapshot.js');
+    return buildStartupSnapshot(import.meta.dirname);
+  }
   // A plain `goald start` line skips commander too; the process ends when the goal's work is done.
   if (argv[2] === 'start') {
+    // bin/goald found no current snapshot to start this one from: one is built once this process ends.
+    if (process.env.GOALD_STARTUP_SNAPSHOT === 'missing') {
+      const { requestSnapshotIfWanted } = await import('./startup-snapshot/request-build.js');
+      requestSnapshotIfWanted(import.meta.dirname);
+    }
     const { runPlainStart } = await import('./start-args.js');
     const code = await runPlainStart(argv.slice(3));
     if (code !== null) return code;

@@ -1,10 +1,11 @@
 // The package as users install it: `npm pack`, then `npm install -g` of the tarball into a temporary
-// prefix, then the installed `goald` runs --version and a one-turn goal. The tarball must carry the whole
+// prefix, then the installed `goald` runs --version and a one-turn goal (and one more, from the start-up
+// snapshot the first had built, through npm's link to bin/goald). The tarball must carry the whole
 // program (the bundle needs no dependency installed), its schema and the dashboard's page. Uses the bundle `npm test` built
 // (packed with --ignore-scripts; a real `npm pack` rebuilds it first through the prepack script).
 
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -14,6 +15,7 @@ import { GOALD_VERSION } from '../../src/version.js';
 import { httpRequest, login, openDashboard } from '../helpers/dashboard.js';
 import { runProcess, type ProcessRun } from '../helpers/processes.js';
 import { goaldBin, repoRoot } from '../helpers/run-goald.js';
+import { waitUntil } from '../helpers/wait.js';
 
 // The npm that runs this test (npm test, npx vitest), else the one installed beside this node.
 const npmCli = process.env.npm_execpath?.endsWith('npm-cli.js') === true ? process.env.npm_execpath : path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
@@ -49,10 +51,17 @@ test('npm pack, npm install -g of the tarball, and the installed goald runs a go
   for (const args of [['init', '--quiet'], ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial']]) {
     expect((await runProcess('git', args, { cwd: repo, env })).code).toBe(0);
   }
-  const goalEnv = { ...env, GOALD_HOME: path.join(root, 'h'), XDG_CONFIG_HOME: path.join(root, 'config') };
+  const goalEnv = { ...env, GOALD_HOME: path.join(root, 'h'), XDG_CONFIG_HOME: path.join(root, 'config'), NODE_OPTIONS: '' };
   const goal = await runProcess(goald, ['start', 'f.txt exists', '--foreground', '--agent', 'touch f.txt', '--check', 'test -f f.txt', '--evaluator', 'none', '--cooldown', '0'], { cwd: repo, env: goalEnv });
   expect(goal.code, goal.stderr).toBe(0);
   expect(goal.stdout).toContain('Goal Achieved');
+  // That start had the installed goald's start-up snapshot built at its end; the next starts from it.
+  const startup = path.join(goalEnv.GOALD_HOME, 'cache', 'startup');
+  await waitUntil('the start-up snapshot to be built', () => readdirSync(startup).some((dir) => existsSync(path.join(startup, dir, 'identity'))), 60_000);
+  await writeFile(path.join(repo, '.git', 'info', 'exclude'), 'started-by\n');
+  const fromSnapshot = await runProcess(goald, ['start', 'started-by exists', '--foreground', '--no-sandbox', '--agent', "tr '\\0' ' ' < /proc/$PPID/cmdline > started-by", '--check', 'test -f started-by', '--evaluator', 'none', '--cooldown', '0'], { cwd: repo, env: goalEnv });
+  expect(fromSnapshot.code, fromSnapshot.stderr).toBe(0);
+  expect(await readFile(path.join(repo, 'started-by'), 'utf8')).toContain('--snapshot-blob');
 
   // The dashboard ships prebuilt in the package: the installed daemon serves its page and the page's script.
   const installedGoald = { run: (args: string[]) => runProcess(goald, args, { cwd: root, env: goalEnv }) };
