@@ -5,8 +5,11 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** The goald executable users get (package.json's bin): the bundle in dist/bundle/, beside dist/bench/. */
+/** goald's bundle in dist/bundle/, beside dist/bench/: what `node <GOALD_BIN>` runs (the daemon, the tests). */
 export const GOALD_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bundle', 'bin.js');
+
+/** The `goald` command users run (package.json's bin): bin/goald, which runs the bundle with `node`. */
+export const GOALD_COMMAND = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'goald');
 
 /**
  * The environment for goald runs under `dir`: a home and config of their own (`dir/h`, `dir/config`), no
@@ -24,8 +27,17 @@ export function goaldBenchEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJ
 
 /** Runs `node <args>` with `env` to its exit; rejects, naming `what`, unless it exits 0. */
 export async function runNodeToExit(args: readonly string[], env: NodeJS.ProcessEnv, what = `node ${args.join(' ')}`): Promise<void> {
+  await runToExit(process.execPath, args, env, what);
+}
+
+/** Runs `goald <args>` (the command users run, GOALD_COMMAND) with `env` to its exit; rejects unless it exits 0. */
+export async function runGoaldToExit(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  await runToExit(GOALD_COMMAND, args, env, `goald ${args.join(' ')}`);
+}
+
+async function runToExit(command: string, args: readonly string[], env: NodeJS.ProcessEnv, what: string): Promise<void> {
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+    const child = spawn(command, args, { env, stdio: 'ignore' });
     child.on('error', reject);
     child.on('close', (exitCode) => resolve(exitCode));
   });

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { createDaemonClient, waitForDaemon } from '../src/daemon/client.js';
 import { openStore } from '../state/store.js';
 import { runGit } from '../src/workspace/git.js';
-import { GOALD_BIN, median, numberFlag, round, runWhenMain } from './bench-runner.js';
+import { GOALD_BIN, GOALD_COMMAND, median, numberFlag, round, runWhenMain } from './bench-runner.js';
 import { HISTORY_GOALS, realGoalRecord } from './state.bench.js';
 
 export const STATUS_RATIO_TARGET = 1.5;
@@ -84,9 +84,9 @@ export async function benchDaemon(opts: { runs?: number; waitingGoals?: number }
     });
     const { goal } = await client.startGoal(request('hold the workspace'));
 
-    const status = await timeStatus(bin, env, runs);
-    const overSocket = await timeStatus(bin, env, runs, [goal.id]);
-    const inheritedEnv = await measureWithInheritedEnv(bin, env, runs);
+    const status = await timeStatus(env, runs);
+    const overSocket = await timeStatus(env, runs, [goal.id]);
+    const inheritedEnv = await measureWithInheritedEnv(env, runs);
     const besideHistory = await measureBesideHistory(bin, path.join(root, 'history'), runs);
 
     for (let i = 0; i < waitingGoals; i++) {
@@ -117,28 +117,28 @@ export async function benchDaemon(opts: { runs?: number; waitingGoals?: number }
 const STARTUP_VARIABLES = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'] as const;
 
 /** The same round trip with this shell's node start-up variables kept, when it has any. */
-async function measureWithInheritedEnv(bin: string, env: NodeJS.ProcessEnv, runs: number): Promise<DaemonBenchResult['inheritedEnv']> {
+async function measureWithInheritedEnv(env: NodeJS.ProcessEnv, runs: number): Promise<DaemonBenchResult['inheritedEnv']> {
   const variables = STARTUP_VARIABLES.filter((name) => process.env[name] !== undefined);
   if (variables.length === 0) return null;
   const inherited: NodeJS.ProcessEnv = { ...env };
   for (const name of variables) inherited[name] = process.env[name];
-  return { variables, ...(await timeStatus(bin, inherited, runs)) };
+  return { variables, ...(await timeStatus(inherited, runs)) };
 }
 
 /**
- * Medians of `goald status [args]` and `node -e 0` run `runs` times each, interleaved, after one warm-up
- * of each.
+ * Medians of `goald status [args]` (the `goald` command users run: bin/goald) and `node -e 0` run `runs`
+ * times each, interleaved, after one warm-up of each.
  */
-async function timeStatus(bin: string, env: NodeJS.ProcessEnv, runs: number, args: string[] = []): Promise<{ statusMs: number; nodeMs: number; ratio: number }> {
-  const status = [bin, 'status', ...args];
-  await timeProcess(status, env); // warm the page cache for both sides
+async function timeStatus(env: NodeJS.ProcessEnv, runs: number, args: string[] = []): Promise<{ statusMs: number; nodeMs: number; ratio: number }> {
+  const status = ['status', ...args];
+  await timeProcess(status, env, GOALD_COMMAND); // warm the page cache for both sides
   await timeProcess(['-e', '0'], env);
   const statusTimes: number[] = [];
   const nodeTimes: number[] = [];
   // Interleaved, so load from elsewhere weighs on both sides alike.
   for (let i = 0; i < runs; i++) {
     nodeTimes.push(await timeProcess(['-e', '0'], env));
-    statusTimes.push(await timeProcess(status, env));
+    statusTimes.push(await timeProcess(status, env, GOALD_COMMAND));
   }
   const statusMs = median(statusTimes);
   const nodeMs = median(nodeTimes);
@@ -166,7 +166,7 @@ async function measureBesideHistory(bin: string, root: string, runs: number): Pr
     const repo = await makeRepo(path.join(root, 'repo'));
     const flags = { agent: 'sleep 600', check: ['exit 1'], evaluator: 'none', cooldown: '0' };
     await createDaemonClient(socketPath).startGoal({ condition: 'hold the workspace', dir: repo, flags, env: {}, queue: true });
-    return { goals: HISTORY_GOALS, stateMb: round(stateMb), ...(await timeStatus(bin, env, runs)) };
+    return { goals: HISTORY_GOALS, stateMb: round(stateMb), ...(await timeStatus(env, runs)) };
   } finally {
     await stopDaemon(socketPath, daemonPid);
   }
@@ -188,15 +188,15 @@ async function makeRepo(repo: string): Promise<string> {
   return repo;
 }
 
-/** Wall time of one `node <args>` run to exit. */
-async function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** Wall time of one `<command> <args>` run to exit (`node` unless told). */
+async function timeProcess(args: string[], env: NodeJS.ProcessEnv, command = process.execPath): Promise<number> {
   const started = performance.now();
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+    const child = spawn(command, args, { env, stdio: 'ignore' });
     child.on('error', reject);
     child.on('close', (exitCode) => resolve(exitCode));
   });
-  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}`);
+  if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${code}`);
   return performance.now() - started;
 }
 

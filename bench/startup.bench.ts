@@ -3,18 +3,21 @@
 // the cheapest check there is, since a goal needs one). The agent's first act is to write to a FIFO this
 // process is blocked reading, so the figure ends when the agent starts, with no clock shared between
 // processes. Every figure is a median of runs interleaved with `node -e 0`'s, so load weighs on both.
-// The target is for goald as users run it (check and agent each in a bwrap sandbox, where bwrap works);
-// the same start with `--no-sandbox` is reported beside it, so bwrap's two set-ups are a figure apart.
+// The target is for goald as users run it: the `goald` command (bin/goald), so a foreground start starts
+// from the start-up snapshot its first start in the bench's home built (warmed up before any run counts),
+// and the check and agent each in a bwrap sandbox, where bwrap works. The same start with `--no-sandbox`
+// is reported beside it, so bwrap's two set-ups are a figure apart, and so is a start of the bundle itself
+// (`node dist/bundle/bin.js`, no snapshot).
 // Run alone with `node dist/bench/startup.bench.js [--runs N]` after `npm run build`.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, open, realpath, rm } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, open, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { runGit } from '../src/workspace/git.js';
-import { GOALD_BIN, goaldBenchEnv, median, numberFlag, round, runNodeToExit, runWhenMain } from './bench-runner.js';
+import { GOALD_BIN, GOALD_COMMAND, goaldBenchEnv, median, numberFlag, round, runGoaldToExit, runNodeToExit, runWhenMain } from './bench-runner.js';
 
 export const VERSION_RATIO_TARGET = 1.2;
 export const FIRST_SPAWN_RATIO_TARGET = 4;
@@ -32,6 +35,9 @@ export interface StartupBenchResult {
   /** The same with `--no-sandbox`: the check and the agent started without bwrap (the baseline has none). */
   unsandboxedFirstSpawnMs: number;
   unsandboxedFirstSpawnRatio: number;
+  /** The sandboxed start run as `node dist/bundle/bin.js`, which never starts from the snapshot. */
+  bundleFirstSpawnMs: number;
+  bundleFirstSpawnRatio: number;
 }
 
 /** Measures `goald --version` and `goald start --foreground`'s time to its first agent against `node -e 0`. */
@@ -41,24 +47,35 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
   try {
     const env = goaldBenchEnv(root, { HOME: root });
     const node = (): Promise<number> => timeToExit(['-e', '0'], env);
-    const version = (): Promise<number> => timeToExit([GOALD_BIN, '--version'], env);
+    const version = async (): Promise<number> => {
+      const started = performance.now();
+      await runGoaldToExit(['--version'], env);
+      return performance.now() - started;
+    };
     let started = 0;
-    const firstSpawn = async (): Promise<number> => timeToFirstAgent(path.join(root, `start-${(started += 1)}`), env, true);
-    const unsandboxedFirstSpawn = async (): Promise<number> => timeToFirstAgent(path.join(root, `start-${(started += 1)}`), env, false);
-    // Warm the page cache for every side.
+    const nextDir = (): string => path.join(root, `start-${(started += 1)}`);
+    const firstSpawn = async (): Promise<number> => timeToFirstAgent(nextDir(), env, { sandboxed: true, command: [GOALD_COMMAND] });
+    const unsandboxedFirstSpawn = async (): Promise<number> => timeToFirstAgent(nextDir(), env, { sandboxed: false, command: [GOALD_COMMAND] });
+    const bundleFirstSpawn = async (): Promise<number> => timeToFirstAgent(nextDir(), env, { sandboxed: true, command: [process.execPath, GOALD_BIN] });
+    // Warm the page cache for every side; the first start builds the snapshot the others start from.
     await node();
     await version();
     await firstSpawn();
+    await waitForSnapshot(path.join(root, 'h'));
+    await firstSpawn();
     await unsandboxedFirstSpawn();
+    await bundleFirstSpawn();
     const nodeTimes: number[] = [];
     const versionTimes: number[] = [];
     const firstSpawnTimes: number[] = [];
     const unsandboxedTimes: number[] = [];
+    const bundleTimes: number[] = [];
     for (let i = 0; i < runs; i++) {
       nodeTimes.push(await node());
       versionTimes.push(await version());
       firstSpawnTimes.push(await firstSpawn());
       unsandboxedTimes.push(await unsandboxedFirstSpawn());
+      bundleTimes.push(await bundleFirstSpawn());
     }
     const nodeMs = median(nodeTimes);
     const versionMs = median(versionTimes);
@@ -72,6 +89,8 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
       firstSpawnRatio: round(firstSpawnMs / nodeMs),
       unsandboxedFirstSpawnMs: round(median(unsandboxedTimes)),
       unsandboxedFirstSpawnRatio: round(median(unsandboxedTimes) / nodeMs),
+      bundleFirstSpawnMs: round(median(bundleTimes)),
+      bundleFirstSpawnRatio: round(median(bundleTimes) / nodeMs),
     };
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -85,8 +104,22 @@ async function timeToExit(args: string[], env: NodeJS.ProcessEnv): Promise<numbe
   return performance.now() - started;
 }
 
-/** Wall time from spawning `goald start --foreground` in a fresh repository to its agent's first write. */
-async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv, sandboxed: boolean): Promise<number> {
+// The snapshot a first start asks for is built in the background once it ends (~1 s).
+async function waitForSnapshot(home: string): Promise<void> {
+  const startup = path.join(home, 'cache', 'startup');
+  const giveUpAt = performance.now() + 60_000;
+  while (performance.now() < giveUpAt) {
+    const dirs = await readdir(startup).catch(() => []);
+    for (const dir of dirs) {
+      if (await stat(path.join(startup, dir, 'identity')).then(() => true, () => false)) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no start-up snapshot was built in ${startup} within a minute`);
+}
+
+/** Wall time from spawning `goald start --foreground` (`command`) in a fresh repository to its agent's first write. */
+async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv, how: { sandboxed: boolean; command: readonly string[] }): Promise<number> {
   const repo = path.join(dir, 'repo');
   await mkdir(repo, { recursive: true });
   await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
@@ -99,12 +132,12 @@ async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv, sandboxed: 
   if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr.toString().trim()}`);
 
   const args = [
-    GOALD_BIN, 'start', 'f.txt exists', '--foreground', '-C', repo,
+    ...how.command.slice(1), 'start', 'f.txt exists', '--foreground', '-C', repo,
     '--agent', 'echo started > agent-started; touch f.txt', '--check', 'test -f f.txt',
-    '--evaluator', 'none', '--cooldown', '0', '--max-turns', '1', '--json', ...(sandboxed ? [] : ['--no-sandbox']),
+    '--evaluator', 'none', '--cooldown', '0', '--max-turns', '1', '--json', ...(how.sandboxed ? [] : ['--no-sandbox']),
   ];
   const startedAt = performance.now();
-  const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+  const child = spawn(how.command[0] ?? process.execPath, args, { env, stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (exitCode) => resolve(exitCode));
@@ -141,6 +174,7 @@ async function main(argv: string[]): Promise<void> {
       `  goald --version                ${r.versionMs} ms, ${verdict(r.versionRatio, VERSION_RATIO_TARGET)}`,
       `  start --foreground → 1st agent ${r.firstSpawnMs} ms, ${verdict(r.firstSpawnRatio, FIRST_SPAWN_RATIO_TARGET)}`,
       `  the same, --no-sandbox         ${r.unsandboxedFirstSpawnMs} ms, ${r.unsandboxedFirstSpawnRatio}×`,
+      `  the same, node dist/bundle/bin.js ${r.bundleFirstSpawnMs} ms, ${r.bundleFirstSpawnRatio}×`,
       '',
     ].join('\n'),
   );
