@@ -70,10 +70,11 @@ function allBenches(argv: string[]): Bench[] {
           figure('startup', 'node -e 0', r.nodeMs, 'ms', null, `median of ${r.runs}`),
           figure('startup', 'goald --version', r.versionMs, 'ms'),
           figure('startup', '--version / node -e 0', r.versionRatio, '×', VERSION_RATIO_TARGET),
-          figure('startup', 'start --foreground, exec → first agent', r.firstSpawnMs, 'ms', null, 'one check (test -f), no evaluator'),
+          figure('startup', 'start --foreground, exec → first agent', r.firstSpawnMs, 'ms', null, 'goald (bin/goald), one check (test -f), no evaluator'),
           figure('startup', 'first agent / node -e 0', r.firstSpawnRatio, '×', FIRST_SPAWN_RATIO_TARGET),
           figure('startup', 'start --foreground --no-sandbox, exec → first agent', r.unsandboxedFirstSpawnMs, 'ms', null, 'no bwrap around the check and the agent'),
           figure('startup', 'first agent --no-sandbox / node -e 0', r.unsandboxedFirstSpawnRatio, '×', null),
+          figure('startup', 'first agent, node dist/bundle/bin.js / node -e 0', r.bundleFirstSpawnRatio, '×', null, `${r.bundleFirstSpawnMs} ms: the bundle itself, no start-up snapshot`),
         ];
       },
     },
