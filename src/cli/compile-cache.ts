@@ -37,6 +37,8 @@ const PRIVATE_MODE = 0o700;
 const CACHE_SUFFIX = '.v8';
 const STALE_VERSION_MS = 30 * 24 * 60 * 60 * 1000;
 
+let enabled = false;
+
 // Builtins through getBuiltinModule: this runs before anything else loads, and adds no module of its own.
 const fs = (): typeof import('node:fs') => process.getBuiltinModule('node:fs');
 
@@ -46,6 +48,9 @@ const fs = (): typeof import('node:fs') => process.getBuiltinModule('node:fs');
  * private directory of this user to keep it in instead (the test suite shares one across its many homes).
  */
 export function enableCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = process.env): void {
+  // Once a process: a start from the start-up snapshot that hands its line to bin.js comes here twice.
+  if (enabled) return;
+  enabled = true;
   const setting = env.GOALD_COMPILE_CACHE ?? '';
   if (setting === 'off') return;
   // `root`: the existing directory that must be this user's and private before anything under it is used.

@@ -41,6 +41,17 @@ describe('goald --version', () => {
     }
   });
 
+  // Its target is ≤ 1.2× node -e 0: bin.js answers from its own text. (A module bin.js shares with another
+  // entry of the bundle, as src/version.ts once did with the start-up snapshot's, becomes a chunk of its own.)
+  test('loads nothing of the bundle but bin.js and its runtime', async () => {
+    const sandbox = await goaldSandbox();
+    const out = path.join(sandbox.root, 'loaded.txt');
+    const tracer = fileURLToPath(new URL('../fixtures/load-trace/print-loaded.mjs', import.meta.url));
+    const run = await sandbox.run(['--version'], { env: { NODE_OPTIONS: `--import ${tracer}`, LOADED_OUT: out } });
+    expect(run.code).toBe(0);
+    expect(loadedChunks(out).map((file) => path.basename(file).replace(/-[\w-]{8}\.js$/, '.js'))).toEqual(['bin.js', 'rolldown-runtime.js']);
+  });
+
   test('with anything else on the line, the full CLI answers (as it would in-process)', async () => {
     const sandbox = await goaldSandbox();
     for (const args of [['status', '-v'], ['--versions'], ['-v', '-v']]) {

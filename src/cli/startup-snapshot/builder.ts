@@ -24,7 +24,7 @@ interface NodeModuleApi {
   new (id: string): LoadedModule;
 }
 interface SnapshotMain {
-  runFromSnapshot(args: readonly string[]): Promise<number>;
+  runFromSnapshot(args: readonly string[]): Promise<number | null>;
 }
 
 const builtin = (id: string): unknown => process.getBuiltinModule(id);
@@ -92,6 +92,6 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
     return;
   }
   void main.runFromSnapshot(args).then((code) => {
-    process.exitCode = code;
+    if (code !== null) process.exitCode = code;
   });
 });

@@ -16,14 +16,17 @@ import { probeBwrap } from '../../sandbox/probe.js';
 export const preloaded = [runStartCommand, parseStartOptions, runInForeground, probeBwrap] as const;
 
 /**
- * Runs `goald <args>` (args[0] is `start`) in a process started from the snapshot; resolves with the exit
- * code. As bin.ts does for a start, with the compile cache for whatever loads from here on.
+ * Runs `goald <args>` (args[0] is `start`) in a process started from the snapshot, as bin.ts does for a
+ * start, with the compile cache for whatever loads from here on; resolves with the exit code, or null when
+ * the line went to bin.js, which then sets it.
  */
-export async function runFromSnapshot(args: readonly string[]): Promise<number> {
+export async function runFromSnapshot(args: readonly string[]): Promise<number | null> {
   enableCompileCache(import.meta.dirname);
   const code = await runPlainStart(args.slice(1));
   if (code !== null) return code;
-  // A start line only commander reads (--help, a flag it reports): the full CLI, loaded now.
-  const { main } = await import('../main.js');
-  return main([process.execPath, `${import.meta.dirname}/bin.js`, ...args]);
+  // A start line only commander reads (--help, a flag it reports): bin.js runs it as it runs any line
+  // (process.argv is already a run of bin.js's). Required by path, not imported: the snapshot's graph
+  // stays apart from the full CLI's, so that bin.js keeps what it alone needs (its version) in itself.
+  process.getBuiltinModule('node:module').createRequire(import.meta.filename)(`${import.meta.dirname}/bin.js`);
+  return null;
 }
