@@ -18,6 +18,7 @@ const fs = (): typeof import('node:fs') => process.getBuiltinModule('node:fs');
 const BUILD_TIMEOUT_MS = 120_000;
 // A lock older than this was left by a build that died: taken over.
 const STALE_LOCK_MS = 2 * BUILD_TIMEOUT_MS;
+const STALE_SNAPSHOT_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Builds the snapshot for the bundle in `bundleDir` unless a current one exists; resolves with the exit code. */
 export function buildStartupSnapshot(bundleDir: string, env: NodeJS.ProcessEnv = process.env): number {
@@ -55,6 +56,7 @@ export function buildStartupSnapshot(bundleDir: string, env: NodeJS.ProcessEnv =
     const identityTemp = path.join(dir, `.${IDENTITY_NAME}.${process.pid}.tmp`);
     fs().writeFileSync(identityTemp, identity, { mode: 0o600 });
     fs().renameSync(identityTemp, path.join(dir, IDENTITY_NAME));
+    removeStale(path.dirname(dir), dir);
     return 0;
   } finally {
     fs().rmSync(lock, { recursive: true, force: true });
@@ -65,6 +67,19 @@ export function buildStartupSnapshot(bundleDir: string, env: NodeJS.ProcessEnv =
 function selfTest(blob: string, cwd: string): boolean {
   const run = spawnSync(process.execPath, ['--snapshot-blob', blob, 'goald-snapshot-self-test'], { cwd, env: {}, encoding: 'utf8', timeout: 30_000 });
   return run.status === 0 && /^ok \d+\n$/.test(run.stdout);
+}
+
+// Snapshots of installs not started for a month (a goald removed, a checkout deleted: ~7 MB each). One in
+// use but not rebuilt for that long goes too, and the next foreground start builds it again.
+function removeStale(parent: string, current: string): void {
+  try {
+    for (const entry of fs().readdirSync(parent)) {
+      const other = path.join(parent, entry);
+      if (other !== current && Date.now() - fs().statSync(other).mtimeMs > STALE_SNAPSHOT_MS) fs().rmSync(other, { recursive: true, force: true });
+    }
+  } catch {
+    // Only space: the next build looks again.
+  }
 }
 
 function takeLock(lock: string): boolean {
