@@ -1,5 +1,5 @@
 # Sourced by bin/goald (POSIX sh, builtins only but for one `stat`) for a `goald start`: when the start runs
-# in the foreground and GOALD_HOME holds a start-up snapshot built by this node for this goald
+# in the foreground and GOALD_HOME holds a private start-up snapshot built by this node for this goald
 # (src/cli/startup-snapshot/snapshot-files.ts), Node starts from it, with the start's modules already
 # loaded. Anything else returns, and bin/goald runs goald as usual: with GOALD_STARTUP_SNAPSHOT=missing
 # exported when a snapshot could have been used, so that goald builds one once that start is over.
@@ -56,9 +56,15 @@ if [ -n "$goald_home" ]; then
     goald_want="$goald_node_id
 $goald_bundle_id"
   fi
-  if [ -n "$goald_want" ] \
-    && [ "$(stat -L -c '%d:%i:%s:%Y:%Z' -- "$goald_node" "$goald_bundle/bin.js" 2>/dev/null)" = "$goald_want" ]; then
-    exec node --snapshot-blob "$goald_dir/start.blob" "$@"
+  if [ -n "$goald_want" ]; then
+    # One stat: the node binary and bin.js as the identity names them, and the directory and the blob as
+    # private as the build left them (what runs as goald is writable by nobody else).
+    goald_got=$(stat -L -c '%a:%d:%i:%s:%Y:%Z' -- "$goald_node" "$goald_bundle/bin.js" "$goald_dir" "$goald_dir/start.blob" 2>/dev/null)
+    case $goald_got in
+      "$goald_want
+700:"*"
+600:"*) exec node --snapshot-blob "$goald_dir/start.blob" "$@" ;;
+    esac
   fi
   GOALD_STARTUP_SNAPSHOT=missing
   export GOALD_STARTUP_SNAPSHOT

@@ -53,7 +53,7 @@ describe('the start-up snapshot directory', () => {
     const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'gss-')));
     try {
       writeFileSync(path.join(dir, 'bin.js'), '// a bundle\n');
-      const printed = execFileSync('stat', ['-L', '-c', '%d:%i:%s:%Y:%Z', '--', process.execPath, path.join(dir, 'bin.js')], { encoding: 'utf8' });
+      const printed = execFileSync('stat', ['-L', '-c', '%a:%d:%i:%s:%Y:%Z', '--', process.execPath, path.join(dir, 'bin.js')], { encoding: 'utf8' });
       expect(currentIdentity(dir)).toBe(printed);
     } finally {
       rmSync(dir, { recursive: true, force: true });

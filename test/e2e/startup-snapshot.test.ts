@@ -121,7 +121,7 @@ describe('goald start --foreground from a start-up snapshot', () => {
     expect(notRepo.stderr).toMatch(/git/);
   });
 
-  test('a snapshot for another node or goald, or under Node options, is not used; other commands pass through', { timeout: 120_000 }, async () => {
+  test('a snapshot for another node or goald, under Node options, or that others could write is not used; other commands pass through', { timeout: 120_000 }, async () => {
     const at = await launch();
     await startGoal(at);
     const dir = await waitForSnapshot(at.sandbox.home);
@@ -149,6 +149,19 @@ describe('goald start --foreground from a start-up snapshot', () => {
       const again = await startGoal(at);
       expect(fromSnapshot(again.goaldArgv)).toBe(true);
     }
+
+    // A blob or directory others could write (made so by hand) is not run; the blob is replaced by a private
+    // one at that start's end (a directory goald never chmods: it stays unused until it is made private).
+    execFileSync('chmod', ['644', path.join(dir, 'start.blob')]);
+    const readable = await startGoal(at);
+    expect(readable.run.code, readable.run.stderr).toBe(0);
+    expect(fromSnapshot(readable.goaldArgv)).toBe(false);
+    await waitUntil('the blob made private again', () => execFileSync('stat', ['-c', '%a', path.join(dir, 'start.blob')], { encoding: 'utf8' }).trim() === '600', 60_000);
+    expect(fromSnapshot((await startGoal(at)).goaldArgv)).toBe(true);
+    execFileSync('chmod', ['770', dir]);
+    expect(fromSnapshot((await startGoal(at)).goaldArgv)).toBe(false);
+    execFileSync('chmod', ['700', dir]);
+    expect(fromSnapshot((await startGoal(at)).goaldArgv)).toBe(true);
 
     // Commands other than a foreground start run the bundle through the same file, read as JavaScript.
     expect(await runProcess(at.goald, ['--version'], { env: at.env })).toMatchObject({ code: 0, stderr: '' });

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 import { isPrivateDirectory, resolveGoaldHome } from '../../../state/goald-home.js';
-import { BLOB_NAME, IDENTITY_NAME, currentIdentity, snapshotDir } from './snapshot-files.js';
+import { BLOB_NAME, IDENTITY_NAME, currentIdentity, isPrivateFile, snapshotDir } from './snapshot-files.js';
 
 const fs = (): typeof import('node:fs') => process.getBuiltinModule('node:fs');
 
@@ -29,7 +29,8 @@ export function buildStartupSnapshot(bundleDir: string, env: NodeJS.ProcessEnv =
   const identity = currentIdentity(bundleDir);
   if (identity === null) return 1;
   const blob = path.join(dir, BLOB_NAME);
-  if (readText(path.join(dir, IDENTITY_NAME)) === identity && fs().existsSync(blob)) return 0;
+  // Current, and as private as the launcher requires (a blob made readable to others is replaced).
+  if (readText(path.join(dir, IDENTITY_NAME)) === identity && isPrivateFile(blob)) return 0;
   const lock = path.join(dir, '.building');
   if (!takeLock(lock)) return 0;
   try {

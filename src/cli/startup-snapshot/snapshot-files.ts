@@ -1,10 +1,10 @@
 // Where a start-up snapshot lives and what it was built for. bin/startup-snapshot.sh reads the same files
 // with shell builtins and one `stat`, so the names and formats here are its contract too:
-// GOALD_HOME/cache/startup/<key>/start.blob, beside `identity`, two lines: the node binary and the bundle's
-// bin.js it was built with and for, each as GNU `stat -L -c %d:%i:%s:%Y:%Z` prints it (device, inode, size,
-// modification and change time in seconds). A node upgraded in place or a goald rebuilt or reinstalled
-// changes its line (a new inode, or a new change time), and the launcher then runs without the blob: a
-// snapshot taken of other code, or loaded by another V8, is never run.
+// GOALD_HOME/cache/startup/<key>/start.blob (0600, in a 0700 directory), beside `identity`, two lines: the
+// node binary and the bundle's bin.js it was built with and for, each as GNU `stat -L -c %a:%d:%i:%s:%Y:%Z`
+// prints it (mode, device, inode, size, modification and change time in seconds). A node upgraded in place
+// or a goald rebuilt or reinstalled changes its line (a new inode, or a new change time), and the launcher
+// then runs without the blob: a snapshot taken of other code, or loaded by another V8, is never run.
 
 import path from 'node:path';
 
@@ -33,14 +33,25 @@ export function snapshotDir(goaldHome: string, bundleDir: string): string {
   return path.join(goaldHome, 'cache', 'startup', key);
 }
 
-/** `file`'s identity as `stat -L -c %d:%i:%s:%Y:%Z` prints it; null when it cannot be read. */
+/** `file`'s identity as `stat -L -c %a:%d:%i:%s:%Y:%Z` prints it; null when it cannot be read. */
 function fileIdentity(file: string): string | null {
   try {
     const stats = fs().statSync(file, { bigint: true });
     const seconds = (ns: bigint): bigint => ns / 1_000_000_000n;
-    return `${stats.dev}:${stats.ino}:${stats.size}:${seconds(stats.mtimeNs)}:${seconds(stats.ctimeNs)}`;
+    return `${(stats.mode & 0o7777n).toString(8)}:${stats.dev}:${stats.ino}:${stats.size}:${seconds(stats.mtimeNs)}:${seconds(stats.ctimeNs)}`;
   } catch {
     return null;
+  }
+}
+
+/** True when `file` is a regular file of this user's that nobody else can read or write (0600). */
+export function isPrivateFile(file: string): boolean {
+  try {
+    const stats = fs().lstatSync(file);
+    const uid = process.getuid?.();
+    return stats.isFile() && (uid === undefined || stats.uid === uid) && (stats.mode & 0o777) === 0o600;
+  } catch {
+    return false;
   }
 }
 
