@@ -11,7 +11,7 @@
 // Run alone with `node dist/bench/startup.bench.js [--runs N]` after `npm run build`.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, open, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, open, readFile, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -62,6 +62,7 @@ export async function benchStartup(opts: { runs?: number } = {}): Promise<Startu
     await version();
     await firstSpawn();
     await waitForSnapshot(path.join(root, 'h'));
+    await assertStartsFromSnapshot(path.join(root, 'snapshot-check'), env);
     await firstSpawn();
     await unsandboxedFirstSpawn();
     await bundleFirstSpawn();
@@ -116,6 +117,20 @@ async function waitForSnapshot(home: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`no start-up snapshot was built in ${startup} within a minute`);
+}
+
+// The figure is the start from the snapshot: a start whose agent reads its goald's command line must find
+// `--snapshot-blob` in it (unsandboxed: a sandboxed agent has a PID namespace of its own).
+async function assertStartsFromSnapshot(dir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const repo = path.join(dir, 'repo');
+  await mkdir(repo, { recursive: true });
+  await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
+  await runGit(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial'], { cwd: repo });
+  await appendFile(path.join(repo, '.git', 'info', 'exclude'), '/started-by\n');
+  const args = ['start', 'started-by exists', '--foreground', '-C', repo, '--no-sandbox', '--agent', "tr '\\0' ' ' < /proc/$PPID/cmdline > started-by", '--check', 'test -f started-by', '--evaluator', 'none', '--cooldown', '0'];
+  await runGoaldToExit(args, env);
+  const argv = await readFile(path.join(repo, 'started-by'), 'utf8');
+  if (!argv.includes('--snapshot-blob')) throw new Error(`goald did not start from its start-up snapshot (its command line: ${argv.trim()})`);
 }
 
 /** Wall time from spawning `goald start --foreground` (`command`) in a fresh repository to its agent's first write. */
