@@ -28,6 +28,7 @@ async function run(argv: readonly string[]): Promise<number> {
   // A plain `goald start` line skips commander too; the process ends when the goal's work is done.
   if (argv[2] === 'start') {
     // bin/goald found no current snapshot to start this one from: one is built once this process ends.
+    // (snapshot-files.ts's SNAPSHOT_WANTED_*, spelled out here so that a start without it loads nothing.)
     if (process.env.GOALD_STARTUP_SNAPSHOT === 'missing') {
       const { requestSnapshotIfWanted } = await import('./startup-snapshot/request-build.js');
       requestSnapshotIfWanted(import.meta.dirname);

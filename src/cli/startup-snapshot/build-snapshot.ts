@@ -20,7 +20,7 @@ const BUILD_TIMEOUT_MS = 120_000;
 const STALE_LOCK_MS = 2 * BUILD_TIMEOUT_MS;
 const STALE_SNAPSHOT_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Builds the snapshot for the bundle in `bundleDir` unless a current one exists; resolves with the exit code. */
+/** Builds the snapshot for the bundle in `bundleDir` unless a current one exists; returns the exit code. */
 export function buildStartupSnapshot(bundleDir: string, env: NodeJS.ProcessEnv = process.env): number {
   const home = resolveGoaldHome(env);
   if (!isPrivateDirectory(home)) return 1;
