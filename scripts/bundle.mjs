@@ -23,6 +23,17 @@ await rm(outdir, { recursive: true, force: true });
 await mkdir(outdir, { recursive: true });
 await writeFile(path.join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 
+// Every bundle fails its build on a warning (an unresolved import, a bad re-export) rather than ship it.
+function failOnWarning(level, log, handler) {
+  if (level === 'warn') handler('error', log);
+  else handler(level, log);
+}
+// Minified but for names (no mangling: stack traces in daemon.log stay readable), without comments.
+const compact = {
+  minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
+  comments: { legal: false, annotation: false, jsdoc: false },
+};
+
 const bundle = await rolldown({
   cwd: root,
   // The second entry is what a start-up snapshot holds (src/cli/startup-snapshot/): the chunks a
@@ -31,11 +42,7 @@ const bundle = await rolldown({
   input: { bin: 'src/cli/bin.ts', 'startup-snapshot-main': 'src/cli/startup-snapshot/snapshot-main.ts' },
   platform: 'node',
   logLevel: 'warn',
-  // Fail the build on a warning (an unresolved import, a bad re-export) rather than ship it.
-  onLog(level, log, handler) {
-    if (level === 'warn') handler('error', log);
-    else handler(level, log);
-  },
+  onLog: failOnWarning,
 });
 const { output } = await bundle.write({
   dir: outdir,
@@ -67,9 +74,7 @@ const { output } = await bundle.write({
       { name: 'which', test: /[\\/]src[\\/](agents[\\/]which|process[\\/]find-on-path)\.ts$/ },
     ],
   },
-  // Names kept (no mangling): stack traces in daemon.log stay readable.
-  minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
-  comments: { legal: false, annotation: false, jsdoc: false },
+  ...compact,
 });
 await bundle.close();
 
@@ -80,18 +85,14 @@ const builderBundle = await rolldown({
   input: { 'startup-snapshot-builder': 'src/cli/startup-snapshot/builder.ts' },
   platform: 'node',
   logLevel: 'warn',
-  onLog(level, log, handler) {
-    if (level === 'warn') handler('error', log);
-    else handler(level, log);
-  },
+  onLog: failOnWarning,
 });
 const { output: builderOutput } = await builderBundle.write({
   dir: outdir,
   format: 'cjs',
   charset: 'ascii',
   entryFileNames: '[name].js',
-  minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
-  comments: { legal: false, annotation: false, jsdoc: false },
+  ...compact,
 });
 await builderBundle.close();
 
@@ -106,18 +107,14 @@ const watchBundle = await rolldown({
   // React's production build; ink's devtools bridge (only with DEV=true) needs a package goald does not ship.
   transform: { define: { 'process.env.NODE_ENV': '"production"' } },
   external: ['react-devtools-core'],
-  onLog(level, log, handler) {
-    if (level === 'warn') handler('error', log);
-    else handler(level, log);
-  },
+  onLog: failOnWarning,
 });
 const { output: watchOutput } = await watchBundle.write({
   dir: outdir,
   format: 'esm',
   entryFileNames: '[name].mjs',
   chunkFileNames: 'watch-[name]-[hash].mjs',
-  minify: { mangle: false, compress: true, codegen: { removeWhitespace: true } },
-  comments: { legal: false, annotation: false, jsdoc: false },
+  ...compact,
 });
 await watchBundle.close();
 
