@@ -119,14 +119,20 @@ async function waitForSnapshot(home: string): Promise<void> {
   throw new Error(`no start-up snapshot was built in ${startup} within a minute`);
 }
 
-// The figure is the start from the snapshot: a start whose agent reads its goald's command line must find
-// `--snapshot-blob` in it (unsandboxed: a sandboxed agent has a PID namespace of its own).
-async function assertStartsFromSnapshot(dir: string, env: NodeJS.ProcessEnv): Promise<void> {
+/** A fresh repository with one empty commit under `dir/repo`, whose git ignores `/<excluded>`. */
+async function makeRepo(dir: string, excluded: string): Promise<string> {
   const repo = path.join(dir, 'repo');
   await mkdir(repo, { recursive: true });
   await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
   await runGit(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial'], { cwd: repo });
-  await appendFile(path.join(repo, '.git', 'info', 'exclude'), '/started-by\n');
+  await appendFile(path.join(repo, '.git', 'info', 'exclude'), `/${excluded}\n`);
+  return repo;
+}
+
+// The figure is the start from the snapshot: a start whose agent reads its goald's command line must find
+// `--snapshot-blob` in it (unsandboxed: a sandboxed agent has a PID namespace of its own).
+async function assertStartsFromSnapshot(dir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const repo = await makeRepo(dir, 'started-by');
   const args = ['start', 'started-by exists', '--foreground', '-C', repo, '--no-sandbox', '--agent', "tr '\\0' ' ' < /proc/$PPID/cmdline > started-by", '--check', 'test -f started-by', '--evaluator', 'none', '--cooldown', '0'];
   await runGoaldToExit(args, env);
   const argv = await readFile(path.join(repo, 'started-by'), 'utf8');
@@ -135,13 +141,9 @@ async function assertStartsFromSnapshot(dir: string, env: NodeJS.ProcessEnv): Pr
 
 /** Wall time from spawning `goald start --foreground` (`command`) in a fresh repository to its agent's first write. */
 async function timeToFirstAgent(dir: string, env: NodeJS.ProcessEnv, how: { sandboxed: boolean; command: readonly string[] }): Promise<number> {
-  const repo = path.join(dir, 'repo');
-  await mkdir(repo, { recursive: true });
-  await runGit(['init', '--quiet', '--initial-branch=main'], { cwd: repo });
-  await runGit(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial'], { cwd: repo });
   // The FIFO sits in the repository (excluded from git, so no snapshot sees it): a sandboxed agent sees only
   // its workspace and a private /tmp, and a FIFO beside the repository would be out of its reach.
-  await appendFile(path.join(repo, '.git', 'info', 'exclude'), '/agent-started\n');
+  const repo = await makeRepo(dir, 'agent-started');
   const fifo = path.join(repo, 'agent-started');
   const made = spawnSync('mkfifo', [fifo]);
   if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr.toString().trim()}`);

@@ -7,13 +7,16 @@
 // The process that later starts from the blob puts each of these modules in Node's module cache under
 // its file name, so that a chunk loaded at run time requires the very same instances.
 
+// What a chunk's wrapper gets as `module`: the bundle's chunks use `exports` alone.
 interface LoadedModule {
-  id: string;
+  exports: unknown;
+}
+// Node's own module object, as the deserialized process puts it in the module cache.
+interface NodeModule {
   filename: string;
   exports: unknown;
   loaded: boolean;
   paths: string[];
-  children: LoadedModule[];
 }
 type ChunkRequire = (id: string) => unknown;
 type Wrapper = (exports: unknown, require: ChunkRequire, module: LoadedModule, filename: string, dirname: string) => void;
@@ -21,7 +24,7 @@ interface NodeModuleApi {
   _cache: Record<string, unknown>;
   _nodeModulePaths(dir: string): string[];
   createRequire(filename: string): ChunkRequire;
-  new (id: string): LoadedModule;
+  new (id: string): NodeModule;
 }
 interface SnapshotMain {
   runFromSnapshot(args: readonly string[]): Promise<number | null>;
@@ -59,12 +62,11 @@ function runTimeRequire(): ChunkRequire {
 const moduleApi = (): NodeModuleApi => builtin('node:module') as NodeModuleApi;
 
 function load(filename: string): unknown {
-  const module: LoadedModule = { id: filename, filename, exports: {}, loaded: false, paths: [], children: [] };
+  const module: LoadedModule = { exports: {} };
   modules.set(filename, module);
   const source = fs.readFileSync(filename, 'utf8');
   const wrapper = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename }) as Wrapper;
   wrapper.call(module.exports, module.exports, chunkRequire, module, filename, bundleDir);
-  module.loaded = true;
   return module.exports;
 }
 
